@@ -1,0 +1,53 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// AWGN/BPSK channel source: random info bits -> encoder -> BPSK -> AWGN -> LLRs.
+#ifndef INCLUDED_GPUFEC_AWGN_SOURCE_H
+#define INCLUDED_GPUFEC_AWGN_SOURCE_H
+
+#include <gpufec/common.h>
+#include <gpufec/conv_code.h>
+#include <memory>
+
+namespace gpufec {
+
+/*!
+ * Frame f (a 64-bit counter) is a pure function of (seed, f, Eb/N0), identical on the
+ * CPU and CUDA backends (Philox4x32-10 counters, Box-Muller with portable arithmetic):
+ *  - info bit i = bit (i % 32) of Philox word i/32 (stream 0);
+ *  - noise for transmitted (post-puncturing) coded bit j from stream 1;
+ *  - y = (1 - 2c) + sigma * n, sigma^2 = 1 / (2 R Eb/N0), R = code.rate();
+ *  - LLR = 2 y / sigma^2.
+ */
+class awgn_bpsk_source
+{
+public:
+    virtual ~awgn_bpsk_source() = default;
+    virtual void set_ebn0_db(double ebn0_db) = 0;
+    virtual double ebn0_db() const = 0;
+    virtual backend_kind backend() const = 0;
+    //! Transmitted coded bits (LLRs) and info bits per frame.
+    virtual size_t llrs_per_frame() const = 0;
+    virtual size_t bits_per_frame() const = 0;
+    /*!
+     * Frames [first_frame, first_frame + num_frames) into host memory: `llrs` gets
+     * num_frames * llrs_per_frame() floats, `info_bits` num_frames * bits_per_frame()
+     * bytes (one bit per byte). Either pointer may be null to skip that output.
+     */
+    virtual void generate(uint64_t first_frame,
+                          size_t num_frames,
+                          float* llrs,
+                          uint8_t* info_bits) = 0;
+};
+
+std::unique_ptr<awgn_bpsk_source>
+make_awgn_bpsk_source(const conv_code& code, double ebn0_db, uint64_t seed, const backend_spec& backend);
+
+//! Noise standard deviation for a code rate and Eb/N0 in dB.
+double awgn_sigma(double rate, double ebn0_db);
+
+} // namespace gpufec
+
+#endif

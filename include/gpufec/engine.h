@@ -1,0 +1,76 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// The asynchronous batching engine (DESIGN.md §3), the same interface over the CPU
+// backend (worker threads) and the CUDA backend (pinned slots, ring of streams).
+#ifndef INCLUDED_GPUFEC_ENGINE_H
+#define INCLUDED_GPUFEC_ENGINE_H
+
+#include <gpufec/batch_decoder.h>
+#include <memory>
+
+namespace gpufec {
+
+struct engine_config {
+    size_t max_batch_frames = 256; //!< frames per slot
+    size_t max_batch_items = 0;    //!< LLRs per slot; 0 = max_batch_frames * max frame
+    int num_slots = 3;             //!< in-flight ring depth (>= 2)
+    float llr_scale = 8.0f;        //!< float -> int8: round(L*scale), saturated at +/-127
+    int cpu_threads = 0;           //!< CPU backend worker threads; 0 = hardware threads
+};
+
+//! One decoded frame, handed back in submission order.
+struct completed_frame {
+    uint64_t id;           //!< the caller's id given at submit()
+    const uint8_t* packed; //!< packed bits MSB first; valid until the next pop/submit
+    size_t nbits;
+    frame_status status;
+};
+
+/*!
+ * Frames go in with submit() (copied into the filling slot, which launches by itself
+ * when full), come back in order with try_pop()/pop_wait(). launch() sends a partial
+ * slot; flush() launches and waits for everything. Not thread-safe: one caller thread.
+ */
+class batch_engine
+{
+public:
+    batch_engine(std::shared_ptr<batch_decoder> decoder, const engine_config& config);
+    ~batch_engine();
+    batch_engine(const batch_engine&) = delete;
+    batch_engine& operator=(const batch_engine&) = delete;
+
+    //! True when submit() can take a frame of `items` LLRs now without blocking.
+    bool can_submit(size_t items) const;
+    //! Copies one frame in (float LLRs are quantized with llr_scale). Returns false,
+    //! taking nothing, when every slot is busy (pop frames first). Throws gpufec::error
+    //! when the frame length is not decodable.
+    bool submit(const float* llrs, size_t items, uint64_t id);
+    bool submit(const llr8_t* llrs, size_t items, uint64_t id);
+    //! Launches the filling slot if it holds frames (a partial batch).
+    void launch();
+    //! Oldest finished frame, without blocking; false when none is ready.
+    bool try_pop(completed_frame& out);
+    //! Oldest frame, waiting for its batch if it is in flight (launching the filling
+    //! slot first if that is where it is); false when nothing is pending.
+    bool pop_wait(completed_frame& out);
+    //! Launches, then waits until every submitted frame is finished (still to be popped).
+    void flush();
+
+    size_t frames_pending() const;     //!< submitted and not yet popped
+    size_t frames_in_filling() const;  //!< in the slot not yet launched
+    //! Seconds since the first frame entered the filling slot (0 when empty).
+    double filling_age_seconds() const;
+    const batch_decoder& decoder() const;
+    const engine_config& config() const;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> d;
+};
+
+} // namespace gpufec
+
+#endif

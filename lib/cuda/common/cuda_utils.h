@@ -1,0 +1,190 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// Small RAII helpers for CUDA memory, streams and events; every call is checked.
+#ifndef INCLUDED_GPUFEC_CUDA_UTILS_H
+#define INCLUDED_GPUFEC_CUDA_UTILS_H
+
+#include <gpufec/common.h>
+#include <cuda_runtime.h>
+#include <cstddef>
+#include <string>
+#include <utility>
+
+namespace gpufec {
+namespace cuda {
+
+[[noreturn]] void throw_cuda_error(cudaError_t err, const char* what, const char* file, int line);
+
+#define GPUFEC_CUDA_CHECK(call)                                                  \
+    do {                                                                         \
+        cudaError_t gpufec_err_ = (call);                                        \
+        if (gpufec_err_ != cudaSuccess)                                          \
+            ::gpufec::cuda::throw_cuda_error(gpufec_err_, #call, __FILE__, __LINE__); \
+    } while (0)
+
+//! Checks the last launch error (no synchronisation).
+#define GPUFEC_CUDA_CHECK_LAUNCH() GPUFEC_CUDA_CHECK(cudaPeekAtLastError())
+
+//! Sets the current device for the lifetime of the guard.
+class device_guard
+{
+public:
+    explicit device_guard(int device);
+    ~device_guard();
+    device_guard(const device_guard&) = delete;
+    device_guard& operator=(const device_guard&) = delete;
+
+private:
+    int d_prev = -1;
+};
+
+template <typename T>
+class device_buffer
+{
+public:
+    device_buffer() = default;
+    explicit device_buffer(size_t n) { reset(n); }
+    ~device_buffer() { release(); }
+    device_buffer(device_buffer&& o) noexcept
+        : d_ptr(std::exchange(o.d_ptr, nullptr)), d_size(std::exchange(o.d_size, 0))
+    {
+    }
+    device_buffer& operator=(device_buffer&& o) noexcept
+    {
+        if (this != &o) {
+            release();
+            d_ptr = std::exchange(o.d_ptr, nullptr);
+            d_size = std::exchange(o.d_size, 0);
+        }
+        return *this;
+    }
+    void reset(size_t n)
+    {
+        release();
+        if (n) {
+            void* p = nullptr;
+            GPUFEC_CUDA_CHECK(cudaMalloc(&p, n * sizeof(T)));
+            d_ptr = static_cast<T*>(p);
+        }
+        d_size = n;
+    }
+    T* get() const { return d_ptr; }
+    size_t size() const { return d_size; }
+    size_t bytes() const { return d_size * sizeof(T); }
+
+private:
+    void release()
+    {
+        if (d_ptr)
+            cudaFree(d_ptr); // destructor path: nothing useful to do on failure
+        d_ptr = nullptr;
+        d_size = 0;
+    }
+    T* d_ptr = nullptr;
+    size_t d_size = 0;
+};
+
+template <typename T>
+class pinned_buffer
+{
+public:
+    pinned_buffer() = default;
+    explicit pinned_buffer(size_t n) { reset(n); }
+    ~pinned_buffer() { release(); }
+    pinned_buffer(pinned_buffer&& o) noexcept
+        : d_ptr(std::exchange(o.d_ptr, nullptr)), d_size(std::exchange(o.d_size, 0))
+    {
+    }
+    pinned_buffer& operator=(pinned_buffer&& o) noexcept
+    {
+        if (this != &o) {
+            release();
+            d_ptr = std::exchange(o.d_ptr, nullptr);
+            d_size = std::exchange(o.d_size, 0);
+        }
+        return *this;
+    }
+    void reset(size_t n)
+    {
+        release();
+        if (n) {
+            void* p = nullptr;
+            GPUFEC_CUDA_CHECK(cudaMallocHost(&p, n * sizeof(T)));
+            d_ptr = static_cast<T*>(p);
+        }
+        d_size = n;
+    }
+    T* get() const { return d_ptr; }
+    size_t size() const { return d_size; }
+    size_t bytes() const { return d_size * sizeof(T); }
+
+private:
+    void release()
+    {
+        if (d_ptr)
+            cudaFreeHost(d_ptr);
+        d_ptr = nullptr;
+        d_size = 0;
+    }
+    T* d_ptr = nullptr;
+    size_t d_size = 0;
+};
+
+//! A non-blocking stream (never the legacy default stream).
+class stream
+{
+public:
+    stream() { GPUFEC_CUDA_CHECK(cudaStreamCreateWithFlags(&d_s, cudaStreamNonBlocking)); }
+    ~stream()
+    {
+        if (d_s)
+            cudaStreamDestroy(d_s);
+    }
+    stream(const stream&) = delete;
+    stream& operator=(const stream&) = delete;
+    cudaStream_t get() const { return d_s; }
+    void synchronize() const { GPUFEC_CUDA_CHECK(cudaStreamSynchronize(d_s)); }
+
+private:
+    cudaStream_t d_s = nullptr;
+};
+
+class event
+{
+public:
+    explicit event(bool timing = false)
+    {
+        GPUFEC_CUDA_CHECK(
+            cudaEventCreateWithFlags(&d_e, timing ? cudaEventDefault : cudaEventDisableTiming));
+    }
+    ~event()
+    {
+        if (d_e)
+            cudaEventDestroy(d_e);
+    }
+    event(const event&) = delete;
+    event& operator=(const event&) = delete;
+    cudaEvent_t get() const { return d_e; }
+    void record(cudaStream_t s) { GPUFEC_CUDA_CHECK(cudaEventRecord(d_e, s)); }
+    //! True when complete; throws on a CUDA error.
+    bool query() const;
+    void synchronize() const { GPUFEC_CUDA_CHECK(cudaEventSynchronize(d_e)); }
+    //! Milliseconds from `start` to this event (both timing events, both complete).
+    float elapsed_ms_since(const event& start) const;
+
+private:
+    cudaEvent_t d_e = nullptr;
+};
+
+//! "NVIDIA H100 80GB HBM3" etc.; throws when the device does not exist.
+std::string device_name(int device);
+//! Throws a gpufec::error naming the available devices when `device` is not one.
+void require_device(int device);
+
+} // namespace cuda
+} // namespace gpufec
+
+#endif
