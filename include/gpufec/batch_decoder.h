@@ -64,6 +64,8 @@ public:
     //! Input LLRs of a full-length (default) frame and its decoded bits.
     virtual size_t default_input_items() const = 0;
     virtual size_t default_output_bits() const = 0;
+    //! CUDA device the decoder runs on (-1: CPU decoders, or the current device).
+    virtual int device() const { return -1; }
     //! Per-slot scratch sizes (bytes), for batches within `limits`.
     virtual size_t device_workspace_bytes(const batch_limits& limits) const { return 0; }
     virtual size_t host_workspace_bytes(const batch_limits& limits) const { return 0; }
