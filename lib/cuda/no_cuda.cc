@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // Built instead of lib/cuda when no CUDA compiler is available: CUDA backends throw.
+#include "engine/slot_backend.h"
 #include <gpufec/awgn_source.h>
 #include <gpufec/viterbi.h>
 
@@ -16,6 +17,13 @@ std::unique_ptr<batch_decoder> make_viterbi_decoder_cuda(const conv_code&, int)
 {
     throw error("backend \"cuda\" is not available: gr-gpufec was built without CUDA; "
                 "allowed backends here: \"auto\", \"cpu\"");
+}
+
+std::unique_ptr<slot_backend>
+make_cuda_slot_backend(std::shared_ptr<batch_decoder>, const batch_limits&, int, int)
+{
+    throw error("the CUDA engine backend is not available: gr-gpufec was built without "
+                "CUDA; allowed backends here: \"auto\", \"cpu\"");
 }
 
 } // namespace gpufec
