@@ -1,0 +1,469 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "../common/cuda_utils.h"
+#include "viterbi_cuda.h"
+#include "viterbi_kernels.cuh"
+#include <gpufec/viterbi.h>
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+namespace gpufec {
+namespace cuda {
+namespace {
+
+constexpr int threads_per_block = 128;
+
+//! Branch metric of output-sign row `row` of butterfly j: sum_i sign_i * L_i.
+template <int NOUT>
+__device__ __forceinline__ int32_t branch_metric(const viterbi_code_params& code,
+                                                 int row,
+                                                 int j,
+                                                 const int32_t (&llr)[NOUT])
+{
+    int32_t m = llr[0] * code.sign[row][j][0];
+#pragma unroll
+    for (int i = 1; i < NOUT; ++i)
+        m += llr[i] * code.sign[row][j][i];
+    return m;
+}
+
+/*!
+ * One thread decodes one window. Path metrics are int32 registers (no renormalisation
+ * needed: a window's metrics stay far inside int32). Decision bit of new state s is
+ * the sign of m0 - m1, i.e. 1 when the upper predecessor (s>>1 | S/2) strictly wins.
+ * Decision words: bit (31 - s % 32) of word s / 32, stored [step][word][window] so the
+ * warp writes coalesced.
+ */
+template <int K, int NOUT, bool SYM>
+__global__ void __launch_bounds__(threads_per_block)
+    viterbi_window_kernel(const viterbi_code_params code, const viterbi_batch_params batch)
+{
+    constexpr int S = 1 << (K - 1);
+    constexpr int HALF = S / 2;
+    constexpr int WORDS = (S + 31) / 32;
+    constexpr int BITS_PER_WORD = S < 32 ? S : 32;
+
+    const int w = blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= batch.num_windows)
+        return;
+    const viterbi_window win = batch.windows[w];
+    const int8_t* in = batch.llrs + win.in_base;
+    const size_t nw = static_cast<size_t>(batch.num_windows);
+    uint32_t* dec = batch.decisions + w;
+
+    int32_t pm[S];
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+        pm[s] = (win.start_state0 && s != 0) ? -(1 << 24) : 0;
+
+    int t = win.t0;
+    uint32_t idx = win.idx0;
+    int phase = win.phase0;
+
+    for (int step = 0; step < win.steps; ++step) {
+        // Load (and depuncture) this stage's LLRs; wrap for tail-biting frames.
+        int32_t llr[NOUT];
+#pragma unroll
+        for (int i = 0; i < NOUT; ++i) {
+            const bool keep = (code.keep_mask >> phase) & 1u;
+            llr[i] = keep ? static_cast<int32_t>(__ldg(in + idx)) : 0;
+            idx += keep;
+            phase = (phase + 1 == code.period) ? 0 : phase + 1;
+        }
+        if (++t == win.stages) {
+            t = 0;
+            idx = 0;
+            phase = 0;
+        }
+
+        int32_t npm[S];
+        uint32_t word[WORDS];
+#pragma unroll
+        for (int q = 0; q < WORDS; ++q)
+            word[q] = 0;
+#pragma unroll
+        for (int j = 0; j < HALF; ++j) {
+            const int32_t a = pm[j];
+            const int32_t b = pm[j + HALF];
+            int32_t n0, n1, d0, d1;
+            if constexpr (SYM) {
+                const int32_t x = branch_metric<NOUT>(code, 0, j, llr);
+                const int32_t x2 = x + x;
+                d0 = a - b + x2; // (a + x) - (b - x)
+                d1 = a - b - x2; // (a - x) - (b + x)
+                n0 = max(a + x, b - x);
+                n1 = max(a - x, b + x);
+            } else {
+                const int32_t m00 = a + branch_metric<NOUT>(code, 0, j, llr);
+                const int32_t m01 = a + branch_metric<NOUT>(code, 1, j, llr);
+                const int32_t m10 = b + branch_metric<NOUT>(code, 2, j, llr);
+                const int32_t m11 = b + branch_metric<NOUT>(code, 3, j, llr);
+                d0 = m00 - m10;
+                d1 = m01 - m11;
+                n0 = max(m00, m10);
+                n1 = max(m01, m11);
+            }
+            npm[2 * j] = n0;
+            npm[2 * j + 1] = n1;
+            // Shift the sign bits in, state order: state s ends at bit 31 - s % 32
+            // (for S < 32, at bit S - 1 - s).
+            word[(2 * j) / 32] = __funnelshift_l(static_cast<uint32_t>(d0), word[(2 * j) / 32], 1);
+            word[(2 * j) / 32] = __funnelshift_l(static_cast<uint32_t>(d1), word[(2 * j) / 32], 1);
+        }
+#pragma unroll
+        for (int s = 0; s < S; ++s)
+            pm[s] = npm[s];
+#pragma unroll
+        for (int q = 0; q < WORDS; ++q)
+            dec[(static_cast<size_t>(step) * WORDS + q) * nw] = word[q];
+    }
+
+    // Traceback start state.
+    int state = 0;
+    if (!win.end_state0) {
+        int32_t best = pm[0];
+#pragma unroll
+        for (int s = 1; s < S; ++s) {
+            if (pm[s] > best) {
+                best = pm[s];
+                state = s;
+            }
+        }
+    }
+
+    uint32_t* out_words = reinterpret_cast<uint32_t*>(batch.out + win.out_byte);
+    const int out_last = win.out_first + win.out_count; // one past
+    uint32_t acc = 0;
+    for (int step = win.steps - 1; step >= win.out_first; --step) {
+        if (step < out_last) {
+            const int pos = step - win.out_first;
+            acc |= static_cast<uint32_t>(state & 1) << (31 - (pos & 31));
+            if ((pos & 31) == 0) {
+                out_words[pos >> 5] = __byte_perm(acc, 0, 0x0123); // MSB-first bytes
+                acc = 0;
+            }
+        }
+        const uint32_t wv = dec[(static_cast<size_t>(step) * WORDS + (state >> 5)) * nw];
+        const int bit = (wv >> (BITS_PER_WORD - 1 - (state & 31))) & 1;
+        state = (state >> 1) | (bit ? HALF : 0);
+    }
+}
+
+using kernel_fn = void (*)(const viterbi_code_params, const viterbi_batch_params);
+
+template <int K>
+kernel_fn pick_kernel_k(int nout, bool sym)
+{
+    if (sym) {
+        switch (nout) {
+        case 2:
+            return viterbi_window_kernel<K, 2, true>;
+        case 3:
+            return viterbi_window_kernel<K, 3, true>;
+        default:
+            return viterbi_window_kernel<K, 4, true>;
+        }
+    }
+    return viterbi_window_kernel<K, 4, false>;
+}
+
+kernel_fn pick_kernel(int k, int nout, bool sym)
+{
+    switch (k) {
+    case 3:
+        return pick_kernel_k<3>(nout, sym);
+    case 4:
+        return pick_kernel_k<4>(nout, sym);
+    case 5:
+        return pick_kernel_k<5>(nout, sym);
+    case 6:
+        return pick_kernel_k<6>(nout, sym);
+    case 7:
+        return pick_kernel_k<7>(nout, sym);
+    case 8:
+        return pick_kernel_k<8>(nout, sym);
+    default:
+        return pick_kernel_k<9>(nout, sym);
+    }
+}
+
+class viterbi_decoder_cuda final : public batch_decoder
+{
+public:
+    viterbi_decoder_cuda(const conv_code& code, int device)
+        : d_code(code), d_sched(default_viterbi_schedule(code)), d_device(device)
+    {
+        require_device(device);
+        d_device_name = device_name(device);
+        build_params();
+        d_kernel = pick_kernel(code.k(), code.n(), code.symmetric());
+    }
+
+    backend_kind backend() const override { return backend_kind::cuda; }
+    int device() const { return d_device; }
+    size_t max_input_items_per_frame() const override { return d_code.coded_bits(); }
+    size_t output_bits_for_input(size_t items) const override
+    {
+        const size_t bits = d_code.info_bits_for_coded(items);
+        if (bits == 0 || bits > static_cast<size_t>(d_code.frame_bits())) {
+            std::ostringstream msg;
+            msg << "viterbi: a frame of " << items << " LLRs is not decodable with "
+                << d_code.describe() << "; allowed: coded lengths of 1.."
+                << d_code.frame_bits() << " info bits (" << d_code.coded_bits()
+                << " LLRs for a full frame)";
+            throw error(msg.str());
+        }
+        return bits;
+    }
+    size_t default_input_items() const override { return d_code.coded_bits(); }
+    size_t default_output_bits() const override { return d_code.frame_bits(); }
+
+    size_t max_windows(const batch_limits& lim) const
+    {
+        // Each frame has ceil(I / D) windows, and I <= its input items.
+        return lim.max_frames + lim.max_input_items / d_sched.region_bits + 1;
+    }
+    size_t max_steps() const { return d_sched.region_bits + 2 * d_sched.overlap; }
+    size_t words() const { return (d_code.num_states() + 31) / 32; }
+
+    size_t device_workspace_bytes(const batch_limits& lim) const override
+    {
+        const size_t nw = max_windows(lim);
+        return decision_bytes(nw) + nw * sizeof(viterbi_window);
+    }
+    size_t host_workspace_bytes(const batch_limits& lim) const override
+    {
+        return max_windows(lim) * sizeof(viterbi_window);
+    }
+
+    void decode(const frame_batch& batch, exec_ctx& ctx) override
+    {
+        auto* windows = static_cast<viterbi_window*>(ctx.host_workspace);
+        const size_t nw = build_windows(batch, windows);
+        if (nw == 0)
+            return;
+        cudaStream_t s = static_cast<cudaStream_t>(ctx.stream);
+        viterbi_window* d_windows = device_windows(ctx.device_workspace, nw);
+        GPUFEC_CUDA_CHECK(cudaMemcpyAsync(
+            d_windows, windows, nw * sizeof(viterbi_window), cudaMemcpyHostToDevice, s));
+        launch(batch.in, batch.out, d_windows, nw, ctx.device_workspace, s);
+        for (size_t f = 0; f < batch.num_frames; ++f)
+            batch.status[f] = frame_status{ 1, true };
+    }
+
+    //! Workspace layout for a batch of nw windows: decisions first, then the table.
+    size_t decision_bytes(size_t nw) const { return align(nw * max_steps() * words() * 4); }
+    viterbi_window* device_windows(void* workspace, size_t nw) const
+    {
+        return reinterpret_cast<viterbi_window*>(static_cast<char*>(workspace) +
+                                                 decision_bytes(nw));
+    }
+
+    //! Kernel only (window table already on the device): decode() and the benchmark.
+    void launch(const llr8_t* d_in,
+                uint8_t* d_out,
+                const viterbi_window* d_windows,
+                size_t nw,
+                void* workspace,
+                cudaStream_t s) const
+    {
+        viterbi_batch_params p;
+        p.llrs = d_in;
+        p.out = d_out;
+        p.windows = d_windows;
+        p.decisions = static_cast<uint32_t*>(workspace);
+        p.num_windows = static_cast<int32_t>(nw);
+        const unsigned blocks =
+            static_cast<unsigned>((nw + threads_per_block - 1) / threads_per_block);
+        d_kernel<<<blocks, threads_per_block, 0, s>>>(d_params, p);
+        GPUFEC_CUDA_CHECK_LAUNCH();
+    }
+
+    std::string name() const override
+    {
+        return "viterbi " + d_code.describe() + " on cuda:" + std::to_string(d_device) + " (" +
+               d_device_name + ")";
+    }
+
+    //! Fills `windows` for the batch; returns the count.
+    size_t build_windows(const frame_batch& batch, viterbi_window* windows) const
+    {
+        const int D = d_sched.region_bits;
+        const int V = d_sched.overlap;
+        const bool tb = d_code.term() == termination::tail_biting;
+        const bool terminated = d_code.term() == termination::terminated;
+        const int n = d_code.n();
+        size_t count = 0;
+        for (size_t f = 0; f < batch.num_frames; ++f) {
+            const frame_extent& fe = batch.frames[f];
+            const int I = static_cast<int>(fe.out_bits);
+            const int T = static_cast<int>(d_code.stages(fe.out_bits));
+            for (int a = 0; a < I; a += D) {
+                const int b = std::min(a + D, I);
+                int ws, we;
+                if (tb) {
+                    ws = a - V;
+                    we = b + V;
+                } else {
+                    ws = std::max(0, a - V);
+                    we = std::min(T, b + V);
+                }
+                viterbi_window& w = windows[count++];
+                w.in_base = fe.in_offset;
+                w.out_byte = static_cast<uint32_t>(fe.out_offset + a / 8);
+                w.steps = we - ws;
+                w.out_first = a - ws;
+                w.out_count = b - a;
+                const int t0 = tb ? ((ws % T) + T) % T : ws;
+                w.t0 = t0;
+                w.stages = tb ? T : (1 << 30); // no wrap unless tail-biting
+                const long long p0 = static_cast<long long>(t0) * n;
+                w.idx0 = static_cast<uint32_t>(input_index(p0));
+                w.phase0 = static_cast<uint16_t>(p0 % d_period);
+                w.start_state0 = (!tb && ws == 0) ? 1 : 0;
+                w.end_state0 = (terminated && we == T) ? 1 : 0;
+            }
+        }
+        return count;
+    }
+
+private:
+    static size_t align(size_t b) { return (b + 255) & ~size_t(255); }
+
+    long long input_index(long long mother_pos) const
+    {
+        if (!d_code.punctured())
+            return mother_pos;
+        return (mother_pos / d_period) * d_ones + d_prefix[mother_pos % d_period];
+    }
+
+    void build_params()
+    {
+        std::memset(&d_params, 0, sizeof(d_params));
+        const int S = d_code.num_states();
+        const int half = S / 2;
+        const int n = d_code.n();
+        auto sign_of = [&](uint32_t state, int b, int i) {
+            return ((d_code.branch_output(state, b) >> i) & 1) ? -1 : 1;
+        };
+        for (int j = 0; j < half; ++j) {
+            for (int i = 0; i < n; ++i) {
+                d_params.sign[0][j][i] = sign_of(j, 0, i);
+                d_params.sign[1][j][i] = sign_of(j, 1, i);
+                d_params.sign[2][j][i] = sign_of(j + half, 0, i);
+                d_params.sign[3][j][i] = sign_of(j + half, 1, i);
+            }
+        }
+        const auto& mask = d_code.puncture_mask();
+        if (mask.empty()) {
+            d_period = n;
+            d_params.keep_mask = (uint64_t(1) << n) - 1;
+        } else {
+            if (mask.size() > 64)
+                throw error("viterbi (cuda): puncture patterns longer than 64 are not supported "
+                            "(pattern length " + std::to_string(mask.size()) + ")");
+            d_period = static_cast<int>(mask.size());
+            d_params.keep_mask = 0;
+            for (int p = 0; p < d_period; ++p)
+                if (mask[p])
+                    d_params.keep_mask |= uint64_t(1) << p;
+        }
+        d_params.period = d_period;
+        d_prefix.assign(d_period, 0);
+        d_ones = 0;
+        for (int p = 0; p < d_period; ++p) {
+            d_prefix[p] = d_ones;
+            d_ones += (d_params.keep_mask >> p) & 1;
+        }
+    }
+
+    conv_code d_code;
+    viterbi_schedule d_sched;
+    int d_device;
+    std::string d_device_name;
+    viterbi_code_params d_params;
+    kernel_fn d_kernel = nullptr;
+    int d_period = 2;
+    int d_ones = 2;
+    std::vector<int> d_prefix;
+};
+
+} // namespace
+} // namespace cuda
+
+std::unique_ptr<batch_decoder> make_viterbi_decoder_cuda(const conv_code& code, int device)
+{
+    return std::make_unique<cuda::viterbi_decoder_cuda>(code, device);
+}
+
+} // namespace gpufec
+
+namespace gpufec {
+namespace cuda {
+
+kernel_timing time_viterbi_kernel(const conv_code& code, int device, size_t num_frames, int reps)
+{
+    device_guard guard(device);
+    viterbi_decoder_cuda dec(code, device);
+    const size_t items = code.coded_bits();
+    const size_t out_bytes = aligned_packed_bytes(code.frame_bits());
+    constexpr int sets = 4; // rotate inputs: 4 x the batch exceeds L2 for large batches
+
+    std::vector<frame_extent> frames(num_frames);
+    for (size_t f = 0; f < num_frames; ++f)
+        frames[f] = frame_extent{ f * items, static_cast<uint32_t>(items), f * out_bytes,
+                                  static_cast<uint32_t>(code.frame_bits()) };
+    batch_limits lim{ num_frames, num_frames * items, num_frames * out_bytes };
+    std::vector<viterbi_window> windows(dec.max_windows(lim));
+    frame_batch fb;
+    fb.frames = frames.data();
+    fb.num_frames = num_frames;
+    const size_t nw = dec.build_windows(fb, windows.data());
+
+    std::vector<int8_t> host(items * num_frames);
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (auto& v : host) { // random LLRs in [-60, 60], a realistic noisy spread
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v = static_cast<int8_t>(static_cast<int>(x % 121) - 60);
+    }
+    std::vector<device_buffer<int8_t>> in(sets);
+    for (auto& b : in) {
+        b.reset(host.size());
+        GPUFEC_CUDA_CHECK(cudaMemcpy(b.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+    }
+    device_buffer<uint8_t> out(num_frames * out_bytes);
+    device_buffer<uint8_t> ws(dec.device_workspace_bytes(lim));
+    viterbi_window* d_windows = dec.device_windows(ws.get(), nw);
+    GPUFEC_CUDA_CHECK(cudaMemcpy(
+        d_windows, windows.data(), nw * sizeof(viterbi_window), cudaMemcpyHostToDevice));
+
+    stream s;
+    event start(true), stop(true);
+    for (int i = 0; i < 3; ++i)
+        dec.launch(in[i % sets].get(), out.get(), d_windows, nw, ws.get(), s.get());
+    s.synchronize();
+    std::vector<double> times;
+    for (int r = 0; r < reps; ++r) {
+        start.record(s.get());
+        dec.launch(in[r % sets].get(), out.get(), d_windows, nw, ws.get(), s.get());
+        stop.record(s.get());
+        stop.synchronize();
+        times.push_back(stop.elapsed_ms_since(start));
+    }
+    std::sort(times.begin(), times.end());
+    kernel_timing t;
+    t.median_ms = times[times.size() / 2];
+    t.min_ms = times.front();
+    t.info_bits = static_cast<double>(num_frames) * code.frame_bits();
+    t.windows = nw;
+    return t;
+}
+
+} // namespace cuda
+} // namespace gpufec

@@ -1,0 +1,34 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// Internal entry points of the CUDA Viterbi decoder for benchmarks (no CUDA types).
+#ifndef INCLUDED_GPUFEC_VITERBI_CUDA_H
+#define INCLUDED_GPUFEC_VITERBI_CUDA_H
+
+#include <gpufec/conv_code.h>
+#include <cstdint>
+#include <vector>
+
+namespace gpufec {
+namespace cuda {
+
+struct kernel_timing {
+    double median_ms = 0; //!< median kernel time of one batch (device events)
+    double min_ms = 0;
+    double info_bits = 0; //!< decoded information bits per batch
+    size_t windows = 0;   //!< decode windows (threads) per batch
+};
+
+/*!
+ * Kernel-only timing: `num_frames` full frames of random int8 LLRs already on the
+ * device, window table on the device; times `reps` launches with events after a
+ * warm-up, rotating over several input sets so L2 does not hold the input.
+ */
+kernel_timing time_viterbi_kernel(const conv_code& code, int device, size_t num_frames, int reps);
+
+} // namespace cuda
+} // namespace gpufec
+
+#endif
