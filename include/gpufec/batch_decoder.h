@@ -67,8 +67,14 @@ public:
     //! CUDA device the decoder runs on (-1: CPU decoders, or the current device).
     virtual int device() const { return -1; }
     //! Per-slot scratch sizes (bytes), for batches within `limits`.
-    virtual size_t device_workspace_bytes(const batch_limits& limits) const { return 0; }
-    virtual size_t host_workspace_bytes(const batch_limits& limits) const { return 0; }
+    virtual size_t device_workspace_bytes(const batch_limits& /*limits*/) const
+    {
+        return 0;
+    }
+    virtual size_t host_workspace_bytes(const batch_limits& /*limits*/) const
+    {
+        return 0;
+    }
     //! CPU: decodes now (using ctx.parallel_for). CUDA: enqueues on ctx.stream, returns.
     virtual void decode(const frame_batch& batch, exec_ctx& ctx) = 0;
     //! Short description for logs, e.g. "viterbi K=7 (171,133) r=1/2 on cuda:0".

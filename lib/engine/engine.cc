@@ -1,0 +1,407 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// The batching engine (DESIGN.md §3): a ring of slots, each free -> filling -> in
+// flight -> done (draining) -> free. Slots launch in ring order, so popping the oldest
+// launched slot front to back returns frames in submission order.
+#include "engine/slot_backend.h"
+#include <gpufec/engine.h>
+#include <type_traits>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <sstream>
+#include <vector>
+
+namespace gpufec {
+
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+enum class slot_state { free, filling, in_flight, done };
+
+struct slot {
+    slot_state state = slot_state::free;
+    size_t num_frames = 0;
+    size_t input_items = 0;
+    size_t output_bytes = 0;
+    size_t next_pop = 0; //!< frames [0, next_pop) were handed back (or dropped)
+    std::vector<uint64_t>
+        ids; //!< caller ids, capacity max_frames (no steady-state allocs)
+};
+
+void validate_config(const engine_config& config)
+{
+    if (config.num_slots < 2) {
+        std::ostringstream msg;
+        msg << "engine_config.num_slots must be >= 2 (one slot filling while another is "
+               "in flight), got "
+            << config.num_slots;
+        throw error(msg.str());
+    }
+    if (config.max_batch_frames < 1)
+        throw error("engine_config.max_batch_frames must be >= 1, got 0");
+    if (!(config.llr_scale > 0.0f) || !std::isfinite(config.llr_scale)) {
+        std::ostringstream msg;
+        msg << "engine_config.llr_scale must be a finite value > 0, got "
+            << config.llr_scale;
+        throw error(msg.str());
+    }
+    if (config.cpu_threads < 0) {
+        std::ostringstream msg;
+        msg << "engine_config.cpu_threads must be >= 0 (0 = hardware threads), got "
+            << config.cpu_threads;
+        throw error(msg.str());
+    }
+}
+
+//! Decoded bits per input LLR, used only to size the output staging; submit() also
+//! checks the real output size of every frame, so an estimate that is too low only
+//! makes batches launch earlier.
+double output_bits_per_item(const batch_decoder& decoder, size_t max_frame_items)
+{
+    double ratio = 0.0;
+    if (decoder.default_input_items() > 0)
+        ratio =
+            double(decoder.default_output_bits()) / double(decoder.default_input_items());
+    try {
+        const size_t bits = decoder.output_bits_for_input(max_frame_items);
+        ratio = std::max(ratio, double(bits) / double(max_frame_items));
+    } catch (const error&) {
+        // The largest frame need not be a valid length (e.g. fixed-size codes).
+    }
+    // Information bits never outnumber channel LLRs for a code; this also covers
+    // decoders that report nothing useful.
+    return ratio > 0.0 ? ratio : 1.0;
+}
+
+} // namespace
+
+struct batch_engine::impl {
+    std::shared_ptr<batch_decoder> decoder;
+    engine_config config;
+    batch_limits limits{};
+    size_t max_frame_items = 0; //!< largest accepted frame (decoder and slot bound)
+    std::unique_ptr<slot_backend> backend;
+    std::vector<slot> slots;
+    int head = 0;     //!< oldest launched slot (meaningful when launched > 0)
+    int launched = 0; //!< slots in flight or done, in ring order from head
+    size_t pending = 0;
+    steady::time_point filling_since{};
+
+    int num_slots() const { return int(slots.size()); }
+    //! The slot taking new frames; only valid when launched < num_slots.
+    int fill_index() const { return (head + launched) % num_slots(); }
+    bool has_filling_slot() const { return launched < num_slots(); }
+
+    void compute_limits()
+    {
+        const size_t decoder_max = decoder->max_input_items_per_frame();
+        if (decoder_max == 0)
+            throw error("decoder " + decoder->name() +
+                        " reports a maximum frame of 0 LLRs");
+        limits.max_frames = config.max_batch_frames;
+        if (config.max_batch_items > 0) {
+            limits.max_input_items = config.max_batch_items;
+        } else {
+            if (decoder_max > std::numeric_limits<size_t>::max() / limits.max_frames)
+                throw error(
+                    "engine_config.max_batch_items must be set (> 0) for decoder " +
+                    decoder->name() +
+                    ": max_batch_frames * its maximum frame length overflows");
+            limits.max_input_items = limits.max_frames * decoder_max;
+        }
+        max_frame_items = std::min({ decoder_max,
+                                     limits.max_input_items,
+                                     size_t(std::numeric_limits<uint32_t>::max()) });
+
+        const double ratio = output_bits_per_item(*decoder, max_frame_items);
+        const size_t frame_bits_bound =
+            size_t(std::ceil(double(max_frame_items) * ratio));
+        const size_t per_frame_bound =
+            limits.max_frames * aligned_packed_bytes(frame_bits_bound);
+        // Alignment of each frame to 4 bytes costs at most 4 bytes per frame.
+        const size_t per_item_bound =
+            packed_bytes(size_t(std::ceil(double(limits.max_input_items) * ratio))) +
+            4 * limits.max_frames;
+        limits.max_output_bytes = std::min(per_frame_bound, per_item_bound);
+    }
+
+    //! Output bytes of a frame of `items` LLRs; throws for lengths that cannot be
+    //! decoded.
+    size_t checked_output_bytes(size_t items, size_t& bits) const
+    {
+        if (items > max_frame_items) {
+            std::ostringstream msg;
+            msg << "frame of " << items << " LLRs is longer than the maximum of "
+                << max_frame_items << " LLRs per frame accepted by " << decoder->name();
+            if (max_frame_items < decoder->max_input_items_per_frame())
+                msg << " (bounded by engine_config.max_batch_items = "
+                    << limits.max_input_items << ")";
+            throw error(msg.str());
+        }
+        bits = decoder->output_bits_for_input(items);
+        if (bits > std::numeric_limits<uint32_t>::max())
+            throw error("decoder " + decoder->name() + " reports too many output bits");
+        const size_t bytes = aligned_packed_bytes(bits);
+        if (bytes > limits.max_output_bytes) {
+            std::ostringstream msg;
+            msg << "frame of " << items << " LLRs decodes to " << bits
+                << " bits, more than a slot holds (" << limits.max_output_bytes
+                << " bytes); raise engine_config.max_batch_items";
+            throw error(msg.str());
+        }
+        return bytes;
+    }
+
+    bool fits(const slot& s, size_t items, size_t out_bytes) const
+    {
+        return s.num_frames < limits.max_frames &&
+               s.input_items + items <= limits.max_input_items &&
+               s.output_bytes + out_bytes <= limits.max_output_bytes;
+    }
+
+    void reset_slot(slot& s)
+    {
+        s.state = slot_state::free;
+        s.num_frames = s.input_items = s.output_bytes = s.next_pop = 0;
+        s.ids.clear();
+    }
+
+    void launch_filling()
+    {
+        if (!has_filling_slot())
+            return;
+        const int index = fill_index();
+        slot& s = slots[index];
+        if (s.num_frames == 0)
+            return;
+        try {
+            backend->launch(index, s.num_frames, s.input_items, s.output_bytes);
+        } catch (...) {
+            // Nothing was started: the frames are lost to the caller through the error.
+            pending -= s.num_frames;
+            reset_slot(s);
+            throw;
+        }
+        s.state = slot_state::in_flight;
+        ++launched;
+    }
+
+    //! Drops the remaining frames of a failed slot; it is freed when it reaches the head.
+    void drop_frames(slot& s)
+    {
+        pending -= s.num_frames - s.next_pop;
+        s.next_pop = s.num_frames;
+        s.state = slot_state::done;
+    }
+
+    //! Frees fully popped slots at the head of the ring.
+    void release_drained()
+    {
+        while (launched > 0) {
+            slot& s = slots[head];
+            if (s.state != slot_state::done || s.next_pop < s.num_frames)
+                break;
+            reset_slot(s);
+            head = (head + 1) % num_slots();
+            --launched;
+        }
+    }
+
+    //! Completes slot `index` (blocking or not); a decode error drops its frames and
+    //! propagates to the caller.
+    bool complete(int index, bool block)
+    {
+        slot& s = slots[index];
+        if (s.state == slot_state::done)
+            return true;
+        try {
+            if (block)
+                backend->wait(index);
+            else if (!backend->done(index))
+                return false;
+        } catch (...) {
+            drop_frames(s);
+            release_drained();
+            throw;
+        }
+        s.state = slot_state::done;
+        return true;
+    }
+
+    void pop_front(completed_frame& out)
+    {
+        slot& s = slots[head];
+        const size_t i = s.next_pop++;
+        const frame_extent& extent = backend->host_frames(head)[i];
+        out.id = s.ids[i];
+        out.packed = backend->host_output(head) + extent.out_offset;
+        out.nbits = extent.out_bits;
+        out.status = backend->host_status(head)[i];
+        --pending;
+        // The slot's memory stays untouched until it is filled and launched again, so
+        // `out.packed` is valid until the next submit()/pop, as documented.
+        release_drained();
+    }
+
+    template <typename T>
+    bool submit(const T* llrs, size_t items, uint64_t id)
+    {
+        size_t bits = 0;
+        const size_t out_bytes = checked_output_bytes(items, bits);
+        if (!has_filling_slot())
+            return false;
+        if (!fits(slots[fill_index()], items, out_bytes)) {
+            launch_filling();
+            if (!has_filling_slot())
+                return false;
+        }
+        const int index = fill_index();
+        slot& s = slots[index];
+        frame_extent& extent = backend->host_frames(index)[s.num_frames];
+        extent.in_offset = s.input_items;
+        extent.in_items = uint32_t(items);
+        extent.out_offset = s.output_bytes;
+        extent.out_bits = uint32_t(bits);
+        backend->host_status(index)[s.num_frames] = frame_status{};
+        llr8_t* dst = backend->host_input(index) + s.input_items;
+        if constexpr (std::is_same<T, float>::value)
+            quantize_llrs(llrs, dst, items, config.llr_scale);
+        else
+            std::memcpy(dst, llrs, items * sizeof(llr8_t));
+
+        if (s.num_frames == 0) {
+            s.state = slot_state::filling;
+            filling_since = steady::now();
+        }
+        s.ids.push_back(id);
+        ++s.num_frames;
+        s.input_items += items;
+        s.output_bytes += out_bytes;
+        ++pending;
+
+        // Launch as soon as no further frame can join (not even the shortest).
+        if (s.num_frames == limits.max_frames || s.input_items == limits.max_input_items)
+            launch_filling();
+        return true;
+    }
+};
+
+batch_engine::batch_engine(std::shared_ptr<batch_decoder> decoder,
+                           const engine_config& config)
+    : d(std::make_unique<impl>())
+{
+    if (!decoder)
+        throw error("batch_engine needs a decoder (got a null pointer)");
+    validate_config(config);
+    d->decoder = std::move(decoder);
+    d->config = config;
+    d->compute_limits();
+
+    switch (d->decoder->backend()) {
+    case backend_kind::cpu:
+        d->backend = make_cpu_slot_backend(
+            d->decoder, d->limits, config.num_slots, config.cpu_threads);
+        break;
+    case backend_kind::cuda:
+        d->backend = make_cuda_slot_backend(
+            d->decoder, d->limits, config.num_slots, d->decoder->device());
+        break;
+    }
+    if (!d->backend)
+        throw error("batch_engine: decoder " + d->decoder->name() +
+                    " has an unknown backend");
+
+    d->slots.resize(size_t(config.num_slots));
+    for (slot& s : d->slots)
+        s.ids.reserve(d->limits.max_frames);
+}
+
+batch_engine::~batch_engine() = default; // the backend waits for work in flight
+
+bool batch_engine::can_submit(size_t items) const
+{
+    if (!d->has_filling_slot())
+        return false;
+    size_t out_bytes = 0;
+    try {
+        size_t bits = 0;
+        out_bytes = d->checked_output_bytes(items, bits);
+    } catch (const error&) {
+        return true; // submit() does not block on it: it throws, naming the problem
+    }
+    return d->fits(d->slots[d->fill_index()], items, out_bytes) ||
+           d->launched + 1 < d->num_slots();
+}
+
+bool batch_engine::submit(const float* llrs, size_t items, uint64_t id)
+{
+    return d->submit(llrs, items, id);
+}
+
+bool batch_engine::submit(const llr8_t* llrs, size_t items, uint64_t id)
+{
+    return d->submit(llrs, items, id);
+}
+
+void batch_engine::launch() { d->launch_filling(); }
+
+bool batch_engine::try_pop(completed_frame& out)
+{
+    d->release_drained();
+    if (d->launched == 0)
+        return false;
+    if (!d->complete(d->head, false))
+        return false;
+    // complete() may have dropped a failed head slot, which then throws; here the head
+    // slot is done and holds at least one frame (release_drained ran above).
+    d->pop_front(out);
+    return true;
+}
+
+bool batch_engine::pop_wait(completed_frame& out)
+{
+    d->release_drained();
+    if (d->launched == 0) {
+        d->launch_filling();
+        if (d->launched == 0)
+            return false;
+    }
+    d->complete(d->head, true);
+    d->pop_front(out);
+    return true;
+}
+
+void batch_engine::flush()
+{
+    d->launch_filling();
+    for (int k = 0; k < d->launched; ++k)
+        d->complete((d->head + k) % d->num_slots(), true);
+}
+
+size_t batch_engine::frames_pending() const { return d->pending; }
+
+size_t batch_engine::frames_in_filling() const
+{
+    return d->has_filling_slot() ? d->slots[d->fill_index()].num_frames : 0;
+}
+
+double batch_engine::filling_age_seconds() const
+{
+    if (frames_in_filling() == 0)
+        return 0.0;
+    return std::chrono::duration<double>(steady::now() - d->filling_since).count();
+}
+
+const batch_decoder& batch_engine::decoder() const { return *d->decoder; }
+
+const engine_config& batch_engine::config() const { return d->config; }
+
+} // namespace gpufec
