@@ -27,3 +27,17 @@ make_cuda_slot_backend(std::shared_ptr<batch_decoder>, const batch_limits&, int,
 }
 
 } // namespace gpufec
+
+// AWGN/BPSK source (lib/cuda/channel).
+#include "cuda/channel/awgn_source_cuda.h"
+
+namespace gpufec {
+
+std::unique_ptr<awgn_bpsk_source>
+make_awgn_bpsk_source_cuda(const conv_code&, double, uint64_t, int)
+{
+    throw error("backend \"cuda\" is not available for the AWGN source: gr-gpufec was built "
+                "without CUDA; allowed backends here: \"auto\", \"cpu\"");
+}
+
+} // namespace gpufec

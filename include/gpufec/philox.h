@@ -1,0 +1,308 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// Philox4x32-10 counter-based RNG and portable float maths for Box-Muller, usable in
+// host and CUDA device code with IDENTICAL results on both.
+//
+// Reproducibility rules: every float operation below is one IEEE-754 operation rounded
+// to nearest (device: __fadd_rn/__fmul_rn/__fdiv_rn/__fsqrt_rn, which nvcc never fuses
+// into FMA; host: plain operators, which requires the translation unit to be compiled
+// without FMA contraction, e.g. -ffp-contract=off as gpufec-core is). Exponent and
+// mantissa handling uses integer bit operations, which are exact everywhere.
+#ifndef INCLUDED_GPUFEC_PHILOX_H
+#define INCLUDED_GPUFEC_PHILOX_H
+
+#include <cstdint>
+#ifndef __CUDA_ARCH__
+#include <cmath>
+#include <cstring>
+#endif
+
+#ifdef __CUDACC__
+#define GPUFEC_HD __host__ __device__ __forceinline__
+#else
+#define GPUFEC_HD inline
+#endif
+
+namespace gpufec {
+namespace philox {
+
+struct u32x4 {
+    uint32_t v[4];
+};
+
+constexpr uint32_t mul0 = 0xD2511F53u;
+constexpr uint32_t mul1 = 0xCD9E8D57u;
+constexpr uint32_t weyl0 = 0x9E3779B9u;
+constexpr uint32_t weyl1 = 0xBB67AE85u;
+
+GPUFEC_HD uint32_t mulhi(uint32_t a, uint32_t b)
+{
+#ifdef __CUDA_ARCH__
+    return __umulhi(a, b);
+#else
+    return static_cast<uint32_t>((static_cast<uint64_t>(a) * b) >> 32);
+#endif
+}
+
+//! Philox4x32 with 10 rounds (Salmon et al., SC'11; Random123's philox4x32_R(10, ...)).
+GPUFEC_HD u32x4 philox4x32_10(u32x4 ctr, uint32_t key0, uint32_t key1)
+{
+    uint32_t c0 = ctr.v[0], c1 = ctr.v[1], c2 = ctr.v[2], c3 = ctr.v[3];
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int round = 0; round < 10; ++round) {
+        const uint32_t hi0 = mulhi(mul0, c0), lo0 = mul0 * c0;
+        const uint32_t hi1 = mulhi(mul1, c2), lo1 = mul1 * c2;
+        const uint32_t n0 = hi1 ^ c1 ^ key0;
+        const uint32_t n2 = hi0 ^ c3 ^ key1;
+        c0 = n0;
+        c1 = lo1;
+        c2 = n2;
+        c3 = lo0;
+        key0 += weyl0;
+        key1 += weyl1;
+    }
+    return u32x4{ { c0, c1, c2, c3 } };
+}
+
+// ---------------------------------------------------------------------------------
+// Correctly rounded single operations (never contracted).
+
+GPUFEC_HD float fadd(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+    return __fadd_rn(a, b);
+#else
+    return a + b;
+#endif
+}
+GPUFEC_HD float fsub(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+    return __fsub_rn(a, b);
+#else
+    return a - b;
+#endif
+}
+GPUFEC_HD float fmul(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+    return __fmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+GPUFEC_HD float fdiv(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+    return __fdiv_rn(a, b);
+#else
+    return a / b;
+#endif
+}
+GPUFEC_HD float fsqrt(float a)
+{
+#ifdef __CUDA_ARCH__
+    return __fsqrt_rn(a);
+#else
+    return std::sqrt(a);
+#endif
+}
+GPUFEC_HD float u32_to_float(uint32_t x)
+{
+#ifdef __CUDA_ARCH__
+    return __uint2float_rn(x);
+#else
+    return static_cast<float>(x);
+#endif
+}
+GPUFEC_HD float i32_to_float(int32_t x)
+{
+#ifdef __CUDA_ARCH__
+    return __int2float_rn(x);
+#else
+    return static_cast<float>(x);
+#endif
+}
+GPUFEC_HD uint32_t float_bits(float x)
+{
+#ifdef __CUDA_ARCH__
+    return __float_as_uint(x);
+#else
+    uint32_t b;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
+#endif
+}
+GPUFEC_HD float bits_float(uint32_t b)
+{
+#ifdef __CUDA_ARCH__
+    return __uint_as_float(b);
+#else
+    float x;
+    std::memcpy(&x, &b, sizeof x);
+    return x;
+#endif
+}
+
+// ---------------------------------------------------------------------------------
+// Portable elementary functions (|relative error| ~ 1e-7). Constants are hexadecimal
+// float literals, exact on every compiler (no decimal-to-float double rounding).
+
+/*!
+ * Natural log of a positive normal float. u = 2^e * m with m in (sqrt(1/2), sqrt(2)];
+ * log(m) = 2 atanh(s), s = (m-1)/(m+1), |s| <= 0.1716: the series up to s^9 leaves a
+ * relative error below 3e-9, under float rounding. ln 2 is split so e*ln2_hi is exact.
+ */
+GPUFEC_HD float portable_log(float u)
+{
+    const uint32_t b = float_bits(u);
+    int32_t e = static_cast<int32_t>(b >> 23) - 127;
+    uint32_t mb = (b & 0x007FFFFFu) | 0x3F800000u;
+    if (mb > 0x3FB504F3u) { // m > sqrt(2): halve it
+        mb -= 0x00800000u;
+        e += 1;
+    }
+    const float m = bits_float(mb);
+    const float s = fdiv(fsub(m, 1.0f), fadd(m, 1.0f)); // m - 1 is exact (Sterbenz)
+    const float z = fmul(s, s);
+    float p = 0x1.c71c72p-3f;             // 2/9
+    p = fadd(fmul(p, z), 0x1.24924ap-2f); // 2/7
+    p = fadd(fmul(p, z), 0x1.99999ap-2f); // 2/5
+    p = fadd(fmul(p, z), 0x1.555556p-1f); // 2/3
+    const float log_m = fadd(fadd(s, s), fmul(s, fmul(z, p)));
+    const float ef = i32_to_float(e);
+    const float ln2_hi = 0x1.62e400p-1f; // 16 significant bits: e * ln2_hi is exact
+    const float ln2_lo = 0x1.7f7d1cp-20f;
+    return fadd(fmul(ef, ln2_hi), fadd(log_m, fmul(ef, ln2_lo)));
+}
+
+/*!
+ * cos and sin of theta = 2*pi * x / 2^32. The angle is reduced exactly in integers to a
+ * quadrant q and r in [-1/2, 1/2) with theta = (q + r) * pi/2; Taylor polynomials in r
+ * (coefficients (pi/2)^k / k!) then need no argument reduction error term.
+ */
+GPUFEC_HD void portable_cos_sin_2pi(uint32_t x, float& cos_out, float& sin_out)
+{
+    const uint32_t w = x + 0x20000000u; // round to the nearest quadrant
+    const uint32_t q = w >> 30;
+    const int32_t f = static_cast<int32_t>(w & 0x3FFFFFFFu) - 0x20000000;
+    const float r = fmul(i32_to_float(f), 0x1.000000p-30f); // 2^-30, exact
+    const float r2 = fmul(r, r);
+    float sp = 0x1.507834p-13f;               // (pi/2)^9 / 9!
+    sp = fadd(fmul(sp, r2), -0x1.32d2ccp-8f); // -(pi/2)^7 / 7!
+    sp = fadd(fmul(sp, r2), 0x1.466bc6p-4f);  // (pi/2)^5 / 5!
+    sp = fadd(fmul(sp, r2), -0x1.4abbcep-1f); // -(pi/2)^3 / 3!
+    sp = fadd(fmul(sp, r2), 0x1.921fb6p0f);   // pi/2
+    const float s = fmul(sp, r);
+    float cp = -0x1.a6d1f2p-16f;              // -(pi/2)^10 / 10!
+    cp = fadd(fmul(cp, r2), 0x1.e1f506p-11f); // (pi/2)^8 / 8!
+    cp = fadd(fmul(cp, r2), -0x1.55d3c8p-6f); // -(pi/2)^6 / 6!
+    cp = fadd(fmul(cp, r2), 0x1.03c1f0p-2f);  // (pi/2)^4 / 4!
+    cp = fadd(fmul(cp, r2), -0x1.3bd3ccp0f);  // -(pi/2)^2 / 2!
+    const float c = fadd(fmul(cp, r2), 1.0f);
+    switch (q) {
+    case 0:
+        cos_out = c;
+        sin_out = s;
+        break;
+    case 1:
+        cos_out = -s;
+        sin_out = c;
+        break;
+    case 2:
+        cos_out = -c;
+        sin_out = -s;
+        break;
+    default:
+        cos_out = s;
+        sin_out = -c;
+        break;
+    }
+}
+
+//! Maps a 32-bit word into (0, 1]: (x + 1/2) 2^-32 rounded once; tiny x keep full
+//! resolution, so the Box-Muller radius reaches ~6.7 sigma.
+GPUFEC_HD float uniform_open(uint32_t x)
+{
+    return fadd(fmul(u32_to_float(x), 0x1.000000p-32f), 0x1.000000p-33f);
+}
+
+/*!
+ * Box-Muller: two standard normal samples from two words. Radius from `a`
+ * (sqrt(-2 ln u), u = uniform_open(a)), angle 2*pi*b/2^32 from `b`;
+ * g0 = radius * cos, g1 = radius * sin.
+ */
+GPUFEC_HD void box_muller(uint32_t a, uint32_t b, float& g0, float& g1)
+{
+    const float radius = fsqrt(fmul(portable_log(uniform_open(a)), -2.0f));
+    float c, s;
+    portable_cos_sin_2pi(b, c, s);
+    g0 = fmul(radius, c);
+    g1 = fmul(radius, s);
+}
+
+// ---------------------------------------------------------------------------------
+// The AWGN source's frame definition (see awgn_source.h), shared by CPU and CUDA.
+
+constexpr uint32_t stream_info = 0;
+constexpr uint32_t stream_noise = 1;
+
+//! Philox block `block` of `stream` for frame `frame` under key = seed.
+GPUFEC_HD u32x4 frame_block(uint64_t seed,
+                            uint64_t frame,
+                            uint32_t block,
+                            uint32_t stream)
+{
+    return philox4x32_10(u32x4{ { block,
+                                  static_cast<uint32_t>(frame),
+                                  static_cast<uint32_t>(frame >> 32),
+                                  stream } },
+                         static_cast<uint32_t>(seed),
+                         static_cast<uint32_t>(seed >> 32));
+}
+
+//! Word w of the info-bit stream: info bit i = bit (i % 32) of word i / 32, and word w
+//! is output word w % 4 of Philox block w / 4 of stream 0.
+GPUFEC_HD uint32_t info_word(uint64_t seed, uint64_t frame, uint32_t w)
+{
+    const u32x4 r = frame_block(seed, frame, w >> 2, stream_info);
+    switch (w & 3u) {
+    case 0:
+        return r.v[0];
+    case 1:
+        return r.v[1];
+    case 2:
+        return r.v[2];
+    default:
+        return r.v[3];
+    }
+}
+
+/*!
+ * Standard normals for transmitted coded bits 4q .. 4q+3 of a frame: Philox block q of
+ * stream 1 gives words x0..x3; (x0, x1) -> g[0], g[1] and (x2, x3) -> g[2], g[3]
+ * through box_muller.
+ */
+GPUFEC_HD void noise4(uint64_t seed, uint64_t frame, uint32_t q, float g[4])
+{
+    const u32x4 r = frame_block(seed, frame, q, stream_noise);
+    box_muller(r.v[0], r.v[1], g[0], g[1]);
+    box_muller(r.v[2], r.v[3], g[2], g[3]);
+}
+
+//! LLR of one transmitted bit: y = (1 - 2c) + sigma * g; LLR = y * (2 / sigma^2), the
+//! scale rounded to float once by the caller.
+GPUFEC_HD float bpsk_llr(uint32_t coded_bit, float g, float sigma, float llr_scale)
+{
+    return fmul(fadd(coded_bit ? -1.0f : 1.0f, fmul(sigma, g)), llr_scale);
+}
+
+} // namespace philox
+} // namespace gpufec
+
+#endif

@@ -1,0 +1,127 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// CPU AWGN/BPSK source (the reference of the CUDA one) and the backend dispatch.
+#include "cpu/awgn_source_common.h"
+#include "cuda/channel/awgn_source_cuda.h"
+#include <gpufec/awgn_source.h>
+#include <gpufec/philox.h>
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
+
+namespace gpufec {
+namespace {
+
+class awgn_source_cpu final : public awgn_bpsk_source
+{
+public:
+    awgn_source_cpu(const conv_code& code, double ebn0_db, uint64_t seed)
+        : d_code(code),
+          d_seed(seed),
+          d_info_bits(static_cast<size_t>(code.frame_bits())),
+          d_coded_bits(detail::awgn_transmitted_bits(code))
+    {
+        // The frame definition indexes noise by transmitted bit; both counts must agree.
+        if (code.coded_bits() != d_coded_bits)
+            throw error("awgn_bpsk_source: conv_code::coded_bits() disagrees with the "
+                        "puncturing arithmetic of the source");
+        set_ebn0_db(ebn0_db);
+    }
+
+    void set_ebn0_db(double ebn0_db) override
+    {
+        detail::awgn_constants(d_code, ebn0_db); // validates before storing
+        d_ebn0_db.store(ebn0_db);
+    }
+    double ebn0_db() const override { return d_ebn0_db.load(); }
+    backend_kind backend() const override { return backend_kind::cpu; }
+    size_t llrs_per_frame() const override { return d_coded_bits; }
+    size_t bits_per_frame() const override { return d_info_bits; }
+
+    void generate(uint64_t first_frame,
+                  size_t num_frames,
+                  float* llrs,
+                  uint8_t* info_bits) override
+    {
+        if (num_frames == 0 || (!llrs && !info_bits))
+            return;
+        const auto constants = detail::awgn_constants(d_code, d_ebn0_db.load());
+        // Threads only pay off for sizeable batches; each worker owns whole frames.
+        const size_t work = num_frames * (d_coded_bits + d_info_bits);
+        size_t workers = std::max(1u, std::thread::hardware_concurrency());
+        workers = std::min({ workers, num_frames, std::max<size_t>(1, work / 65536) });
+        auto run = [&](size_t begin, size_t end) {
+            std::vector<uint8_t> bits(d_info_bits), coded(d_coded_bits);
+            for (size_t i = begin; i < end; ++i)
+                generate_frame(first_frame + i,
+                               constants,
+                               llrs ? llrs + i * d_coded_bits : nullptr,
+                               info_bits ? info_bits + i * d_info_bits : bits.data(),
+                               coded.data());
+        };
+        if (workers == 1) {
+            run(0, num_frames);
+            return;
+        }
+        std::vector<std::thread> pool;
+        const size_t per = (num_frames + workers - 1) / workers;
+        for (size_t begin = 0; begin < num_frames; begin += per)
+            pool.emplace_back(run, begin, std::min(num_frames, begin + per));
+        for (auto& t : pool)
+            t.join();
+    }
+
+private:
+    void generate_frame(uint64_t frame,
+                        const detail::awgn_channel_constants& constants,
+                        float* llrs,
+                        uint8_t* bits,
+                        uint8_t* coded) const
+    {
+        for (size_t w = 0; 32 * w < d_info_bits; w += 4) {
+            const auto block = philox::frame_block(
+                d_seed, frame, static_cast<uint32_t>(w / 4), philox::stream_info);
+            for (size_t i = 32 * w; i < std::min(d_info_bits, 32 * (w + 4)); ++i)
+                bits[i] = (block.v[(i / 32) % 4] >> (i % 32)) & 1u;
+        }
+        if (!llrs)
+            return;
+        conv_encode(d_code, bits, d_info_bits, coded);
+        float g[4];
+        for (size_t j = 0; j < d_coded_bits; j += 4) {
+            philox::noise4(d_seed, frame, static_cast<uint32_t>(j / 4), g);
+            for (size_t m = 0; m < 4 && j + m < d_coded_bits; ++m)
+                llrs[j + m] = philox::bpsk_llr(
+                    coded[j + m], g[m], constants.sigma, constants.llr_scale);
+        }
+    }
+
+    const conv_code d_code;
+    const uint64_t d_seed;
+    const size_t d_info_bits;
+    const size_t d_coded_bits;
+    std::atomic<double> d_ebn0_db{ 0.0 };
+};
+
+} // namespace
+
+double awgn_sigma(double rate, double ebn0_db)
+{
+    return detail::awgn_sigma_of(rate, ebn0_db);
+}
+
+std::unique_ptr<awgn_bpsk_source> make_awgn_bpsk_source(const conv_code& code,
+                                                        double ebn0_db,
+                                                        uint64_t seed,
+                                                        const backend_spec& backend)
+{
+    if (backend.kind == backend_kind::cuda)
+        return make_awgn_bpsk_source_cuda(code, ebn0_db, seed, backend.device);
+    return std::make_unique<awgn_source_cpu>(code, ebn0_db, seed);
+}
+
+} // namespace gpufec

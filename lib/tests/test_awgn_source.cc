@@ -1,0 +1,530 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// AWGN/BPSK source: Philox known answers, portable maths, the frame definition, channel
+// statistics against theory, and CUDA == CPU bit for bit.
+#include <gpufec/awgn_source.h>
+#include <gpufec/philox.h>
+#include <gtest/gtest.h>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#ifdef GPUFEC_HAVE_CUDA
+#include "cuda/channel/awgn_source_cuda.h"
+#include <cuda_runtime.h>
+#endif
+
+namespace gpufec {
+namespace {
+
+using philox::u32x4;
+
+// ------------------------------------------------------------------ Philox, maths
+
+TEST(Philox, RandomKnownAnswerVectors)
+{
+    // Random123 kat_vectors, philox4x32 with 10 rounds.
+    struct kat {
+        u32x4 ctr;
+        uint32_t key0, key1;
+        u32x4 expected;
+    };
+    const kat kats[] = {
+        { { { 0, 0, 0, 0 } },
+          0,
+          0,
+          { { 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8 } } },
+        { { { 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff } },
+          0xffffffff,
+          0xffffffff,
+          { { 0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd } } },
+        { { { 0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344 } },
+          0xa4093822,
+          0x299f31d0,
+          { { 0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1 } } },
+    };
+    for (const auto& k : kats) {
+        const u32x4 out = philox::philox4x32_10(k.ctr, k.key0, k.key1);
+        for (int i = 0; i < 4; ++i)
+            EXPECT_EQ(out.v[i], k.expected.v[i]) << "word " << i;
+    }
+}
+
+TEST(PortableMath, LogMatchesStdLog)
+{
+    std::vector<float> inputs = {
+        1.0f, 0.5f, 0.25f, 0.70710677f, 0.70710683f, 0.9999999f
+    };
+    for (uint32_t x = 0; x < 4096; ++x) // fine sweep of the smallest arguments
+        inputs.push_back(philox::uniform_open(x));
+    for (uint32_t i = 0; i < 200000; ++i) // and of the whole range
+        inputs.push_back(
+            philox::uniform_open(philox::philox4x32_10({ { i, 0, 0, 0 } }, 1, 2).v[0]));
+    for (int e = -126; e < 0; ++e) // every binade, both sides of sqrt(2)
+        for (float m : { 1.0f, 1.2f, 1.41421354f, 1.41421366f, 1.9999999f })
+            inputs.push_back(std::ldexp(m, e));
+    for (float u : inputs) {
+        const double expected = std::log(static_cast<double>(u));
+        const double got = philox::portable_log(u);
+        EXPECT_LE(std::fabs(got - expected), 1e-6 * std::fabs(expected) + 1e-12)
+            << "u = " << u;
+    }
+}
+
+TEST(PortableMath, CosSinMatchStd)
+{
+    std::vector<uint32_t> words = { 0u,          1u,          0x20000000u, 0x1FFFFFFFu,
+                                    0x40000000u, 0x80000000u, 0xC0000000u, 0xDFFFFFFFu,
+                                    0xE0000000u, 0xFFFFFFFFu };
+    for (uint32_t i = 0; i < 200000; ++i)
+        words.push_back(philox::philox4x32_10({ { i, 7, 0, 0 } }, 3, 4).v[1]);
+    const double two_pi = 6.283185307179586476925;
+    for (uint32_t w : words) {
+        float c, s;
+        philox::portable_cos_sin_2pi(w, c, s);
+        const double theta = two_pi * (static_cast<double>(w) / 4294967296.0);
+        // ~2 ulp relative, plus half an ulp of 1 where the angle is rounded to float.
+        EXPECT_LE(std::fabs(c - std::cos(theta)),
+                  1e-6 * std::fabs(std::cos(theta)) + 6e-8)
+            << "w = " << w;
+        EXPECT_LE(std::fabs(s - std::sin(theta)),
+                  1e-6 * std::fabs(std::sin(theta)) + 6e-8)
+            << "w = " << w;
+    }
+}
+
+TEST(PortableMath, BoxMullerIsStandardNormal)
+{
+    // Moments and tail mass of 2e6 samples straight from the generator.
+    const size_t pairs = 1000000;
+    double sum = 0, sum2 = 0, sum4 = 0;
+    size_t beyond3 = 0;
+    for (uint32_t i = 0; i < pairs; ++i) {
+        const u32x4 r = philox::philox4x32_10({ { i, 11, 0, 1 } }, 5, 6);
+        float g[2];
+        philox::box_muller(r.v[0], r.v[1], g[0], g[1]);
+        for (float x : g) {
+            sum += x;
+            sum2 += double(x) * x;
+            sum4 += double(x) * x * x * x;
+            beyond3 += std::fabs(x) > 3.0f;
+        }
+    }
+    const double n = 2.0 * pairs;
+    EXPECT_NEAR(sum / n, 0.0, 5 * std::sqrt(1.0 / n));
+    EXPECT_NEAR(sum2 / n, 1.0, 5 * std::sqrt(2.0 / n));
+    EXPECT_NEAR(sum4 / n, 3.0, 5 * std::sqrt(96.0 / n)); // Var(x^4) = 105 - 9
+    const double p3 = 2.699796e-3;                       // P(|x| > 3)
+    EXPECT_NEAR(beyond3 / n, p3, 5 * std::sqrt(p3 / n));
+}
+
+// ------------------------------------------------------------------ helpers
+
+double q_function(double x) { return 0.5 * std::erfc(x / std::sqrt(2.0)); }
+
+struct frames {
+    std::vector<float> llrs;
+    std::vector<uint8_t> bits;
+};
+
+frames generate(awgn_bpsk_source& src, uint64_t first, size_t n)
+{
+    frames f;
+    f.llrs.resize(n * src.llrs_per_frame());
+    f.bits.resize(n * src.bits_per_frame());
+    src.generate(first, n, f.llrs.data(), f.bits.data());
+    return f;
+}
+
+backend_spec cpu_backend() { return backend_spec{}; }
+
+// ------------------------------------------------------------------ CPU source
+
+TEST(AwgnSource, Geometry)
+{
+    const conv_code codes[] = {
+        conv_code(2048),
+        conv_code(2048, 7, { 0171, 0133 }, termination::terminated, "3/4"),
+        conv_code(1000, 9, { 0561, 0753 }, termination::tail_biting, "5/6"),
+        conv_code(40, 7, { 0133, 0171, 0165 }, termination::tail_biting),
+        conv_code(77, 5, { 023, 035, 027, 033 }, termination::truncated, "10110111"),
+    };
+    for (const auto& code : codes) {
+        auto src = make_awgn_bpsk_source(code, 3.0, 1, cpu_backend());
+        EXPECT_EQ(src->llrs_per_frame(), code.coded_bits()) << code.describe();
+        EXPECT_EQ(src->bits_per_frame(), static_cast<size_t>(code.frame_bits()));
+        EXPECT_EQ(src->backend(), backend_kind::cpu);
+    }
+}
+
+TEST(AwgnSource, SigmaFormula)
+{
+    EXPECT_DOUBLE_EQ(awgn_sigma(0.5, 0.0), 1.0);
+    EXPECT_NEAR(awgn_sigma(1.0, 10.0 * std::log10(2.0)), 0.5, 1e-15);
+    EXPECT_NEAR(
+        awgn_sigma(0.75, 4.0), std::sqrt(1.0 / (1.5 * std::pow(10.0, 0.4))), 1e-15);
+    EXPECT_THROW(awgn_sigma(0.0, 1.0), error);
+    EXPECT_THROW(awgn_sigma(0.5, NAN), error);
+    EXPECT_THROW(make_awgn_bpsk_source(conv_code(), INFINITY, 1, cpu_backend()), error);
+}
+
+TEST(AwgnSource, InfoBitsFollowTheFrameDefinition)
+{
+    const conv_code code(100, 5, { 023, 035 });
+    auto src = make_awgn_bpsk_source(code, 2.0, 0x123456789abcdefULL, cpu_backend());
+    const uint64_t first = (uint64_t{ 1 } << 32) - 1; // frame counter crosses 2^32
+    const frames f = generate(*src, first, 3);
+    for (size_t fr = 0; fr < 3; ++fr)
+        for (size_t i = 0; i < 100; ++i) {
+            const uint32_t word = philox::info_word(
+                0x123456789abcdefULL, first + fr, static_cast<uint32_t>(i / 32));
+            ASSERT_EQ(f.bits[fr * 100 + i], (word >> (i % 32)) & 1u) << fr << " " << i;
+        }
+}
+
+TEST(AwgnSource, NoiselessSignsAreTheEncodedBits)
+{
+    // At 60 dB the noise never flips a sign: the LLR signs must be conv_encode(bits).
+    const conv_code codes[] = {
+        conv_code(2048),
+        conv_code(301, 7, { 0171, 0133 }, termination::terminated, "7/8"),
+        conv_code(40, 7, { 0133, 0171, 0165 }, termination::tail_biting),
+        conv_code(77, 5, { 023, 035, 027, 033 }, termination::truncated, "10110111"),
+    };
+    for (const auto& code : codes) {
+        auto src = make_awgn_bpsk_source(code, 60.0, 42, cpu_backend());
+        const frames f = generate(*src, 7, 4);
+        std::vector<uint8_t> coded(code.coded_bits());
+        for (size_t fr = 0; fr < 4; ++fr) {
+            conv_encode(
+                code, &f.bits[fr * code.frame_bits()], code.frame_bits(), coded.data());
+            for (size_t j = 0; j < coded.size(); ++j)
+                ASSERT_EQ(f.llrs[fr * coded.size() + j] < 0, coded[j] == 1)
+                    << code.describe() << " frame " << fr << " bit " << j;
+        }
+    }
+}
+
+TEST(AwgnSource, FramesArePureFunctionsOfSeedAndIndex)
+{
+    const conv_code code(512, 7, { 0171, 0133 }, termination::terminated, "2/3");
+    auto a = make_awgn_bpsk_source(code, 1.5, 99, cpu_backend());
+    auto b = make_awgn_bpsk_source(code, 1.5, 99, cpu_backend());
+    const size_t C = a->llrs_per_frame(), I = a->bits_per_frame();
+    const frames big = generate(*a, 1000, 96); // large enough for several threads
+    for (size_t fr : { size_t{ 0 }, size_t{ 37 }, size_t{ 95 } }) {
+        const frames one = generate(*b, 1000 + fr, 1);
+        EXPECT_EQ(0, std::memcmp(one.llrs.data(), &big.llrs[fr * C], C * sizeof(float)));
+        EXPECT_EQ(0, std::memcmp(one.bits.data(), &big.bits[fr * I], I));
+    }
+    const frames again = generate(*a, 1000, 96);
+    EXPECT_EQ(big.llrs, again.llrs);
+    EXPECT_EQ(big.bits, again.bits);
+    // Null outputs are skipped and do not change the other output.
+    std::vector<uint8_t> bits_only(I * 2);
+    a->generate(1000, 2, nullptr, bits_only.data());
+    EXPECT_TRUE(std::equal(bits_only.begin(), bits_only.end(), big.bits.begin()));
+    // Different frames and different seeds differ.
+    EXPECT_NE(0, std::memcmp(&big.bits[0], &big.bits[I], I));
+    EXPECT_NE(0, std::memcmp(&big.llrs[0], &big.llrs[C], C * sizeof(float)));
+    auto other_seed = make_awgn_bpsk_source(code, 1.5, 100, cpu_backend());
+    const frames o = generate(*other_seed, 1000, 1);
+    EXPECT_NE(0, std::memcmp(o.bits.data(), big.bits.data(), I));
+}
+
+TEST(AwgnSource, NoiseStatisticsAndInfoBalance)
+{
+    // Recovers n = (LLR sigma^2 / 2 - (1 - 2c)) / sigma from ~1e6 coded bits.
+    const conv_code code(2048);
+    const double ebn0 = 1.0;
+    auto src = make_awgn_bpsk_source(code, ebn0, 2024, cpu_backend());
+    const size_t nframes = 250;
+    const frames f = generate(*src, 0, nframes);
+    const double sigma = awgn_sigma(code.rate(), ebn0);
+    std::vector<uint8_t> coded(code.coded_bits());
+    double sum = 0, sum2 = 0;
+    size_t ones = 0, count = 0;
+    for (size_t fr = 0; fr < nframes; ++fr) {
+        const uint8_t* bits = &f.bits[fr * code.frame_bits()];
+        ones += std::count(bits, bits + code.frame_bits(), 1);
+        conv_encode(code, bits, code.frame_bits(), coded.data());
+        for (size_t j = 0; j < coded.size(); ++j) {
+            const double y = f.llrs[fr * coded.size() + j] * sigma * sigma / 2.0;
+            const double n = (y - (coded[j] ? -1.0 : 1.0)) / sigma;
+            sum += n;
+            sum2 += n * n;
+            ++count;
+        }
+    }
+    const double N = static_cast<double>(count);
+    const double mean = sum / N, var = sum2 / N - mean * mean;
+    EXPECT_NEAR(mean, 0.0, 5 * std::sqrt(1.0 / N));
+    EXPECT_NEAR(var, 1.0, 5 * std::sqrt(2.0 / N));
+    const double nbits = static_cast<double>(nframes * code.frame_bits());
+    EXPECT_NEAR(ones / nbits, 0.5, 5 * std::sqrt(0.25 / nbits));
+    for (uint8_t b : f.bits)
+        ASSERT_LE(b, 1);
+}
+
+TEST(AwgnSource, CodedBitErrorRateMatchesTheory)
+{
+    // Hard decisions on the LLRs: P(error) = Q(sqrt(2 R Eb/N0)).
+    struct point {
+        conv_code code;
+        double ebn0_db;
+    };
+    const point points[] = {
+        { conv_code(2048), 2.0 },
+        { conv_code(2048, 7, { 0171, 0133 }, termination::terminated, "3/4"), 4.0 },
+        { conv_code(1000, 7, { 0133, 0171, 0165 }, termination::tail_biting), 0.0 },
+    };
+    for (const auto& pt : points) {
+        auto src = make_awgn_bpsk_source(pt.code, pt.ebn0_db, 5, cpu_backend());
+        const size_t nframes = 2000000 / pt.code.coded_bits() + 1;
+        const frames f = generate(*src, 0, nframes);
+        std::vector<uint8_t> coded(pt.code.coded_bits());
+        size_t errors = 0;
+        for (size_t fr = 0; fr < nframes; ++fr) {
+            conv_encode(pt.code,
+                        &f.bits[fr * pt.code.frame_bits()],
+                        pt.code.frame_bits(),
+                        coded.data());
+            for (size_t j = 0; j < coded.size(); ++j)
+                errors += (f.llrs[fr * coded.size() + j] < 0) != (coded[j] == 1);
+        }
+        const double N = static_cast<double>(nframes * coded.size());
+        const double p = q_function(
+            std::sqrt(2.0 * pt.code.rate() * std::pow(10.0, pt.ebn0_db / 10.0)));
+        EXPECT_NEAR(errors / N, p, 5 * std::sqrt(p * (1 - p) / N)) << pt.code.describe();
+    }
+}
+
+TEST(AwgnSource, EbN0ChangeAppliesToLaterFrames)
+{
+    const conv_code code(256);
+    auto src = make_awgn_bpsk_source(code, 1.0, 8, cpu_backend());
+    const frames before = generate(*src, 3, 2);
+    src->set_ebn0_db(6.0);
+    EXPECT_EQ(src->ebn0_db(), 6.0);
+    const frames after = generate(*src, 3, 2);
+    auto fresh = make_awgn_bpsk_source(code, 6.0, 8, cpu_backend());
+    const frames expected = generate(*fresh, 3, 2);
+    EXPECT_EQ(after.llrs, expected.llrs);
+    EXPECT_EQ(after.bits, before.bits); // the info bits do not depend on Eb/N0
+    EXPECT_NE(after.llrs, before.llrs);
+    // Same noise sample, two noise levels: y = s + sigma n gives n back from either one.
+    const auto n_of = [&](float llr, double ebn0, uint8_t c) {
+        const double sigma = awgn_sigma(code.rate(), ebn0);
+        return (llr * sigma * sigma / 2.0 - (c ? -1.0 : 1.0)) / sigma;
+    };
+    std::vector<uint8_t> coded(code.coded_bits());
+    conv_encode(code, before.bits.data(), code.frame_bits(), coded.data());
+    for (size_t j = 0; j < coded.size(); ++j)
+        ASSERT_NEAR(n_of(before.llrs[j], 1.0, coded[j]),
+                    n_of(after.llrs[j], 6.0, coded[j]),
+                    1e-4);
+    EXPECT_THROW(src->set_ebn0_db(NAN), error);
+    EXPECT_EQ(src->ebn0_db(), 6.0);
+}
+
+TEST(AwgnSource, CudaBackendWithoutDeviceThrows)
+{
+    if (cuda_device_count() > 0)
+        GTEST_SKIP() << "a CUDA device is present";
+    backend_spec cuda;
+    cuda.kind = backend_kind::cuda;
+    EXPECT_THROW(make_awgn_bpsk_source(conv_code(), 1.0, 1, cuda), error);
+}
+
+// ------------------------------------------------------------------ CUDA == CPU
+
+#ifdef GPUFEC_HAVE_CUDA
+
+backend_spec cuda_backend()
+{
+    backend_spec s;
+    s.kind = backend_kind::cuda;
+    return s;
+}
+
+void expect_identical(const frames& a, const frames& b, const std::string& what)
+{
+    ASSERT_EQ(a.llrs.size(), b.llrs.size()) << what;
+    ASSERT_EQ(a.bits.size(), b.bits.size()) << what;
+    for (size_t i = 0; i < a.bits.size(); ++i)
+        ASSERT_EQ(a.bits[i], b.bits[i]) << what << ": info bit " << i;
+    for (size_t i = 0; i < a.llrs.size(); ++i) {
+        uint32_t x, y;
+        std::memcpy(&x, &a.llrs[i], 4);
+        std::memcpy(&y, &b.llrs[i], 4);
+        ASSERT_EQ(x, y) << what << ": LLR " << i << " cpu " << a.llrs[i] << " cuda "
+                        << b.llrs[i];
+    }
+}
+
+frames generate_on_device(cuda::awgn_source_cuda& src, uint64_t first, size_t n)
+{
+    const size_t C = src.llrs_per_frame(), I = src.bits_per_frame();
+    float* d_llrs = nullptr;
+    uint8_t* d_bits = nullptr;
+    EXPECT_EQ(cudaMalloc(&d_llrs, n * C * sizeof(float)), cudaSuccess);
+    EXPECT_EQ(cudaMalloc(&d_bits, n * I), cudaSuccess);
+    src.generate_device(first, n, d_llrs, d_bits, nullptr);
+    frames f;
+    f.llrs.resize(n * C);
+    f.bits.resize(n * I);
+    EXPECT_EQ(
+        cudaMemcpy(f.llrs.data(), d_llrs, n * C * sizeof(float), cudaMemcpyDeviceToHost),
+        cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(f.bits.data(), d_bits, n * I, cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    cudaFree(d_llrs);
+    cudaFree(d_bits);
+    return f;
+}
+
+TEST(AwgnSourceCuda, IdenticalToCpu)
+{
+    if (cuda_device_count() == 0)
+        GTEST_SKIP() << "no CUDA device";
+    const conv_code codes[] = {
+        conv_code(2048),
+        conv_code(2048, 7, { 0171, 0133 }, termination::terminated, "3/4"),
+        conv_code(301, 7, { 0171, 0133 }, termination::terminated, "7/8"),
+        conv_code(1000, 9, { 0561, 0753 }, termination::tail_biting, "5/6"),
+        conv_code(40, 7, { 0133, 0171, 0165 }, termination::tail_biting),
+        conv_code(5, 7, { 0133, 0171 }, termination::tail_biting), // shorter than K-1
+        conv_code(77, 5, { 023, 035, 027, 033 }, termination::truncated, "10110111"),
+        conv_code(4096, 3, { 07, 05 }, termination::truncated),
+    };
+    const uint64_t starts[] = { 0, (uint64_t{ 1 } << 32) - 5, 0xFFFFFFFFFFFFFF00ULL };
+    for (const auto& code : codes) {
+        auto cpu = make_awgn_bpsk_source(code, 2.5, 0xfeedbeef12345ULL, cpu_backend());
+        cuda::awgn_source_cuda gpu(code, 2.5, 0xfeedbeef12345ULL, 0);
+        for (int pol = 0; pol < cuda::awgn_source_cuda::num_launch_policies(); ++pol) {
+            gpu.set_launch_policy(pol);
+            for (uint64_t first : starts) {
+                for (size_t n : { size_t{ 1 }, size_t{ 3 }, size_t{ 37 } }) {
+                    const std::string what =
+                        code.describe() + " policy " +
+                        cuda::awgn_source_cuda::launch_policy_name(pol) + " first " +
+                        std::to_string(first) + " n " + std::to_string(n);
+                    const frames ref = generate(*cpu, first, n);
+                    expect_identical(ref, generate(gpu, first, n), what + " (host path)");
+                    expect_identical(
+                        ref, generate_on_device(gpu, first, n), what + " (device)");
+                }
+            }
+        }
+    }
+}
+
+TEST(AwgnSourceCuda, LargeBatchesEbN0ChangeAndPartialOutputs)
+{
+    if (cuda_device_count() == 0)
+        GTEST_SKIP() << "no CUDA device";
+    const conv_code code(2048);
+    auto cpu = make_awgn_bpsk_source(code, 1.0, 77, cpu_backend());
+    auto gpu = make_awgn_bpsk_source(code, 1.0, 77, cuda_backend());
+    EXPECT_EQ(gpu->backend(), backend_kind::cuda);
+    // > 2 staging chunks (64 MiB each) through the host path, crossing 2^32.
+    const uint64_t first = (uint64_t{ 1 } << 32) - 4000;
+    const size_t n = 8000;
+    expect_identical(generate(*cpu, first, n), generate(*gpu, first, n), "8000 frames");
+    // Smaller batches after a large one reuse the buffers.
+    expect_identical(generate(*cpu, 5, 2), generate(*gpu, 5, 2), "2 frames");
+    cpu->set_ebn0_db(4.5);
+    gpu->set_ebn0_db(4.5);
+    expect_identical(generate(*cpu, 5, 10), generate(*gpu, 5, 10), "after set_ebn0_db");
+    // One output only.
+    std::vector<float> a(3 * code.coded_bits()), b(a.size());
+    cpu->generate(9, 3, a.data(), nullptr);
+    gpu->generate(9, 3, b.data(), nullptr);
+    EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(float)));
+    std::vector<uint8_t> c(3 * 2048), d(c.size());
+    cpu->generate(9, 3, nullptr, c.data());
+    gpu->generate(9, 3, nullptr, d.data());
+    EXPECT_EQ(c, d);
+}
+
+// Throughput of the kernel-only and end-to-end paths; prints, asserts nothing timed.
+// Run with --gtest_also_run_disabled_tests on a GPU machine.
+TEST(AwgnSourceCuda, DISABLED_Throughput)
+{
+    if (cuda_device_count() == 0)
+        GTEST_SKIP() << "no CUDA device";
+    const conv_code code(2048);
+    cuda::awgn_source_cuda src(code, 2.0, 1, 0);
+    const size_t C = src.llrs_per_frame(), I = src.bits_per_frame();
+    const size_t n = 16384;
+    float* d_llrs = nullptr;
+    uint8_t* d_bits = nullptr;
+    ASSERT_EQ(cudaMalloc(&d_llrs, n * C * sizeof(float)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&d_bits, n * I), cudaSuccess);
+    cudaEvent_t start, stop;
+    cudaEventCreate(&start);
+    cudaEventCreate(&stop);
+    const double bytes = double(n) * (C * sizeof(float) + I);
+    std::printf("device %s, %s, %zu frames/launch, %.1f MB written/launch\n",
+                cuda_device_description(0).c_str(),
+                code.describe().c_str(),
+                n,
+                bytes / 1e6);
+    for (int pol = 0; pol < cuda::awgn_source_cuda::num_launch_policies(); ++pol) {
+        src.set_launch_policy(pol);
+        for (int w = 0; w < 3; ++w)
+            src.generate_device(0, n, d_llrs, d_bits, nullptr);
+        std::vector<float> ms;
+        for (int r = 0; r < 25; ++r) {
+            cudaEventRecord(start, nullptr);
+            src.generate_device(uint64_t(r) * n, n, d_llrs, d_bits, nullptr);
+            cudaEventRecord(stop, nullptr);
+            cudaEventSynchronize(stop);
+            float t = 0;
+            cudaEventElapsedTime(&t, start, stop);
+            ms.push_back(t);
+        }
+        std::sort(ms.begin(), ms.end());
+        const double med = ms[ms.size() / 2] * 1e-3;
+        std::printf(
+            "kernel policy %-22s median %.3f ms  %.1f GB/s written  %.1f Gbit/s info  "
+            "%.2f G LLR/s\n",
+            cuda::awgn_source_cuda::launch_policy_name(pol).c_str(),
+            med * 1e3,
+            bytes / med / 1e9,
+            double(n) * I / med / 1e9,
+            double(n) * C / med / 1e9);
+    }
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    cudaFree(d_llrs);
+    cudaFree(d_bits);
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+
+    // End to end: host memory out (pageable destination, pinned staging inside).
+    std::vector<float> llrs(n * C);
+    std::vector<uint8_t> bits(n * I);
+    src.generate(0, n, llrs.data(), bits.data()); // warm-up (allocates staging)
+    std::vector<double> secs;
+    for (int r = 0; r < 5; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        src.generate(uint64_t(r) * n, n, llrs.data(), bits.data());
+        secs.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(secs.begin(), secs.end());
+    std::printf("end-to-end generate(): median %.2f ms  %.1f GB/s  %.1f Gbit/s info\n",
+                secs[2] * 1e3,
+                bytes / secs[2] / 1e9,
+                double(n) * I / secs[2] / 1e9);
+}
+
+#endif // GPUFEC_HAVE_CUDA
+
+} // namespace
+} // namespace gpufec
