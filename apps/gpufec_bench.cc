@@ -1,0 +1,926 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// gpufec-bench: throughput of the Viterbi decoder (decoded information bits per second)
+// and of the AWGN/BPSK source, on the CPU and CUDA backends, side by side with gr-fec's
+// cc_decoder when built with GNU Radio.
+//
+// Method: inputs are noisy codewords from the AWGN source (random bits, never zeros),
+// generated once per frame size into a pool that the timed loops cycle through; every
+// configuration gets a warm-up pass (which also checks that the decoded bits match the
+// transmitted ones), then --runs timed runs of --seconds each; the table shows the
+// median run. End-to-end = host LLRs in, host bits out, through gpufec::batch_engine
+// with its pipelined slots; kernel-only = CUDA events around the decode kernel with the
+// data already on the device.
+#include <gpufec/awgn_source.h>
+#include <gpufec/conv_code.h>
+#include <gpufec/engine.h>
+#include <gpufec/viterbi.h>
+
+#include <boost/program_options.hpp>
+
+#ifdef GPUFEC_HAVE_CUDA
+#include "cuda/channel/awgn_source_cuda.h"
+#include "cuda/common/cuda_utils.h"
+#include "cuda/viterbi/viterbi_cuda.h"
+#endif
+#ifdef GPUFEC_HAVE_GNURADIO
+#include <gnuradio/fec/cc_common.h>
+#include <gnuradio/fec/cc_decoder.h>
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#ifndef GPUFEC_GIT_COMMIT
+#define GPUFEC_GIT_COMMIT "unknown"
+#endif
+
+namespace po = boost::program_options;
+using steady = std::chrono::steady_clock;
+
+namespace {
+
+struct options {
+    std::string backend = "all";
+    std::vector<int> frame_sizes;
+    bool use_float = true;
+    bool use_int8 = true;
+    double seconds = 0.5;
+    int runs = 5;
+    int threads = 0;
+    int device = 0;
+    int k = 7;
+    std::vector<int> polys;
+    std::string termination = "terminated";
+    std::string puncture;
+    double ebn0_db = 5.0;
+    uint64_t seed = 1;
+    size_t batch_bits = 0;
+    double pool_mib = 64;
+    bool source = true;
+    bool grfec = true;
+    std::string json;
+};
+
+//! One measured figure (a table cell).
+struct result {
+    std::string group; //!< "viterbi", "gr-fec", "source"
+    std::string label; //!< row label, e.g. "viterbi cpu x1 end-to-end"
+    std::string backend;
+    std::string path;  //!< "end-to-end", "kernel-only", "to-host", "device-only"
+    std::string input; //!< "float", "int8", "uchar"
+    std::string unit;  //!< "bit/s" (decoded or generated info bits) or "B/s"
+    int frame_bits = 0;
+    std::vector<double> runs; //!< one figure per timed run
+    double ber = -1;          //!< warm-up check (decoders), -1 when not measured
+    double info_bits_per_s = 0;
+    double median() const
+    {
+        std::vector<double> v = runs;
+        std::sort(v.begin(), v.end());
+        return v.empty() ? 0.0 : v[v.size() / 2];
+    }
+};
+
+double seconds_since(steady::time_point t0)
+{
+    return std::chrono::duration<double>(steady::now() - t0).count();
+}
+
+std::string format_rate(double value, const std::string& unit)
+{
+    std::ostringstream s;
+    const char* prefix = "";
+    if (value >= 1e9) {
+        value /= 1e9;
+        prefix = "G";
+    } else if (value >= 1e6) {
+        value /= 1e6;
+        prefix = "M";
+    } else if (value >= 1e3) {
+        value /= 1e3;
+        prefix = "k";
+    }
+    s << std::fixed << std::setprecision(value >= 100 ? 0 : (value >= 10 ? 1 : 2))
+      << value << ' ' << prefix << (unit == "B/s" ? "B/s" : "b/s");
+    return s.str();
+}
+
+std::vector<int> parse_int_list(const std::string& text, int base, const char* what)
+{
+    std::vector<int> values;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        if (item.empty())
+            continue;
+        size_t used = 0;
+        int v = 0;
+        try {
+            v = std::stoi(item, &used, base);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != item.size())
+            throw gpufec::error(std::string("bad ") + what + " \"" + item + "\" in \"" +
+                                text + "\"");
+        values.push_back(v);
+    }
+    if (values.empty())
+        throw gpufec::error(std::string("empty ") + what + " list");
+    return values;
+}
+
+std::string utc_now()
+{
+    std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+std::string cpu_model()
+{
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("model name", 0) == 0) {
+            const auto colon = line.find(':');
+            if (colon != std::string::npos)
+                return line.substr(line.find_first_not_of(' ', colon + 1));
+        }
+    }
+    return "unknown CPU";
+}
+
+int hardware_threads() { return int(std::max(1u, std::thread::hardware_concurrency())); }
+
+/*!
+ * Noisy frames of one code, generated once: float LLRs, the same quantized to int8 the
+ * way the engine does it, and the transmitted information bits for checking.
+ */
+struct frame_pool {
+    size_t frames = 0;
+    size_t llrs_per_frame = 0;
+    size_t bits_per_frame = 0;
+    float sigma = 0;
+    std::vector<float> llrs;
+    std::vector<gpufec::llr8_t> llrs8;
+    std::vector<uint8_t> info_bits;
+};
+
+frame_pool make_pool(const gpufec::conv_code& code, const options& opt, float llr_scale)
+{
+    frame_pool pool;
+    auto source = gpufec::make_awgn_bpsk_source(
+        code, opt.ebn0_db, opt.seed, gpufec::resolve_backend("cpu"));
+    pool.llrs_per_frame = source->llrs_per_frame();
+    pool.bits_per_frame = source->bits_per_frame();
+    const double frame_bytes = double(pool.llrs_per_frame) * sizeof(float);
+    pool.frames =
+        size_t(std::max(1.0, std::floor(opt.pool_mib * 1048576.0 / frame_bytes)));
+    pool.sigma = float(gpufec::awgn_sigma(code.rate(), opt.ebn0_db));
+    pool.llrs.resize(pool.frames * pool.llrs_per_frame);
+    pool.llrs8.resize(pool.llrs.size());
+    pool.info_bits.resize(pool.frames * pool.bits_per_frame);
+    source->generate(0, pool.frames, pool.llrs.data(), pool.info_bits.data());
+    gpufec::quantize_llrs(
+        pool.llrs.data(), pool.llrs8.data(), pool.llrs.size(), llr_scale);
+    return pool;
+}
+
+//! Bit errors of a decoded (packed, MSB first) frame against pool frame `index`.
+size_t count_bit_errors(const frame_pool& pool,
+                        size_t index,
+                        const uint8_t* packed,
+                        size_t nbits,
+                        std::vector<uint8_t>& scratch)
+{
+    scratch.resize(nbits);
+    gpufec::unpack_bits(packed, scratch.data(), nbits);
+    const uint8_t* ref = pool.info_bits.data() + index * pool.bits_per_frame;
+    size_t errors = 0;
+    for (size_t i = 0; i < nbits; ++i)
+        errors += (scratch[i] & 1) != (ref[i] & 1);
+    return errors;
+}
+
+/*!
+ * Streams pool frames through the engine for `seconds` (or, when `check` is set, exactly
+ * `check_frames` frames with every output compared to the transmitted bits). Returns
+ * decoded information bits per second; `ber` gets the check's bit error rate.
+ */
+double run_engine(gpufec::batch_engine& engine,
+                  const frame_pool& pool,
+                  bool int8_input,
+                  double seconds,
+                  size_t check_frames,
+                  double* ber)
+{
+    const size_t items = pool.llrs_per_frame;
+    uint64_t next_id = 0;
+    uint64_t bits = 0, errors = 0;
+    std::vector<uint8_t> scratch;
+    gpufec::completed_frame done;
+    auto consume = [&](const gpufec::completed_frame& f) {
+        bits += f.nbits;
+        if (check_frames)
+            errors +=
+                count_bit_errors(pool, f.id % pool.frames, f.packed, f.nbits, scratch);
+    };
+    const auto t0 = steady::now();
+    const auto deadline = t0 + std::chrono::duration_cast<steady::duration>(
+                                   std::chrono::duration<double>(seconds));
+    for (;;) {
+        if (check_frames ? next_id >= check_frames : steady::now() >= deadline)
+            break;
+        const size_t index = next_id % pool.frames;
+        const bool taken =
+            int8_input ? engine.submit(pool.llrs8.data() + index * items, items, next_id)
+                       : engine.submit(pool.llrs.data() + index * items, items, next_id);
+        if (!taken) {
+            if (!engine.pop_wait(done))
+                throw gpufec::error("engine refused a frame with nothing pending");
+            consume(done);
+            continue;
+        }
+        ++next_id;
+        while (engine.try_pop(done))
+            consume(done);
+    }
+    engine.flush();
+    while (engine.pop_wait(done))
+        consume(done);
+    const double elapsed = seconds_since(t0);
+    if (ber)
+        *ber = bits ? double(errors) / double(bits) : 0.0;
+    return double(bits) / elapsed;
+}
+
+size_t default_batch_bits(gpufec::backend_kind kind)
+{
+    // CPU: a few ms of work per batch and thread; CUDA: enough windows to fill a GPU.
+    return kind == gpufec::backend_kind::cuda ? (size_t(1) << 24) : (size_t(1) << 18);
+}
+
+struct engine_case {
+    std::string label;
+    std::string backend_name;
+    gpufec::backend_spec spec;
+    int cpu_threads;
+};
+
+void bench_engine_case(const gpufec::conv_code& code,
+                       const frame_pool& pool,
+                       const engine_case& c,
+                       const options& opt,
+                       std::vector<result>& results)
+{
+    std::shared_ptr<gpufec::batch_decoder> decoder =
+        gpufec::make_viterbi_decoder(code, c.spec);
+    gpufec::engine_config config;
+    const size_t batch_bits =
+        opt.batch_bits ? opt.batch_bits : default_batch_bits(c.spec.kind);
+    config.max_batch_frames =
+        std::max<size_t>(1, (batch_bits + code.frame_bits() - 1) / code.frame_bits());
+    config.cpu_threads = c.cpu_threads;
+    gpufec::batch_engine engine(decoder, config);
+
+    for (int pass = 0; pass < 2; ++pass) {
+        const bool int8_input = pass == 1;
+        if ((int8_input && !opt.use_int8) || (!int8_input && !opt.use_float))
+            continue;
+        result r;
+        r.group = "viterbi";
+        r.label = "viterbi " + c.label + " end-to-end";
+        r.backend = c.backend_name;
+        r.path = "end-to-end";
+        r.input = int8_input ? "int8" : "float";
+        r.unit = "bit/s";
+        r.frame_bits = code.frame_bits();
+        // Warm-up that also checks the output: at least two full batches.
+        const size_t check_frames = std::max<size_t>(2 * config.max_batch_frames,
+                                                     std::min<size_t>(pool.frames, 64));
+        run_engine(engine, pool, int8_input, 0, check_frames, &r.ber);
+        for (int i = 0; i < opt.runs; ++i)
+            r.runs.push_back(
+                run_engine(engine, pool, int8_input, opt.seconds, 0, nullptr));
+        r.info_bits_per_s = r.median();
+        results.push_back(r);
+    }
+}
+
+#ifdef GPUFEC_HAVE_CUDA
+void bench_cuda_kernel(const gpufec::conv_code& code,
+                       const options& opt,
+                       const std::string& backend_name,
+                       std::vector<result>& results)
+{
+    const size_t batch_bits =
+        opt.batch_bits ? opt.batch_bits : default_batch_bits(gpufec::backend_kind::cuda);
+    const size_t frames = std::max<size_t>(1, batch_bits / code.frame_bits());
+    const int reps = std::max(opt.runs, 10);
+    const auto timing = gpufec::cuda::time_viterbi_kernel(code, opt.device, frames, reps);
+    result r;
+    r.group = "viterbi";
+    r.label = "viterbi " + backend_name + " kernel-only";
+    r.backend = backend_name;
+    r.path = "kernel-only";
+    r.input = "int8";
+    r.unit = "bit/s";
+    r.frame_bits = code.frame_bits();
+    r.runs.push_back(timing.info_bits / (timing.median_ms * 1e-3));
+    r.info_bits_per_s = r.runs.back();
+    results.push_back(r);
+}
+
+//! Peak DRAM bandwidth in bytes/s from the memory clock (kHz, double data rate) and
+//! bus width.
+double peak_memory_bandwidth(int device)
+{
+    int clock_khz = 0, bus_bits = 0;
+    GPUFEC_CUDA_CHECK(
+        cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device));
+    GPUFEC_CUDA_CHECK(
+        cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
+    return 2.0 * clock_khz * 1e3 * bus_bits / 8.0;
+}
+
+void bench_cuda_source_device(const gpufec::conv_code& code,
+                              const options& opt,
+                              const std::string& backend_name,
+                              std::vector<result>& results)
+{
+    gpufec::cuda::device_guard guard(opt.device);
+    gpufec::cuda::awgn_source_cuda source(code, opt.ebn0_db, opt.seed, opt.device);
+    const size_t frames = std::max<size_t>(1, (size_t(1) << 24) / code.frame_bits());
+    gpufec::cuda::device_buffer<float> llrs(frames * source.llrs_per_frame());
+    gpufec::cuda::device_buffer<uint8_t> bits(frames * source.bits_per_frame());
+    gpufec::cuda::stream stream;
+    gpufec::cuda::event start(true), stop(true);
+    const double bytes = double(llrs.bytes() + bits.bytes());
+    const double info_bits = double(frames * source.bits_per_frame());
+    result r;
+    r.group = "source";
+    r.label = "source " + backend_name + " device-only";
+    r.backend = backend_name;
+    r.path = "device-only";
+    r.input = "-";
+    r.unit = "B/s";
+    r.frame_bits = code.frame_bits();
+    const int reps = std::max(opt.runs, 10);
+    uint64_t first = 0;
+    for (int i = -2; i < reps; ++i) { // two warm-up launches
+        start.record(stream.get());
+        source.generate_device(first, frames, llrs.get(), bits.get(), stream.get());
+        stop.record(stream.get());
+        stop.synchronize();
+        first += frames;
+        const double s = stop.elapsed_ms_since(start) * 1e-3;
+        if (i >= 0)
+            r.runs.push_back(bytes / s);
+    }
+    r.info_bits_per_s = r.median() / bytes * info_bits;
+    results.push_back(r);
+}
+#endif
+
+void bench_source_to_host(const gpufec::conv_code& code,
+                          const options& opt,
+                          const gpufec::backend_spec& spec,
+                          const std::string& backend_name,
+                          std::vector<result>& results)
+{
+    auto source = gpufec::make_awgn_bpsk_source(code, opt.ebn0_db, opt.seed, spec);
+    const size_t batch_bits =
+        spec.kind == gpufec::backend_kind::cuda ? (size_t(1) << 24) : (size_t(1) << 20);
+    const size_t frames = std::max<size_t>(1, batch_bits / code.frame_bits());
+    std::vector<float> llrs(frames * source->llrs_per_frame());
+    std::vector<uint8_t> bits(frames * source->bits_per_frame());
+    const double bytes_per_frame =
+        double(source->llrs_per_frame() * sizeof(float) + source->bits_per_frame());
+    result r;
+    r.group = "source";
+    r.label = "source " + backend_name + " to host";
+    r.backend = backend_name;
+    r.path = "to-host";
+    r.input = "-";
+    r.unit = "B/s";
+    r.frame_bits = code.frame_bits();
+    uint64_t first = 0;
+    source->generate(first, frames, llrs.data(), bits.data()); // warm-up
+    first += frames;
+    for (int i = 0; i < opt.runs; ++i) {
+        const auto t0 = steady::now();
+        size_t made = 0;
+        do {
+            source->generate(first, frames, llrs.data(), bits.data());
+            first += frames;
+            made += frames;
+        } while (seconds_since(t0) < opt.seconds);
+        r.runs.push_back(made * bytes_per_frame / seconds_since(t0));
+    }
+    r.info_bits_per_s = r.median() / bytes_per_frame * source->bits_per_frame();
+    results.push_back(r);
+}
+
+#ifdef GPUFEC_HAVE_GNURADIO
+/*!
+ * gr-fec's cc_decoder on one thread. Its generic_work() takes one unsigned char per
+ * coded bit: 128 + 48*y for a BPSK symbol y that is +1 for coded bit 1 (its branch
+ * table expects 255 for a 1), saturated to 0..255 -- what gr-fec's extended decoder
+ * produces from floats (multiply by 48, add 128, float_to_uchar). With our LLR
+ * L = 2y'/sigma^2 and our BPSK 0 -> +1 (y' = -y), the symbol is 128 - 24 sigma^2 L.
+ * Polynomials: gr-fec's are ours bit-reversed over K, in the same order.
+ */
+bool grfec_supports(const gpufec::conv_code& code, std::string* why)
+{
+    if (code.k() != 7 || code.n() != 2 || code.punctured()) {
+        *why = "gr-fec cc_decoder: only K=7 rate 1/2 unpunctured (its VOLK kernel)";
+        return false;
+    }
+    return true;
+}
+
+std::vector<int> grfec_polys(const gpufec::conv_code& code)
+{
+    std::vector<int> out;
+    for (int p : code.polys()) {
+        int r = 0;
+        for (int i = 0; i < code.k(); ++i)
+            r |= ((p >> i) & 1) << (code.k() - 1 - i);
+        out.push_back(r);
+    }
+    return out;
+}
+
+uint8_t grfec_symbol(float gr_convention_y)
+{
+    const float s = std::nearbyint(128.0f + 48.0f * gr_convention_y);
+    return uint8_t(std::min(255.0f, std::max(0.0f, s)));
+}
+
+void bench_grfec(const gpufec::conv_code& code,
+                 const frame_pool& pool,
+                 const options& opt,
+                 std::vector<result>& results)
+{
+    const int fb = code.frame_bits();
+    cc_mode_t mode = CC_TERMINATED;
+    if (code.term() == gpufec::termination::truncated)
+        mode = CC_TRUNCATED;
+    else if (code.term() == gpufec::termination::tail_biting)
+        mode = CC_TAILBITING;
+    auto decoder = gr::fec::code::cc_decoder::make(
+        fb, code.k(), code.n(), grfec_polys(code), 0, -1, mode, false);
+    const size_t in_items = size_t(decoder->get_input_size());
+    if (in_items != pool.llrs_per_frame)
+        throw gpufec::error("gr-fec cc_decoder wants " + std::to_string(in_items) +
+                            " symbols per frame, our code has " +
+                            std::to_string(pool.llrs_per_frame));
+    // gr-fec's soft symbols: y = -L sigma^2 / 2 (gr-fec BPSK: coded 1 -> +1).
+    const float to_y = -pool.sigma * pool.sigma / 2.0f;
+    std::vector<float> y(pool.llrs.size());
+    std::vector<uint8_t> symbols(pool.llrs.size());
+    for (size_t i = 0; i < y.size(); ++i) {
+        y[i] = pool.llrs[i] * to_y;
+        symbols[i] = grfec_symbol(y[i]);
+    }
+    std::vector<uint8_t> out(size_t(decoder->get_output_size()) + 8);
+    std::vector<uint8_t> converted(in_items);
+
+    for (int with_conversion = 0; with_conversion < 2; ++with_conversion) {
+        if ((with_conversion && !opt.use_float) || (!with_conversion && !opt.use_int8))
+            continue;
+        auto decode_frame = [&](size_t index) {
+            if (with_conversion) {
+                const float* src = y.data() + index * in_items;
+                for (size_t i = 0; i < in_items; ++i)
+                    converted[i] = grfec_symbol(src[i]);
+                decoder->generic_work(converted.data(), out.data());
+            } else {
+                decoder->generic_work(symbols.data() + index * in_items, out.data());
+            }
+        };
+        result r;
+        r.group = "gr-fec";
+        r.label = with_conversion ? "gr-fec cc_decoder x1 (+float->uchar)"
+                                  : "gr-fec cc_decoder x1";
+        r.backend = "cpu x1";
+        r.path = "end-to-end";
+        r.input = with_conversion ? "float" : "uchar";
+        r.unit = "bit/s";
+        r.frame_bits = fb;
+        // Warm-up and check against the transmitted bits.
+        uint64_t errors = 0, bits = 0;
+        const size_t check_frames =
+            std::min<size_t>(pool.frames, std::max(4, (1 << 16) / fb));
+        for (size_t f = 0; f < check_frames; ++f) {
+            decode_frame(f);
+            const uint8_t* ref = pool.info_bits.data() + f * pool.bits_per_frame;
+            for (int i = 0; i < fb; ++i)
+                errors += (out[i] & 1) != (ref[i] & 1);
+            bits += fb;
+        }
+        r.ber = double(errors) / double(bits);
+        size_t index = 0;
+        for (int run = 0; run < opt.runs; ++run) {
+            const auto t0 = steady::now();
+            uint64_t decoded = 0;
+            do {
+                decode_frame(index);
+                index = (index + 1) % pool.frames;
+                decoded += fb;
+            } while (seconds_since(t0) < opt.seconds);
+            r.runs.push_back(decoded / seconds_since(t0));
+        }
+        r.info_bits_per_s = r.median();
+        results.push_back(r);
+    }
+}
+#endif
+
+std::string json_escape(const std::string& s)
+{
+    std::string out;
+    for (char c : s) {
+        if (c == '"' || c == '\\')
+            out += '\\';
+        if (static_cast<unsigned char>(c) < 0x20)
+            continue;
+        out += c;
+    }
+    return out;
+}
+
+struct run_info {
+    std::string date, cpu, gpu, code;
+    double peak_bandwidth = 0; //!< bytes/s of the GPU's memory, 0 without GPU
+    std::vector<std::string> notes;
+};
+
+void write_json(const std::string& path,
+                const run_info& info,
+                const options& opt,
+                const std::vector<result>& results)
+{
+    std::ofstream f(path);
+    if (!f)
+        throw gpufec::error("cannot write " + path);
+    f << std::setprecision(10);
+    f << "{\n  \"tool\": \"gpufec-bench\",\n";
+    f << "  \"date\": \"" << info.date << "\",\n";
+    f << "  \"commit\": \"" << GPUFEC_GIT_COMMIT << "\",\n";
+    f << "  \"cpu\": \"" << json_escape(info.cpu) << "\",\n";
+    f << "  \"cpu_threads\": " << opt.threads << ",\n";
+    f << "  \"gpu\": \"" << json_escape(info.gpu) << "\",\n";
+    f << "  \"gpu_peak_memory_bandwidth_Bps\": " << info.peak_bandwidth << ",\n";
+    f << "  \"code\": \"" << json_escape(info.code) << "\",\n";
+    f << "  \"ebn0_db\": " << opt.ebn0_db << ",\n";
+    f << "  \"seconds_per_run\": " << opt.seconds << ",\n";
+    f << "  \"runs\": " << opt.runs << ",\n";
+    f << "  \"notes\": [";
+    for (size_t i = 0; i < info.notes.size(); ++i)
+        f << (i ? ", " : "") << '"' << json_escape(info.notes[i]) << '"';
+    f << "],\n  \"results\": [\n";
+    for (size_t i = 0; i < results.size(); ++i) {
+        const result& r = results[i];
+        f << "    {\"label\": \"" << json_escape(r.label) << "\", \"group\": \""
+          << r.group << "\", \"backend\": \"" << json_escape(r.backend)
+          << "\", \"path\": \"" << r.path << "\", \"input\": \"" << r.input
+          << "\", \"frame_bits\": " << r.frame_bits << ", \"unit\": \"" << r.unit
+          << "\", \"median\": " << r.median()
+          << ", \"info_bits_per_s\": " << r.info_bits_per_s
+          << ", \"check_ber\": " << r.ber << ", \"runs\": [";
+        for (size_t j = 0; j < r.runs.size(); ++j)
+            f << (j ? ", " : "") << r.runs[j];
+        f << "]}" << (i + 1 < results.size() ? "," : "") << "\n";
+    }
+    f << "  ]\n}\n";
+}
+
+void print_table(const run_info& info,
+                 const options& opt,
+                 const std::vector<result>& results)
+{
+    std::cout << "gpufec-bench " << info.date << "  commit " << GPUFEC_GIT_COMMIT << "\n"
+              << "CPU: " << info.cpu << " (" << opt.threads
+              << " threads)   GPU: " << info.gpu << "\n"
+              << "code: " << info.code << "; LLRs from the AWGN source at " << opt.ebn0_db
+              << " dB; median of " << opt.runs << " runs x " << opt.seconds << " s\n\n";
+    // Rows in first-seen order, one column per frame size.
+    std::vector<std::pair<std::string, std::string>> rows; // (label, input)
+    for (const result& r : results) {
+        auto key = std::make_pair(r.label, r.input);
+        if (std::find(rows.begin(), rows.end(), key) == rows.end())
+            rows.push_back(key);
+    }
+    const int label_w = 40, input_w = 6, cell_w = 12;
+    std::cout << std::left << std::setw(label_w) << "frame size (info bits)"
+              << std::setw(input_w) << "input";
+    for (int fb : opt.frame_sizes)
+        std::cout << std::right << std::setw(cell_w) << fb;
+    std::cout << "\n";
+    std::string group;
+    for (const auto& row : rows) {
+        const result* first = nullptr;
+        for (const result& r : results)
+            if (r.label == row.first && r.input == row.second) {
+                first = &r;
+                break;
+            }
+        if (first->group == "source" && group != "source")
+            std::cout
+                << "AWGN source (bytes written per second: float LLRs + bit bytes)\n";
+        else if (first->group != "source" && group.empty())
+            std::cout << "Viterbi decoder (decoded information bits per second)\n";
+        group = first->group;
+        std::cout << std::left << std::setw(label_w) << row.first << std::setw(input_w)
+                  << row.second;
+        for (int fb : opt.frame_sizes) {
+            std::string cell = "-";
+            for (const result& r : results)
+                if (r.label == row.first && r.input == row.second && r.frame_bits == fb)
+                    cell = format_rate(r.median(), r.unit);
+            std::cout << std::right << std::setw(cell_w) << cell;
+        }
+        std::cout << "\n";
+    }
+    // Our CPU decoder on one core against gr-fec's, per frame size.
+    for (const char* input : { "int8", "float" }) {
+        const std::string ours = "viterbi cpu x1 end-to-end";
+        const std::string theirs = std::string(input) == std::string("int8")
+                                       ? "gr-fec cc_decoder x1"
+                                       : "gr-fec cc_decoder x1 (+float->uchar)";
+        std::ostringstream line;
+        bool any = false;
+        for (int fb : opt.frame_sizes) {
+            double a = 0, b = 0;
+            for (const result& r : results) {
+                if (r.frame_bits != fb)
+                    continue;
+                if (r.label == ours && r.input == input)
+                    a = r.median();
+                if (r.label == theirs)
+                    b = r.median();
+            }
+            std::ostringstream cell;
+            if (a > 0 && b > 0) {
+                cell << std::fixed << std::setprecision(2) << a / b << "x";
+                any = true;
+            } else {
+                cell << "-";
+            }
+            line << std::right << std::setw(cell_w) << cell.str();
+        }
+        if (any)
+            std::cout << std::left << std::setw(label_w)
+                      << (std::string("ratio cpu x1 ") + input + " / gr-fec")
+                      << std::setw(input_w) << "" << line.str() << "\n";
+    }
+    if (info.peak_bandwidth > 0) {
+        for (const result& r : results)
+            if (r.path == "device-only" && r.frame_bits == opt.frame_sizes.back())
+                std::cout << "source device-only at " << r.frame_bits
+                          << " bits: " << std::fixed << std::setprecision(1)
+                          << 100.0 * r.median() / info.peak_bandwidth
+                          << "% of the GPU's peak memory bandwidth ("
+                          << format_rate(info.peak_bandwidth, "B/s") << ")\n";
+    }
+    for (const std::string& note : info.notes)
+        std::cout << "note: " << note << "\n";
+}
+
+options parse_options(int argc, char** argv, bool& help)
+{
+    options opt;
+    std::string frame_sizes = "256,1024,4096,16384,65536";
+    std::string input = "both", polys = "171,133", source = "on", grfec = "on";
+    po::options_description desc(
+        "gpufec-bench: Viterbi decoder and AWGN source throughput.\n"
+        "Decoder figures are decoded information bits per second: end-to-end (host\n"
+        "memory in and out, through the batching engine) on the CPU with 1 and all\n"
+        "threads and on CUDA, plus CUDA kernel-only; gr-fec's cc_decoder on one thread\n"
+        "when built with GNU Radio. Options");
+    // clang-format off
+    desc.add_options()
+        ("help,h", "this help")
+        ("backend", po::value(&opt.backend)->default_value(opt.backend),
+         "cpu | cuda | all (all: CUDA too when a device exists)")
+        ("frame-sizes", po::value(&frame_sizes)->default_value(frame_sizes),
+         "comma-separated frame lengths in information bits")
+        ("frames-sizes", po::value(&frame_sizes), "alias of --frame-sizes")
+        ("input", po::value(&input)->default_value(input), "float | int8 | both")
+        ("seconds", po::value(&opt.seconds)->default_value(opt.seconds),
+         "length of one timed run")
+        ("runs", po::value(&opt.runs)->default_value(opt.runs),
+         "timed runs per figure (the median is shown)")
+        ("threads", po::value(&opt.threads)->default_value(0),
+         "CPU threads of the 'all threads' rows (0: hardware threads)")
+        ("device", po::value(&opt.device)->default_value(opt.device), "CUDA device")
+        ("k", po::value(&opt.k)->default_value(opt.k), "constraint length 3..9")
+        ("polys", po::value(&polys)->default_value(polys),
+         "generator polynomials in octal, standard convention (MSB taps the newest bit)")
+        ("termination", po::value(&opt.termination)->default_value(opt.termination),
+         "terminated | truncated | tail_biting")
+        ("puncture", po::value(&opt.puncture)->default_value(""),
+         "\"\", 2/3, 3/4, 5/6, 7/8 or a keep-mask such as 110110")
+        ("ebn0", po::value(&opt.ebn0_db)->default_value(opt.ebn0_db),
+         "Eb/N0 (dB) of the input frames; the warm-up checks the decoded BER")
+        ("seed", po::value(&opt.seed)->default_value(opt.seed), "source seed")
+        ("batch-bits", po::value(&opt.batch_bits)->default_value(0),
+         "information bits per engine batch (0: 2^18 CPU, 2^24 CUDA)")
+        ("pool-mib", po::value(&opt.pool_mib)->default_value(opt.pool_mib),
+         "MiB of float LLRs generated per frame size and cycled through")
+        ("source", po::value(&source)->default_value(source), "on | off: time the AWGN source")
+        ("grfec", po::value(&grfec)->default_value(grfec),
+         "on | off: time gr-fec's cc_decoder (needs a GNU Radio build)")
+        ("json", po::value(&opt.json), "also write every figure to this JSON file");
+    // clang-format on
+    po::variables_map vm;
+    po::store(po::parse_command_line(argc, argv, desc), vm);
+    po::notify(vm);
+    help = vm.count("help") > 0;
+    if (help) {
+        std::cout << desc << "\n";
+        return opt;
+    }
+    if (opt.backend != "cpu" && opt.backend != "cuda" && opt.backend != "all")
+        throw gpufec::error("--backend must be cpu, cuda or all, got \"" + opt.backend +
+                            "\"");
+    if (input != "float" && input != "int8" && input != "both")
+        throw gpufec::error("--input must be float, int8 or both, got \"" + input + "\"");
+    opt.use_float = input != "int8";
+    opt.use_int8 = input != "float";
+    auto on_off = [](const std::string& v, const char* name) {
+        if (v != "on" && v != "off")
+            throw gpufec::error(std::string("--") + name + " must be on or off, got \"" +
+                                v + "\"");
+        return v == "on";
+    };
+    opt.source = on_off(source, "source");
+    opt.grfec = on_off(grfec, "grfec");
+    opt.frame_sizes = parse_int_list(frame_sizes, 10, "frame size");
+    opt.polys = parse_int_list(polys, 8, "octal polynomial");
+    if (!(opt.seconds > 0) || opt.runs < 1)
+        throw gpufec::error("--seconds must be > 0 and --runs >= 1");
+    if (opt.threads <= 0)
+        opt.threads = hardware_threads();
+    return opt;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    try {
+        bool help = false;
+        options opt = parse_options(argc, argv, help);
+        if (help)
+            return 0;
+
+        run_info info;
+        info.date = utc_now();
+        info.cpu = cpu_model();
+        const bool want_cuda = opt.backend != "cpu";
+        const bool have_cuda = gpufec::cuda_device_count() > opt.device;
+        if (opt.backend == "cuda" && !have_cuda)
+            throw gpufec::error("--backend cuda: no CUDA device " +
+                                std::to_string(opt.device) + " (" +
+                                std::to_string(gpufec::cuda_device_count()) +
+                                " found); use --backend cpu or all");
+        const bool run_cuda = want_cuda && have_cuda;
+        const bool run_cpu = opt.backend != "cuda";
+        info.gpu = run_cuda ? gpufec::cuda_device_description(opt.device) : "none used";
+        if (want_cuda && !have_cuda)
+            info.notes.push_back("no CUDA device: CUDA rows skipped");
+#ifdef GPUFEC_HAVE_CUDA
+        if (run_cuda)
+            info.peak_bandwidth = peak_memory_bandwidth(opt.device);
+#endif
+        const gpufec::termination term = gpufec::parse_termination(opt.termination);
+        info.code = gpufec::conv_code(
+                        opt.frame_sizes.front(), opt.k, opt.polys, term, opt.puncture)
+                        .describe();
+        // describe() names the first frame size; the table has one column per size.
+        const auto frame_pos = info.code.find(" frame=");
+        if (frame_pos != std::string::npos)
+            info.code.erase(frame_pos);
+
+        const std::string cuda_name = "cuda:" + std::to_string(opt.device);
+        std::vector<engine_case> cases;
+        if (run_cpu) {
+            cases.push_back({ "cpu x1", "cpu x1", gpufec::resolve_backend("cpu"), 1 });
+            if (opt.threads > 1)
+                cases.push_back({ "cpu x" + std::to_string(opt.threads),
+                                  "cpu x" + std::to_string(opt.threads),
+                                  gpufec::resolve_backend("cpu"),
+                                  opt.threads });
+        }
+        if (run_cuda)
+            cases.push_back(
+                { cuda_name, cuda_name, gpufec::resolve_backend(cuda_name), 0 });
+
+        std::vector<result> results;
+        [[maybe_unused]] bool grfec_noted = false;
+        for (int fb : opt.frame_sizes) {
+            const gpufec::conv_code code(fb, opt.k, opt.polys, term, opt.puncture);
+            std::cerr << "[bench] frame " << fb << " bits: generating frames\n";
+            const gpufec::engine_config defaults;
+            const frame_pool pool = make_pool(code, opt, defaults.llr_scale);
+            for (const engine_case& c : cases) {
+                std::cerr << "[bench] frame " << fb << " bits: viterbi " << c.label
+                          << "\n";
+                bench_engine_case(code, pool, c, opt, results);
+#ifdef GPUFEC_HAVE_GNURADIO
+                if (c.label == "cpu x1" && opt.grfec) {
+                    std::string why;
+                    if (grfec_supports(code, &why)) {
+                        std::cerr << "[bench] frame " << fb
+                                  << " bits: gr-fec cc_decoder\n";
+                        bench_grfec(code, pool, opt, results);
+                    } else if (!grfec_noted) {
+                        info.notes.push_back(why);
+                        grfec_noted = true;
+                    }
+                }
+#endif
+            }
+#ifdef GPUFEC_HAVE_CUDA
+            if (run_cuda) {
+                std::cerr << "[bench] frame " << fb << " bits: viterbi kernel-only\n";
+                bench_cuda_kernel(code, opt, cuda_name, results);
+            }
+#endif
+            if (opt.source) {
+                std::cerr << "[bench] frame " << fb << " bits: source\n";
+                if (run_cpu)
+                    bench_source_to_host(
+                        code, opt, gpufec::resolve_backend("cpu"), "cpu", results);
+                if (run_cuda) {
+                    bench_source_to_host(code,
+                                         opt,
+                                         gpufec::resolve_backend(cuda_name),
+                                         cuda_name,
+                                         results);
+#ifdef GPUFEC_HAVE_CUDA
+                    bench_cuda_source_device(code, opt, cuda_name, results);
+#endif
+                }
+            }
+        }
+#ifndef GPUFEC_HAVE_GNURADIO
+        if (opt.grfec && run_cpu)
+            info.notes.push_back("built without GNU Radio: no gr-fec comparison");
+#else
+        info.notes.push_back("gr-fec rows: generic_work() on unsigned char symbols "
+                             "128 - 24 sigma^2 L (128 + 48 y, coded 1 -> y = +1), its "
+                             "polynomials ours bit-reversed");
+#endif
+
+        // Sanity: decoders that do not decode at this Eb/N0 make the figures meaningless.
+        const double ber_limit = 0.05;
+        bool sane = true;
+        for (const result& r : results) {
+            if (r.ber > ber_limit) {
+                info.notes.push_back("CHECK FAILED: " + r.label + " (" + r.input + ", " +
+                                     std::to_string(r.frame_bits) +
+                                     " bits) decoded with BER " + std::to_string(r.ber) +
+                                     " at " + std::to_string(opt.ebn0_db) + " dB");
+                sane = false;
+            }
+        }
+        double worst = 0;
+        for (const result& r : results)
+            worst = std::max(worst, r.ber);
+        if (sane) {
+            std::ostringstream s;
+            s << "check: every decoder's warm-up output matched the sent bits (worst BER "
+              << worst << " at " << opt.ebn0_db << " dB)";
+            info.notes.push_back(s.str());
+        }
+
+        print_table(info, opt, results);
+        if (!opt.json.empty())
+            write_json(opt.json, info, opt, results);
+        return sane ? 0 : 1;
+    } catch (const std::exception& e) {
+        std::cerr << "gpufec-bench: " << e.what() << "\n";
+        return 2;
+    }
+}
