@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <sstream>
+#include <type_traits>
 
 namespace gpufec {
 namespace cuda {
@@ -38,10 +39,42 @@ __device__ __forceinline__ int32_t branch_metric(const viterbi_code_params& code
  * Decision words: bit (31 - s % 32) of word s / 32, stored [step][word][window] so the
  * warp writes coalesced.
  */
-template <int K, int NOUT, bool SYM>
+//! Output symbol (bit i = coded bit i) of the transition j -> 2j for compile-time taps.
+__host__ __device__ constexpr int parity_of(uint32_t v)
+{
+    int p = 0;
+    for (; v; v &= v - 1)
+        p ^= 1;
+    return p;
+}
+
+template <uint32_t TAP0, uint32_t TAP1>
+__host__ __device__ constexpr int static_symbol(int j)
+{
+    const uint32_t reg = static_cast<uint32_t>(j) << 1;
+    return parity_of(reg & TAP0) | (parity_of(reg & TAP1) << 1);
+}
+
+//! Calls f(integral_constant<int, I>) for I in [BEGIN, END): compile-time indices.
+template <int BEGIN, int END, typename F>
+__device__ __forceinline__ void static_for(F&& f)
+{
+    if constexpr (BEGIN < END) {
+        f(std::integral_constant<int, BEGIN>{});
+        static_for<BEGIN + 1, END>(f);
+    }
+}
+
+/*!
+ * TAP0/TAP1 != 0 selects the compile-time rate-1/2 path: the four possible branch
+ * metrics (+/-A, +/-B) are formed once per stage and each butterfly picks its own
+ * at compile time (no per-butterfly multiplies).
+ */
+template <int K, int NOUT, bool SYM, uint32_t TAP0 = 0, uint32_t TAP1 = 0>
 __global__ void __launch_bounds__(threads_per_block)
     viterbi_window_kernel(const viterbi_code_params code, const viterbi_batch_params batch)
 {
+    constexpr bool STATIC_CODE = TAP0 != 0;
     constexpr int S = 1 << (K - 1);
     constexpr int HALF = S / 2;
     constexpr int WORDS = (S + 31) / 32;
@@ -80,23 +113,32 @@ __global__ void __launch_bounds__(threads_per_block)
             phase = 0;
         }
 
+        // Static path: metrics of the symbols 00 (A), 01 (-B), 10 (B), 11 (-A).
+        const int32_t A = llr[0] + llr[NOUT > 1 ? 1 : 0];
+        const int32_t B = llr[0] - llr[NOUT > 1 ? 1 : 0];
         int32_t npm[S];
         uint32_t word[WORDS];
 #pragma unroll
         for (int q = 0; q < WORDS; ++q)
             word[q] = 0;
-#pragma unroll
-        for (int j = 0; j < HALF; ++j) {
+        static_for<0, HALF>([&](auto jc) {
+            constexpr int j = decltype(jc)::value;
             const int32_t a = pm[j];
             const int32_t b = pm[j + HALF];
             int32_t n0, n1, d0, d1;
             if constexpr (SYM) {
-                const int32_t x = branch_metric<NOUT>(code, 0, j, llr);
+                int32_t x;
+                if constexpr (STATIC_CODE) {
+                    constexpr int sym = static_symbol<TAP0, TAP1>(j);
+                    x = sym == 0 ? A : sym == 3 ? -A : sym == 2 ? B : -B;
+                } else {
+                    x = branch_metric<NOUT>(code, 0, j, llr);
+                }
                 const int32_t x2 = x + x;
                 d0 = a - b + x2; // (a + x) - (b - x)
                 d1 = a - b - x2; // (a - x) - (b + x)
-                n0 = max(a + x, b - x);
-                n1 = max(a - x, b + x);
+                n0 = __viaddmax_s32(a, x, b - x);
+                n1 = __viaddmax_s32(b, x, a - x);
             } else {
                 const int32_t m00 = a + branch_metric<NOUT>(code, 0, j, llr);
                 const int32_t m01 = a + branch_metric<NOUT>(code, 1, j, llr);
@@ -113,7 +155,7 @@ __global__ void __launch_bounds__(threads_per_block)
             // (for S < 32, at bit S - 1 - s).
             word[(2 * j) / 32] = __funnelshift_l(static_cast<uint32_t>(d0), word[(2 * j) / 32], 1);
             word[(2 * j) / 32] = __funnelshift_l(static_cast<uint32_t>(d1), word[(2 * j) / 32], 1);
-        }
+        });
 #pragma unroll
         for (int s = 0; s < S; ++s)
             pm[s] = npm[s];
@@ -171,8 +213,13 @@ kernel_fn pick_kernel_k(int nout, bool sym)
     return viterbi_window_kernel<K, 4, false>;
 }
 
-kernel_fn pick_kernel(int k, int nout, bool sym)
+kernel_fn pick_kernel(const conv_code& code)
 {
+    const int k = code.k(), nout = code.n();
+    const bool sym = code.symmetric();
+    // The 802.11/DVB/CCSDS code gets the compile-time path (taps: bit-reversed 171, 133).
+    if (k == 7 && nout == 2 && code.tap_mask(0) == 0117 && code.tap_mask(1) == 0155)
+        return viterbi_window_kernel<7, 2, true, 0117, 0155>;
     switch (k) {
     case 3:
         return pick_kernel_k<3>(nout, sym);
@@ -200,7 +247,7 @@ public:
         require_device(device);
         d_device_name = device_name(device);
         build_params();
-        d_kernel = pick_kernel(code.k(), code.n(), code.symmetric());
+        d_kernel = pick_kernel(code);
     }
 
     backend_kind backend() const override { return backend_kind::cuda; }
