@@ -41,7 +41,7 @@ constexpr uint32_t weyl1 = 0xBB67AE85u;
 GPUFEC_HD uint32_t mulhi(uint32_t a, uint32_t b)
 {
 #ifdef __CUDA_ARCH__
-    return __umulhi(a, b);
+    return __umulhi(a, b); // keeps the round in 32-bit registers
 #else
     return static_cast<uint32_t>((static_cast<uint64_t>(a) * b) >> 32);
 #endif
@@ -57,11 +57,9 @@ GPUFEC_HD u32x4 philox4x32_10(u32x4 ctr, uint32_t key0, uint32_t key1)
     for (int round = 0; round < 10; ++round) {
         const uint32_t hi0 = mulhi(mul0, c0), lo0 = mul0 * c0;
         const uint32_t hi1 = mulhi(mul1, c2), lo1 = mul1 * c2;
-        const uint32_t n0 = hi1 ^ c1 ^ key0;
-        const uint32_t n2 = hi0 ^ c3 ^ key1;
-        c0 = n0;
+        c0 = hi1 ^ c1 ^ key0;
+        c2 = hi0 ^ c3 ^ key1;
         c1 = lo1;
-        c2 = n2;
         c3 = lo0;
         key0 += weyl0;
         key1 += weyl1;
