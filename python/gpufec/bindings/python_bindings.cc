@@ -7,6 +7,7 @@
  *
  */
 
+#include <gpufec/common.h>
 #include <pybind11/pybind11.h>
 
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
@@ -21,6 +22,13 @@ namespace py = pybind11;
 // Please do not delete
 /**************************************/
 // BINDING_FUNCTION_PROTOTYPES(
+void bind_code(py::module& m);
+void bind_conv_code(py::module& m);
+void bind_encoder(py::module& m);
+void bind_viterbi_decoder(py::module& m);
+void bind_viterbi_decoder_pdu(py::module& m);
+void bind_awgn_bpsk_source(py::module& m);
+void bind_ber_counter(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -48,6 +56,16 @@ PYBIND11_MODULE(gpufec_python, m)
     // gr_modtool to insert binding function calls
     // Please do not delete
     /**************************************/
+    // gpufec::error (bad parameters, backend failures) -> gpufec.error, a ValueError.
+    py::register_exception<::gpufec::error>(m, "error", PyExc_ValueError);
+
     // BINDING_FUNCTION_CALLS(
+    bind_code(m);
+    bind_conv_code(m);
+    bind_encoder(m);
+    bind_viterbi_decoder(m);
+    bind_viterbi_decoder_pdu(m);
+    bind_awgn_bpsk_source(m);
+    bind_ber_counter(m);
     // ) END BINDING_FUNCTION_CALLS
 }

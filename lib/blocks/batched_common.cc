@@ -1,0 +1,89 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "batched_common.h"
+#include <gpufec/conv_code.h>
+#include <gpufec/viterbi.h>
+#include <cmath>
+
+namespace gr {
+namespace gpufec {
+
+batched_engine make_batched_engine(const std::string& block_name,
+                                   const decoder_factory& factory,
+                                   const batched_options& options,
+                                   const gr::logger_ptr& logger)
+{
+    if (options.max_batch_frames < 1) {
+        throw ::gpufec::error(block_name + ": max_batch_frames = " +
+                              std::to_string(options.max_batch_frames) +
+                              "; allowed: 1 or more");
+    }
+    if (!(options.max_latency_ms >= 0.0)) {
+        throw ::gpufec::error(block_name + ": max_latency_ms must be >= 0");
+    }
+    if (!(options.llr_scale > 0.0) || !std::isfinite(options.llr_scale)) {
+        throw ::gpufec::error(block_name +
+                              ": llr_scale must be a positive finite number");
+    }
+    const ::gpufec::backend_spec spec = ::gpufec::resolve_backend(options.backend);
+
+    batched_engine out;
+    out.decoder = factory(spec);
+    out.backend_name = ::gpufec::describe_backend(spec);
+    ::gpufec::engine_config config;
+    config.max_batch_frames = static_cast<size_t>(options.max_batch_frames);
+    config.llr_scale = static_cast<float>(options.llr_scale);
+    out.engine = std::make_unique<::gpufec::batch_engine>(out.decoder, config);
+    if (logger) {
+        logger->info("{}: {}backend {} ({})",
+                     block_name,
+                     spec.was_auto ? "auto selected " : "",
+                     out.backend_name,
+                     out.decoder->name());
+    }
+    return out;
+}
+
+std::string frame_length_problem(const ::gpufec::batch_decoder& decoder, uint64_t items)
+{
+    if (items == 0) {
+        return "empty frame";
+    }
+    if (items > decoder.max_input_items_per_frame()) {
+        return "longer than the largest frame (" +
+               std::to_string(decoder.max_input_items_per_frame()) + " LLRs)";
+    }
+    try {
+        decoder.output_bits_for_input(items);
+    } catch (const ::gpufec::error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+const ::gpufec::conv_code& require_conv_code(const code::sptr& code,
+                                             const std::string& who)
+{
+    auto conv = std::dynamic_pointer_cast<conv_code>(code);
+    if (!conv) {
+        throw ::gpufec::error(who +
+                              ": needs a convolutional code (gpufec.conv_code), got " +
+                              (code ? "a '" + code->family() + "' code" : "None"));
+    }
+    return conv->core();
+}
+
+decoder_factory viterbi_factory(const code::sptr& code)
+{
+    const ::gpufec::conv_code core = require_conv_code(code, "viterbi_decoder");
+    return [core](const ::gpufec::backend_spec& spec) {
+        return ::gpufec::make_viterbi_decoder(core, spec);
+    };
+}
+
+} // namespace gpufec
+} // namespace gr

@@ -1,0 +1,65 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// What every batched decoder block shares, stream or PDU form: picking the backend,
+// building the decoder and the engine, logging the choice. A new algorithm only
+// supplies a decoder_factory.
+#ifndef INCLUDED_GPUFEC_BLOCKS_BATCHED_COMMON_H
+#define INCLUDED_GPUFEC_BLOCKS_BATCHED_COMMON_H
+
+#include <gnuradio/gpufec/code.h>
+#include <gnuradio/gpufec/conv_code.h>
+#include <gnuradio/logger.h>
+#include <gpufec/batch_decoder.h>
+#include <gpufec/engine.h>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace gr {
+namespace gpufec {
+
+//! Builds the algorithm's decoder for a resolved backend.
+using decoder_factory = std::function<std::unique_ptr<::gpufec::batch_decoder>(
+    const ::gpufec::backend_spec&)>;
+
+struct batched_options {
+    std::string backend = "auto";
+    int max_batch_frames = 64;
+    double max_latency_ms = 10.0;
+    double llr_scale = 8.0;
+};
+
+//! The engine of one block plus what it runs on.
+struct batched_engine {
+    std::shared_ptr<::gpufec::batch_decoder> decoder;
+    std::unique_ptr<::gpufec::batch_engine> engine;
+    std::string backend_name;
+};
+
+/*!
+ * Validates the options (throws gpufec::error naming the allowed values), resolves
+ * the backend, builds decoder and engine, and logs which backend runs (and that "auto"
+ * chose it).
+ */
+batched_engine make_batched_engine(const std::string& block_name,
+                                   const decoder_factory& factory,
+                                   const batched_options& options,
+                                   const gr::logger_ptr& logger);
+
+//! Why a frame of `items` LLRs cannot be decoded ("" when it can).
+std::string frame_length_problem(const ::gpufec::batch_decoder& decoder, uint64_t items);
+
+//! The convolutional code inside `code`, or a gpufec::error naming what is needed.
+const ::gpufec::conv_code& require_conv_code(const code::sptr& code,
+                                             const std::string& who);
+
+//! Decoder factory of the Viterbi decoder for a code definition.
+decoder_factory viterbi_factory(const code::sptr& code);
+
+} // namespace gpufec
+} // namespace gr
+
+#endif

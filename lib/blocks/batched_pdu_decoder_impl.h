@@ -1,0 +1,144 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// THE PDU decoder block: one template for every algorithm, sharing the engine setup
+// with the stream template (batched_common.h).
+#ifndef INCLUDED_GPUFEC_BLOCKS_BATCHED_PDU_DECODER_IMPL_H
+#define INCLUDED_GPUFEC_BLOCKS_BATCHED_PDU_DECODER_IMPL_H
+
+#include "batched_common.h"
+#include <gnuradio/block.h>
+#include <gnuradio/io_signature.h>
+#include <gnuradio/pdu.h>
+#include <gpufec/common.h>
+#include <atomic>
+#include <deque>
+#include <vector>
+
+namespace gr {
+namespace gpufec {
+
+/*!
+ * PDUs go into the engine as they arrive. PDUs queued behind the one being handled
+ * join the same batch; when the queue is empty the partial batch is launched and every
+ * pending frame is published, in order (a lone PDU is never held back).
+ */
+template <class Interface>
+class batched_pdu_decoder_impl : public Interface
+{
+public:
+    batched_pdu_decoder_impl(const std::string& block_name,
+                             const decoder_factory& factory,
+                             const batched_options& options)
+        : gr::block(block_name,
+                    gr::io_signature::make(0, 0, 0),
+                    gr::io_signature::make(0, 0, 0)),
+          d_in_port(pmt::mp("in")),
+          d_out_port(pmt::mp("out"))
+    {
+        d_run = make_batched_engine(block_name, factory, options, this->d_logger);
+        this->message_port_register_in(d_in_port);
+        this->message_port_register_out(d_out_port);
+        this->set_msg_handler(d_in_port,
+                              [this](const pmt::pmt_t& msg) { handle_pdu(msg); });
+    }
+
+    std::string backend_name() const override { return d_run.backend_name; }
+    uint64_t decoded_frames() const override { return d_decoded.load(); }
+    uint64_t dropped_frames() const override { return d_dropped.load(); }
+
+    bool stop() override
+    {
+        publish_all();
+        return true;
+    }
+
+private:
+    void handle_pdu(const pmt::pmt_t& msg)
+    {
+        if (!pmt::is_pair(msg) || !pmt::is_uniform_vector(pmt::cdr(msg))) {
+            drop(msg, "not a PDU (pair of metadata and uniform vector)");
+            return;
+        }
+        const pmt::pmt_t meta = pmt::car(msg);
+        const pmt::pmt_t vec = pmt::cdr(msg);
+        const bool is_float = pmt::is_f32vector(vec);
+        if (!is_float && !pmt::is_s8vector(vec)) {
+            drop(msg,
+                 "vector type must be f32vector (float LLRs) or s8vector (int8 LLRs)");
+            return;
+        }
+        const size_t items = pmt::length(vec);
+        const std::string problem = frame_length_problem(*d_run.decoder, items);
+        if (!problem.empty()) {
+            drop(msg, problem);
+        } else {
+            auto& engine = *d_run.engine;
+            while (!engine.can_submit(items)) {
+                publish_one(/*wait=*/true);
+            }
+            size_t len = 0;
+            const bool accepted =
+                is_float
+                    ? engine.submit(pmt::f32vector_elements(vec, len), items, d_next_id)
+                    : engine.submit(pmt::s8vector_elements(vec, len), items, d_next_id);
+            if (accepted) {
+                d_meta.push_back({ d_next_id++, meta });
+            }
+        }
+        while (publish_one(/*wait=*/false)) {
+        }
+        if (this->empty_p(d_in_port)) {
+            publish_all();
+        }
+    }
+
+    void drop(const pmt::pmt_t& msg, const std::string& reason)
+    {
+        ++d_dropped;
+        this->d_logger->error("dropping PDU #{}: {}", d_dropped.load(), reason);
+    }
+
+    bool publish_one(bool wait)
+    {
+        ::gpufec::completed_frame done;
+        const bool got =
+            wait ? d_run.engine->pop_wait(done) : d_run.engine->try_pop(done);
+        if (!got) {
+            return false;
+        }
+        if (d_meta.empty() || d_meta.front().first != done.id) {
+            throw std::logic_error("gpufec engine returned frames out of order");
+        }
+        d_bits.resize(done.nbits);
+        ::gpufec::unpack_bits(done.packed, d_bits.data(), done.nbits);
+        this->message_port_pub(
+            d_out_port,
+            pmt::cons(d_meta.front().second, pmt::init_u8vector(d_bits.size(), d_bits)));
+        d_meta.pop_front();
+        ++d_decoded;
+        return true;
+    }
+
+    void publish_all()
+    {
+        while (publish_one(/*wait=*/true)) {
+        }
+    }
+
+    const pmt::pmt_t d_in_port;
+    const pmt::pmt_t d_out_port;
+    batched_engine d_run;
+    std::deque<std::pair<uint64_t, pmt::pmt_t>> d_meta;
+    std::vector<uint8_t> d_bits;
+    uint64_t d_next_id = 0;
+    std::atomic<uint64_t> d_decoded{ 0 };
+    std::atomic<uint64_t> d_dropped{ 0 };
+};
+
+} // namespace gpufec
+} // namespace gr
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * Copyright 2026 Free Software Foundation, Inc.
+ *
+ * This file is part of GNU Radio
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ */
+#include "pydoc_macros.h"
+#define D(...) DOC(gr, gpufec, __VA_ARGS__)
+/*
+  This file contains placeholders for docstrings for the Python bindings.
+  Do not edit! These were automatically extracted during the binding process
+  and will be overwritten during the build process
+ */
+
+
+static const char* __doc_gr_gpufec_ber_counter = R"doc()doc";
+
+
+static const char* __doc_gr_gpufec_ber_counter_ber_counter_0 = R"doc()doc";
+
+
+static const char* __doc_gr_gpufec_ber_counter_ber_counter_1 = R"doc()doc";
+
+
+static const char* __doc_gr_gpufec_ber_counter_make = R"doc()doc";
+
+
+static const char* __doc_gr_gpufec_ber_counter_ber = R"doc()doc";
+
+
+static const char* __doc_gr_gpufec_ber_counter_bit_errors = R"doc()doc";
+
+
+static const char* __doc_gr_gpufec_ber_counter_bits = R"doc()doc";
+
+
+static const char* __doc_gr_gpufec_ber_counter_frame_errors = R"doc()doc";
+
+
+static const char* __doc_gr_gpufec_ber_counter_frames = R"doc()doc";
+
+
+static const char* __doc_gr_gpufec_ber_counter_reset = R"doc()doc";
