@@ -251,7 +251,7 @@ public:
     }
 
     backend_kind backend() const override { return backend_kind::cuda; }
-    int device() const { return d_device; }
+    int device() const override { return d_device; }
     size_t max_input_items_per_frame() const override { return d_code.coded_bits(); }
     size_t output_bits_for_input(size_t items) const override
     {
