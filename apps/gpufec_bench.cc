@@ -469,10 +469,12 @@ std::vector<int> grfec_polys(const gpufec::conv_code& code)
     return out;
 }
 
-uint8_t grfec_symbol(float gr_convention_y)
+//! 128 + 48 y rounded (half up) and saturated to 0..255; branch-free so the per-frame
+//! conversion loop vectorizes like VOLK's would.
+inline uint8_t grfec_symbol(float gr_convention_y)
 {
-    const float s = std::nearbyint(128.0f + 48.0f * gr_convention_y);
-    return uint8_t(std::min(255.0f, std::max(0.0f, s)));
+    const float v = std::min(255.0f, std::max(0.0f, 128.5f + 48.0f * gr_convention_y));
+    return uint8_t(int(v));
 }
 
 void bench_grfec(const gpufec::conv_code& code,
