@@ -8,6 +8,7 @@
 #include <gnuradio/io_signature.h>
 #include <gpufec/common.h>
 #include <mutex>
+#include <vector>
 
 namespace gr {
 namespace gpufec {
@@ -63,9 +64,10 @@ public:
     {
         const auto* decoded = static_cast<const uint8_t*>(input_items[0]);
         const auto* reference = static_cast<const uint8_t*>(input_items[1]);
-        uint64_t reports = 0;
+        std::vector<pmt::pmt_t> reports;
         {
             std::lock_guard<std::mutex> lock(d_mutex);
+            uint64_t counted = 0; // bits of this call already added to d_bits
             for (int i = 0; i < noutput_items; ++i) {
                 const bool wrong = ((decoded[i] ^ reference[i]) & 1) != 0;
                 d_bit_errors += wrong;
@@ -77,15 +79,18 @@ public:
                         d_frame_pos = 0;
                         d_frame_has_error = false;
                         if (d_report_every > 0 && d_frames % d_report_every == 0) {
-                            ++reports;
+                            d_bits += static_cast<uint64_t>(i + 1) - counted;
+                            counted = static_cast<uint64_t>(i + 1);
+                            reports.push_back(stats_locked());
                         }
                     }
                 }
             }
-            d_bits += static_cast<uint64_t>(noutput_items);
+            d_bits += static_cast<uint64_t>(noutput_items) - counted;
         }
-        if (reports > 0) {
-            message_port_pub(d_port, stats());
+        // Published outside the lock: one dict per report point, counts as of that point.
+        for (const auto& report : reports) {
+            message_port_pub(d_port, report);
         }
         return noutput_items;
     }
@@ -100,6 +105,11 @@ private:
     pmt::pmt_t stats() const
     {
         std::lock_guard<std::mutex> lock(d_mutex);
+        return stats_locked();
+    }
+
+    pmt::pmt_t stats_locked() const
+    {
         pmt::pmt_t dict = pmt::make_dict();
         auto put = [&dict](const char* key, const pmt::pmt_t& value) {
             dict = pmt::dict_add(dict, pmt::mp(key), value);
