@@ -102,6 +102,10 @@ __global__ void __launch_bounds__(threads_per_block)
         int32_t llr[NOUT];
 #pragma unroll
         for (int i = 0; i < NOUT; ++i) {
+            if (!SYM && i >= code.outputs) { // general kernel: n < 4 leaves zero metrics
+                llr[i] = 0;
+                continue;
+            }
             const bool keep = (code.keep_mask >> phase) & 1u;
             llr[i] = keep ? static_cast<int32_t>(__ldg(in + idx)) : 0;
             idx += keep;
@@ -420,6 +424,7 @@ private:
                     d_params.keep_mask |= uint64_t(1) << p;
         }
         d_params.period = d_period;
+        d_params.outputs = n;
         d_prefix.assign(d_period, 0);
         d_ones = 0;
         for (int p = 0; p < d_period; ++p) {

@@ -40,6 +40,7 @@ struct viterbi_code_params {
     int32_t sign[4][viterbi_max_butterflies][viterbi_max_outputs];
     uint64_t keep_mask; //!< puncture keep-mask over the serialized stream (bit p)
     int32_t period;     //!< mask period
+    int32_t outputs;    //!< n: coded bits per stage (the general kernel is built for 4)
 };
 
 struct viterbi_batch_params {
