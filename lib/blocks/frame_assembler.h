@@ -11,6 +11,7 @@
 #include <gnuradio/logger.h>
 #include <gnuradio/tags.h>
 #include <pmt/pmt.h>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -73,7 +74,7 @@ public:
 
     bool tagged() const { return !pmt::is_null(d_len_key); }
     const pmt::pmt_t& len_key() const { return d_len_key; }
-    uint64_t dropped() const { return d_dropped; }
+    uint64_t dropped() const { return d_dropped.load(); }
     //! Items of an incomplete frame held (0 when none), for an end-of-stream message.
     uint64_t partial_items() const { return d_have_frame ? 0 : d_fill; }
 
@@ -94,7 +95,7 @@ private:
     bool d_have_frame = false;
     uint64_t d_skip = 0; //!< items of a dropped frame still to consume
     bool d_in_gap = false;
-    uint64_t d_dropped = 0;
+    std::atomic<uint64_t> d_dropped{ 0 }; //!< read from other threads (Python)
     frame_tags d_tags;
     std::vector<gr::tag_t> d_scratch;
 };

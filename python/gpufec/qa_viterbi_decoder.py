@@ -172,6 +172,18 @@ class qa_viterbi_decoder(gr_unittest.TestCase):
         dec = gpufec.viterbi_decoder(self.code)
         self.assertTrue(dec.backend_name() == "cpu" or dec.backend_name().startswith("cuda"))
 
+    def test_012_frames_larger_than_upstream_buffer(self):
+        """Tagged frames of 40,012 LLRs (more than a default 8,192-item float buffer)
+        are assembled across calls and decode."""
+        code = gpufec.conv_code(20000, 7, [0o171, 0o133], "terminated")
+        bits = [random_bits(20000, 40 + i) for i in range(2)]
+        llrs = np.concatenate([bpsk_llrs(code.encode(b.tolist())) for b in bits])
+        tags = [length_tag(0, code.coded_bits()), length_tag(code.coded_bits(), code.coded_bits())]
+        dec = gpufec.viterbi_decoder(code, "float", "packet_len", "cpu", max_batch_frames=2)
+        out, out_tags = run_stream(dec, llrs, tags=tags)
+        np.testing.assert_array_equal(out, np.concatenate(bits))
+        self.assertEqual(tags_by_key(out_tags, "packet_len"), [(0, 20000), (20000, 20000)])
+
 
 if __name__ == "__main__":
     gr_unittest.run(qa_viterbi_decoder)
