@@ -8,7 +8,7 @@
 #define INCLUDED_GPUFEC_AWGN_SOURCE_H
 
 #include <gpufec/common.h>
-#include <gpufec/conv_code.h>
+#include <gpufec/convolutional.h>
 #include <memory>
 
 namespace gpufec {

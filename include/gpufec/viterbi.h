@@ -7,7 +7,7 @@
 #define INCLUDED_GPUFEC_VITERBI_H
 
 #include <gpufec/batch_decoder.h>
-#include <gpufec/conv_code.h>
+#include <gpufec/convolutional.h>
 #include <memory>
 
 namespace gpufec {

@@ -5,7 +5,7 @@
  */
 
 #include "batched_common.h"
-#include <gpufec/conv_code.h>
+#include <gpufec/convolutional.h>
 #include <gpufec/viterbi.h>
 #include <cmath>
 

@@ -5,7 +5,7 @@
  */
 
 #include <gnuradio/gpufec/conv_code.h>
-#include <gpufec/conv_code.h>
+#include <gpufec/convolutional.h>
 
 namespace gr {
 namespace gpufec {

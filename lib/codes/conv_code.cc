@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // Convolutional code parameters, validation and the CPU encoder.
-#include <gpufec/conv_code.h>
+#include <gpufec/convolutional.h>
 
 #include <algorithm>
 #include <numeric>

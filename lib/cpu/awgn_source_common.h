@@ -8,7 +8,7 @@
 #ifndef INCLUDED_GPUFEC_AWGN_SOURCE_COMMON_H
 #define INCLUDED_GPUFEC_AWGN_SOURCE_COMMON_H
 
-#include <gpufec/conv_code.h>
+#include <gpufec/convolutional.h>
 #include <cmath>
 #include <sstream>
 

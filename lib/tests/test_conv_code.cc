@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // conv_code: validation, encoder known answers, lengths, puncturing; common helpers.
-#include <gpufec/conv_code.h>
+#include <gpufec/convolutional.h>
 
 #include <gtest/gtest.h>
 

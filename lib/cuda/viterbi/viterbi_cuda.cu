@@ -457,6 +457,21 @@ std::unique_ptr<batch_decoder> make_viterbi_decoder_cuda(const conv_code& code, 
 namespace gpufec {
 namespace cuda {
 
+size_t build_viterbi_windows(const conv_code& code,
+                             int device,
+                             const frame_batch& batch,
+                             std::vector<viterbi_window>& windows)
+{
+    viterbi_decoder_cuda dec(code, device);
+    batch_limits lim{ batch.num_frames, 0, 0 };
+    for (size_t f = 0; f < batch.num_frames; ++f)
+        lim.max_input_items += batch.frames[f].in_items;
+    windows.resize(dec.max_windows(lim));
+    const size_t nw = dec.build_windows(batch, windows.data());
+    windows.resize(nw);
+    return nw;
+}
+
 kernel_timing time_viterbi_kernel(const conv_code& code, int device, size_t num_frames, int reps)
 {
     device_guard guard(device);

@@ -7,7 +7,7 @@
 #ifndef INCLUDED_GPUFEC_VITERBI_CUDA_H
 #define INCLUDED_GPUFEC_VITERBI_CUDA_H
 
-#include <gpufec/conv_code.h>
+#include <gpufec/convolutional.h>
 #include <cstdint>
 #include <vector>
 
@@ -27,6 +27,17 @@ struct kernel_timing {
  * warm-up, rotating over several input sets so L2 does not hold the input.
  */
 kernel_timing time_viterbi_kernel(const conv_code& code, int device, size_t num_frames, int reps);
+
+struct viterbi_window; // viterbi_kernels.cuh
+
+/*!
+ * The window table of a batch, exactly as the decoder builds it (shared by the
+ * alternative kernels so every kernel runs the same schedule).
+ */
+size_t build_viterbi_windows(const conv_code& code,
+                             int device,
+                             const frame_batch& batch,
+                             std::vector<viterbi_window>& windows);
 
 } // namespace cuda
 } // namespace gpufec

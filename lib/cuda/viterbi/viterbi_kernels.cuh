@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // Windowed Viterbi decoding, one thread per window, all path metrics in registers.
-// The schedule and every tie-break follow viterbi_schedule (conv_code.h) so the hard
+// The schedule and every tie-break follow viterbi_schedule (gpufec/convolutional.h) so the hard
 // decisions equal the CPU reference bit for bit.
 #ifndef INCLUDED_GPUFEC_VITERBI_KERNELS_CUH
 #define INCLUDED_GPUFEC_VITERBI_KERNELS_CUH

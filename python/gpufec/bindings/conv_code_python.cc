@@ -14,10 +14,8 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(conv_code.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(0)                                                   */
-/* Hash check off: GR_PYBIND_MAKE_OOT looks for include/gpufec/conv_code.h first,  */
-/* which is the core library's header of the same name, not this block header.     */
-/* Re-run `gr_modtool bind conv_code` after changing gnuradio/gpufec/conv_code.h.   */
+/* BINDTOOL_HEADER_FILE_HASH(58c77b1e7e1a51578c7efbdbbaa6e45a)                                     */
+/* Hand edit: core() (C++ only) is not bound.                                      */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
