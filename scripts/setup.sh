@@ -21,7 +21,7 @@ check_only=0
 # One entry per need; "a|b" means either package will do (Debian 12 name first,
 # Ubuntu 24.04 name second where they differ).
 required=(
-    build-essential cmake pkg-config git
+    build-essential cmake pkg-config\|pkgconf git
     gnuradio gnuradio-dev
     libvolk2-dev\|libvolk-dev
     libboost-program-options-dev libboost-dev
@@ -36,11 +36,16 @@ if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>
     exit 0
 fi
 
+# Output captured first: with pipefail, `cmd | grep -q` fails when grep exits early.
 is_installed() {
-    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
+    local status
+    status=$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null) || return 1
+    [[ $status == *"install ok installed"* ]]
 }
 has_candidate() {
-    apt-cache policy "$1" 2>/dev/null | grep -q 'Candidate: [^(]'
+    local policy
+    policy=$(apt-cache policy "$1" 2>/dev/null) || return 1
+    [[ $policy == *"Candidate: "* && $policy != *"Candidate: (none)"* ]]
 }
 
 missing=()
