@@ -14,6 +14,7 @@
 #include <gnuradio/gpufec/conv_code.h>
 #include <gnuradio/gpufec/viterbi_decoder.h>
 #include <gnuradio/top_block.h>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -89,6 +90,10 @@ int main(int argc, char** argv)
                 gr::blocks::head::make(sizeof(char), static_cast<uint64_t>(frames) * frame_bits);
             auto dec = gr::gpufec::viterbi_decoder::make(code, "float", "", backend, batch, 10.0, 8.0);
             auto ber = gr::gpufec::ber_counter::make(frame_bits, 0);
+            // Large buffers in front of the decoder so it can fill big GPU batches.
+            const long llr_buffer = std::max<long>(1L << 22, 2L * code->coded_bits());
+            head_llr->set_min_output_buffer(llr_buffer);
+            head_bits->set_min_output_buffer(llr_buffer);
             tb->connect(src, 0, head_llr, 0);
             tb->connect(src, 1, head_bits, 0);
             tb->connect(head_llr, 0, dec, 0);
