@@ -7,6 +7,7 @@
 #ifndef INCLUDED_GPUFEC_VITERBI_CUDA_H
 #define INCLUDED_GPUFEC_VITERBI_CUDA_H
 
+#include <gpufec/batch_decoder.h>
 #include <gpufec/convolutional.h>
 #include <cstdint>
 #include <vector>
