@@ -15,7 +15,7 @@
 // with its pipelined slots; kernel-only = CUDA events around the decode kernel with the
 // data already on the device.
 #include <gpufec/awgn_source.h>
-#include <gpufec/conv_code.h>
+#include <gpufec/convolutional.h>
 #include <gpufec/engine.h>
 #include <gpufec/viterbi.h>
 
