@@ -40,6 +40,23 @@ size_t build_viterbi_windows(const conv_code& code,
                              const frame_batch& batch,
                              std::vector<viterbi_window>& windows);
 
+//! Tensor-core kernel (viterbi_tc.cu): K=7 rate-1/2 mother codes, any polynomials,
+//! puncturing and termination; same schedule and hard decisions as the reference.
+bool viterbi_tc_supports(const conv_code& code);
+
+//! Test hook: decodes `frames` (host LLRs, host packed output of `out_bytes`) with the
+//! tensor-core kernel on `device`, synchronously.
+void viterbi_tc_decode(const conv_code& code,
+                       int device,
+                       const int8_t* llrs,
+                       size_t num_llrs,
+                       const std::vector<frame_extent>& frames,
+                       uint8_t* out,
+                       size_t out_bytes);
+
+//! As time_viterbi_kernel, for the tensor-core kernel (same inputs and windows).
+kernel_timing time_viterbi_tc_kernel(const conv_code& code, int device, size_t num_frames, int reps);
+
 } // namespace cuda
 } // namespace gpufec
 
