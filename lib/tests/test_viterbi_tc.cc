@@ -7,6 +7,7 @@
 // bit for bit on int8 input. Skipped without a device.
 #include <gpufec/viterbi.h>
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -68,7 +69,15 @@ void expect_matches_cpu(const conv_code& code,
                       code, frames[i].data(), frames[i].size(), ref.data()),
                   info);
         unpack_bits(out.data() + ext[i].out_offset, got.data(), info);
-        ASSERT_EQ(ref, got) << "frame " << i << " of " << info << " info bits";
+        size_t first = info, errors = 0;
+        for (size_t b = 0; b < info; ++b) {
+            if (ref[b] != got[b]) {
+                first = std::min(first, b);
+                ++errors;
+            }
+        }
+        ASSERT_EQ(errors, 0u) << "frame " << i << " of " << info << " info bits: first "
+                              << "difference at bit " << first;
     }
 }
 
