@@ -325,6 +325,105 @@ void bench_engine_case(const gpufec::conv_code& code,
     }
 }
 
+//! A figure measured one run at a time, so that figures meant to be compared take their
+//! runs in turn and see the same machine load.
+struct timed_case {
+    result r;
+    std::function<double()> run_once; //!< one timed run -> figure per second
+};
+
+void run_interleaved(std::vector<timed_case>& cases,
+                     int runs,
+                     std::vector<result>& results)
+{
+    for (int run = 0; run < runs; ++run)
+        for (timed_case& c : cases)
+            c.r.runs.push_back(c.run_once());
+    for (timed_case& c : cases) {
+        c.r.info_bits_per_s = c.r.median();
+        results.push_back(c.r);
+    }
+}
+
+/*!
+ * The CPU decoder alone on one thread: batch_decoder::decode() on int8 LLRs in host
+ * memory, without the engine (no staging copy, no quantization). The CPU counterpart of
+ * kernel-only, and the figure that compares directly with gr-fec's generic_work().
+ */
+timed_case make_cpu_decode_only_case(const gpufec::conv_code& code,
+                                     const frame_pool& pool,
+                                     const options& opt)
+{
+    struct state {
+        std::unique_ptr<gpufec::batch_decoder> decoder;
+        size_t frames = 0, out_stride = 0, first = 0;
+        std::vector<gpufec::frame_extent> extents;
+        std::vector<gpufec::frame_status> status;
+        std::vector<uint8_t> out;
+        gpufec::exec_ctx ctx;
+    };
+    auto st = std::make_shared<state>();
+    st->decoder = gpufec::make_viterbi_decoder_cpu(code);
+    st->frames = std::min<size_t>(
+        pool.frames, std::max<size_t>(1, (size_t(1) << 16) / code.frame_bits()));
+    st->out_stride = gpufec::aligned_packed_bytes(pool.bits_per_frame);
+    st->extents.resize(st->frames);
+    st->status.resize(st->frames);
+    st->out.resize(st->frames * st->out_stride);
+    for (size_t i = 0; i < st->frames; ++i)
+        st->extents[i] = { uint64_t(i * pool.llrs_per_frame),
+                           uint32_t(pool.llrs_per_frame),
+                           uint64_t(i * st->out_stride),
+                           uint32_t(pool.bits_per_frame) };
+    st->ctx.parallel_for = [](size_t n, const std::function<void(size_t)>& body) {
+        for (size_t i = 0; i < n; ++i)
+            body(i);
+    };
+    const frame_pool* p = &pool;
+    auto decode_batch = [st, p]() {
+        if (st->first + st->frames > p->frames)
+            st->first = 0;
+        gpufec::frame_batch batch;
+        batch.in = p->llrs8.data() + st->first * p->llrs_per_frame;
+        batch.out = st->out.data();
+        batch.frames = st->extents.data();
+        batch.num_frames = st->frames;
+        batch.status = st->status.data();
+        st->decoder->decode(batch, st->ctx);
+    };
+
+    timed_case c;
+    c.r.group = "viterbi";
+    c.r.label = "viterbi cpu x1 decode-only";
+    c.r.backend = "cpu x1";
+    c.r.path = "decode-only";
+    c.r.input = "int8";
+    c.r.unit = "bit/s";
+    c.r.frame_bits = code.frame_bits();
+    decode_batch(); // warm-up and check
+    uint64_t errors = 0;
+    std::vector<uint8_t> scratch;
+    for (size_t i = 0; i < st->frames; ++i)
+        errors += count_bit_errors(pool,
+                                   st->first + i,
+                                   st->out.data() + i * st->out_stride,
+                                   pool.bits_per_frame,
+                                   scratch);
+    c.r.ber = double(errors) / double(st->frames * pool.bits_per_frame);
+    const double seconds = opt.seconds;
+    c.run_once = [st, p, decode_batch, seconds]() {
+        const auto t0 = steady::now();
+        uint64_t bits = 0;
+        do {
+            st->first += st->frames;
+            decode_batch();
+            bits += st->frames * p->bits_per_frame;
+        } while (seconds_since(t0) < seconds);
+        return bits / seconds_since(t0);
+    };
+    return c;
+}
+
 #ifdef GPUFEC_HAVE_CUDA
 void bench_cuda_kernel(const gpufec::conv_code& code,
                        const options& opt,
@@ -477,57 +576,66 @@ inline uint8_t grfec_symbol(float gr_convention_y)
     return uint8_t(int(v));
 }
 
-void bench_grfec(const gpufec::conv_code& code,
-                 const frame_pool& pool,
-                 const options& opt,
-                 std::vector<result>& results)
+std::vector<timed_case> make_grfec_cases(const gpufec::conv_code& code,
+                                         const frame_pool& pool,
+                                         const options& opt)
 {
+    struct state {
+        gr::fec::generic_decoder::sptr decoder;
+        size_t in_items = 0, index = 0;
+        std::vector<float> y;         //!< gr-fec convention soft symbols
+        std::vector<uint8_t> symbols; //!< the same as gr-fec's unsigned char input
+        std::vector<uint8_t> out, converted;
+    };
     const int fb = code.frame_bits();
     cc_mode_t mode = CC_TERMINATED;
     if (code.term() == gpufec::termination::truncated)
         mode = CC_TRUNCATED;
     else if (code.term() == gpufec::termination::tail_biting)
         mode = CC_TAILBITING;
-    auto decoder = gr::fec::code::cc_decoder::make(
+    auto st = std::make_shared<state>();
+    st->decoder = gr::fec::code::cc_decoder::make(
         fb, code.k(), code.n(), grfec_polys(code), 0, -1, mode, false);
-    const size_t in_items = size_t(decoder->get_input_size());
-    if (in_items != pool.llrs_per_frame)
-        throw gpufec::error("gr-fec cc_decoder wants " + std::to_string(in_items) +
+    st->in_items = size_t(st->decoder->get_input_size());
+    if (st->in_items != pool.llrs_per_frame)
+        throw gpufec::error("gr-fec cc_decoder wants " + std::to_string(st->in_items) +
                             " symbols per frame, our code has " +
                             std::to_string(pool.llrs_per_frame));
     // gr-fec's soft symbols: y = -L sigma^2 / 2 (gr-fec BPSK: coded 1 -> +1).
     const float to_y = -pool.sigma * pool.sigma / 2.0f;
-    std::vector<float> y(pool.llrs.size());
-    std::vector<uint8_t> symbols(pool.llrs.size());
-    for (size_t i = 0; i < y.size(); ++i) {
-        y[i] = pool.llrs[i] * to_y;
-        symbols[i] = grfec_symbol(y[i]);
+    st->y.resize(pool.llrs.size());
+    st->symbols.resize(pool.llrs.size());
+    for (size_t i = 0; i < st->y.size(); ++i) {
+        st->y[i] = pool.llrs[i] * to_y;
+        st->symbols[i] = grfec_symbol(st->y[i]);
     }
-    std::vector<uint8_t> out(size_t(decoder->get_output_size()) + 8);
-    std::vector<uint8_t> converted(in_items);
+    st->out.resize(size_t(st->decoder->get_output_size()) + 8);
+    st->converted.resize(st->in_items);
 
+    std::vector<timed_case> cases;
     for (int with_conversion = 0; with_conversion < 2; ++with_conversion) {
         if ((with_conversion && !opt.use_float) || (!with_conversion && !opt.use_int8))
             continue;
-        auto decode_frame = [&](size_t index) {
+        auto decode_frame = [st, with_conversion](size_t index) {
             if (with_conversion) {
-                const float* src = y.data() + index * in_items;
-                for (size_t i = 0; i < in_items; ++i)
-                    converted[i] = grfec_symbol(src[i]);
-                decoder->generic_work(converted.data(), out.data());
+                const float* src = st->y.data() + index * st->in_items;
+                for (size_t i = 0; i < st->in_items; ++i)
+                    st->converted[i] = grfec_symbol(src[i]);
+                st->decoder->generic_work(st->converted.data(), st->out.data());
             } else {
-                decoder->generic_work(symbols.data() + index * in_items, out.data());
+                st->decoder->generic_work(st->symbols.data() + index * st->in_items,
+                                          st->out.data());
             }
         };
-        result r;
-        r.group = "gr-fec";
-        r.label = with_conversion ? "gr-fec cc_decoder x1 (+float->uchar)"
-                                  : "gr-fec cc_decoder x1";
-        r.backend = "cpu x1";
-        r.path = "end-to-end";
-        r.input = with_conversion ? "float" : "uchar";
-        r.unit = "bit/s";
-        r.frame_bits = fb;
+        timed_case c;
+        c.r.group = "gr-fec";
+        c.r.label = with_conversion ? "gr-fec cc_decoder x1 (+float->uchar)"
+                                    : "gr-fec cc_decoder x1";
+        c.r.backend = "cpu x1";
+        c.r.path = "decode-only";
+        c.r.input = with_conversion ? "float" : "uchar";
+        c.r.unit = "bit/s";
+        c.r.frame_bits = fb;
         // Warm-up and check against the transmitted bits.
         uint64_t errors = 0, bits = 0;
         const size_t check_frames =
@@ -536,24 +644,25 @@ void bench_grfec(const gpufec::conv_code& code,
             decode_frame(f);
             const uint8_t* ref = pool.info_bits.data() + f * pool.bits_per_frame;
             for (int i = 0; i < fb; ++i)
-                errors += (out[i] & 1) != (ref[i] & 1);
+                errors += (st->out[i] & 1) != (ref[i] & 1);
             bits += fb;
         }
-        r.ber = double(errors) / double(bits);
-        size_t index = 0;
-        for (int run = 0; run < opt.runs; ++run) {
+        c.r.ber = double(errors) / double(bits);
+        const size_t pool_frames = pool.frames;
+        const double seconds = opt.seconds;
+        c.run_once = [st, decode_frame, pool_frames, fb, seconds]() {
             const auto t0 = steady::now();
             uint64_t decoded = 0;
             do {
-                decode_frame(index);
-                index = (index + 1) % pool.frames;
+                decode_frame(st->index);
+                st->index = (st->index + 1) % pool_frames;
                 decoded += fb;
-            } while (seconds_since(t0) < opt.seconds);
-            r.runs.push_back(decoded / seconds_since(t0));
-        }
-        r.info_bits_per_s = r.median();
-        results.push_back(r);
+            } while (seconds_since(t0) < seconds);
+            return decoded / seconds_since(t0);
+        };
+        cases.push_back(std::move(c));
     }
+    return cases;
 }
 #endif
 
@@ -664,11 +773,28 @@ void print_table(const run_info& info,
         std::cout << "\n";
     }
     // Our CPU decoder on one core against gr-fec's, per frame size.
-    for (const char* input : { "int8", "float" }) {
-        const std::string ours = "viterbi cpu x1 end-to-end";
-        const std::string theirs = std::string(input) == std::string("int8")
-                                       ? "gr-fec cc_decoder x1"
-                                       : "gr-fec cc_decoder x1 (+float->uchar)";
+    struct ratio_row {
+        const char* title;
+        const char* ours;
+        const char* input;
+        const char* theirs;
+    };
+    const ratio_row ratio_rows[] = {
+        { "ratio decode-only / gr-fec",
+          "viterbi cpu x1 decode-only",
+          "int8",
+          "gr-fec cc_decoder x1" },
+        { "ratio cpu x1 int8 / gr-fec",
+          "viterbi cpu x1 end-to-end",
+          "int8",
+          "gr-fec cc_decoder x1" },
+        { "ratio cpu x1 float / gr-fec(+conv)",
+          "viterbi cpu x1 end-to-end",
+          "float",
+          "gr-fec cc_decoder x1 (+float->uchar)" },
+    };
+    for (const ratio_row& row : ratio_rows) {
+        const std::string ours = row.ours, input = row.input, theirs = row.theirs;
         std::ostringstream line;
         bool any = false;
         for (int fb : opt.frame_sizes) {
@@ -691,8 +817,7 @@ void print_table(const run_info& info,
             line << std::right << std::setw(cell_w) << cell.str();
         }
         if (any)
-            std::cout << std::left << std::setw(label_w)
-                      << (std::string("ratio cpu x1 ") + input + " / gr-fec")
+            std::cout << std::left << std::setw(label_w) << row.title
                       << std::setw(input_w) << "" << line.str() << "\n";
     }
     if (info.peak_bandwidth > 0) {
@@ -849,19 +974,27 @@ int main(int argc, char** argv)
                 std::cerr << "[bench] frame " << fb << " bits: viterbi " << c.label
                           << "\n";
                 bench_engine_case(code, pool, c, opt, results);
+                if (c.label != "cpu x1")
+                    continue;
+                // One-thread decoders side by side, their runs interleaved.
+                std::vector<timed_case> side_by_side;
+                if (opt.use_int8)
+                    side_by_side.push_back(make_cpu_decode_only_case(code, pool, opt));
 #ifdef GPUFEC_HAVE_GNURADIO
-                if (c.label == "cpu x1" && opt.grfec) {
+                if (opt.grfec) {
                     std::string why;
                     if (grfec_supports(code, &why)) {
                         std::cerr << "[bench] frame " << fb
-                                  << " bits: gr-fec cc_decoder\n";
-                        bench_grfec(code, pool, opt, results);
+                                  << " bits: decode-only vs gr-fec cc_decoder\n";
+                        for (timed_case& g : make_grfec_cases(code, pool, opt))
+                            side_by_side.push_back(std::move(g));
                     } else if (!grfec_noted) {
                         info.notes.push_back(why);
                         grfec_noted = true;
                     }
                 }
 #endif
+                run_interleaved(side_by_side, opt.runs, results);
             }
 #ifdef GPUFEC_HAVE_CUDA
             if (run_cuda) {
