@@ -27,7 +27,8 @@ struct kernel_timing {
  * device, window table on the device; times `reps` launches with events after a
  * warm-up, rotating over several input sets so L2 does not hold the input.
  */
-kernel_timing time_viterbi_kernel(const conv_code& code, int device, size_t num_frames, int reps);
+kernel_timing
+time_viterbi_kernel(const conv_code& code, int device, size_t num_frames, int reps);
 
 struct viterbi_window; // viterbi_kernels.cuh
 
@@ -55,7 +56,9 @@ void viterbi_tc_decode(const conv_code& code,
                        size_t out_bytes);
 
 //! As time_viterbi_kernel, for the tensor-core kernel (same inputs and windows).
-kernel_timing time_viterbi_tc_kernel(const conv_code& code, int device, size_t num_frames, int reps);
+//! variant 0: default register budget; 1: 40 registers (more warps per SM).
+kernel_timing time_viterbi_tc_kernel(
+    const conv_code& code, int device, size_t num_frames, int reps, int variant = 0);
 
 } // namespace cuda
 } // namespace gpufec

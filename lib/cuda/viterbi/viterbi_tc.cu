@@ -72,13 +72,20 @@ mma_16x8x8(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t b, const float (&c)
 }
 
 /*!
- * Lane roles (mma fragment layout): g = lane / 4 (rows g and g + 8 of A/C/D, column g
- * of B), q = lane % 4 (k = 2q, 2q + 1 of A/B; columns 2q, 2q + 1 of C/D). Row g is
- * candidate x0 = g / 4, y = g % 4; row g + 8 is x0 + 2 (same intermediate state, so
- * the first comparison stays in the lane). Lanes g and g ^ 4 (lane ^ 16) hold the two
- * pairs of a successor; lane x0 finalises tile x0 (dragonflies 8 x0 + 2q + {0, 1}).
+ * Tile layout: rows = dragonflies, columns = candidates, so each lane's accumulator
+ * fragment holds all four candidates of two successors and the whole max/select stays
+ * in the lane. Lane (g = lane / 4, q = lane % 4): rows g and g + 8 (dragonflies j = g,
+ * g + 8), columns 2q, 2q + 1 of two n8 tiles: tile 0 = predecessors x = 0, 2, tile 1 =
+ * x = 1, 3, all for y = q. Its successors are j << 2 | q: states lane and lane + 32.
+ *   A[j][k] = g_k(j) L_k (this step's LLRs), B[k][c] = f_k(x, y) (constant),
+ *   C[j][c] = pm[j | x << 4]: the eight states = g (mod 8), stored contiguously in
+ *   shared memory at (s % 8) * 8 + s / 8, so two 16-byte loads fetch them.
+ * Decisions: four ballots per step, word 2h + b = bit b of x for state lane + 32 h.
  */
-__global__ void __launch_bounds__(tc_warps_per_block * 32)
+//! MIN_BLOCKS: resident blocks asked of the register allocator (8: up to 64 registers,
+//! 12: 40 registers, 48 warps per SM).
+template <bool PUNCTURED, int MIN_BLOCKS>
+__global__ void __launch_bounds__(tc_warps_per_block * 32, MIN_BLOCKS)
     viterbi_tc_kernel(const viterbi_tc_params p)
 {
     __shared__ __align__(16) float pm_buf[tc_warps_per_block][2][64];
@@ -90,134 +97,134 @@ __global__ void __launch_bounds__(tc_warps_per_block * 32)
     const viterbi_window win = p.windows[w];
     const int8_t* in = p.llrs + win.in_base;
     const int g = lane >> 2, q = lane & 3;
-    const int x0 = g >> 2, y = g & 3;
 
-    // A: k = 0, 1 are stage-1 outputs 0, 1 (register part x << 5 | y >> 1);
-    // k = 2, 3 stage-2 outputs (register part (x & 1) << 6 | y); k >= 4 unused.
-    auto f_sign = [&](int x, int k) {
-        const uint32_t tap = (k & 1) ? p.tap1 : p.tap0;
-        const uint32_t reg = k < 2 ? ((x << 5) | (y >> 1)) : (((x & 1) << 6) | y);
-        return sign_of(reg, tap);
+    // k = 0, 1: stage-1 outputs (register parts x << 5 | y >> 1 and j << 1);
+    // k = 2, 3: stage-2 outputs ((x & 1) << 6 | y and j << 2); k >= 4 unused.
+    auto tap_of = [&](int k) { return (k & 1) ? p.tap1 : p.tap0; };
+    auto f_sign = [&](int x, int y, int k) {
+        return sign_of(k < 2 ? ((x << 5) | (y >> 1)) : (((x & 1) << 6) | y), tap_of(k));
     };
     auto g_sign = [&](int j, int k) {
-        const uint32_t tap = (k & 1) ? p.tap1 : p.tap0;
-        return sign_of(k < 2 ? (j << 1) : (j << 2), tap);
+        return sign_of(k < 2 ? (j << 1) : (j << 2), tap_of(k));
     };
-    uint32_t a_lo = 0, a_hi = 0;
-    __half2 gb0 = __floats2half2_rn(0.f, 0.f), gb1 = gb0;
+    uint32_t b_even = 0,
+             b_odd = 0; // B columns g of tile 0 (x = 0 / 2) and tile 1 (1 / 3)
+    __half2 ga_lo = __floats2half2_rn(0.f, 0.f), ga_hi = ga_lo;
     if (q < 2) {
-        a_lo = pack_half2(f_sign(x0, 2 * q), f_sign(x0, 2 * q + 1));
-        a_hi = pack_half2(f_sign(x0 + 2, 2 * q), f_sign(x0 + 2, 2 * q + 1));
-        gb0 = __floats2half2_rn(g_sign(g, 2 * q), g_sign(g, 2 * q + 1));
-        gb1 = __floats2half2_rn(g_sign(g + 8, 2 * q), g_sign(g + 8, 2 * q + 1));
+        const int y = g >> 1, xe = (g & 1) ? 2 : 0, xo = (g & 1) ? 3 : 1;
+        b_even = pack_half2(f_sign(xe, y, 2 * q), f_sign(xe, y, 2 * q + 1));
+        b_odd = pack_half2(f_sign(xo, y, 2 * q), f_sign(xo, y, 2 * q + 1));
+        ga_lo = __floats2half2_rn(g_sign(g, 2 * q), g_sign(g, 2 * q + 1));
+        ga_hi = __floats2half2_rn(g_sign(g + 8, 2 * q), g_sign(g + 8, 2 * q + 1));
     }
 
     float(*pm)[64] = pm_buf[warp];
-    pm[0][lane] = (win.start_state0 && lane != 0) ? tc_neg_inf : 0.0f;
-    pm[0][lane + 32] = win.start_state0 ? tc_neg_inf : 0.0f;
+    auto slot_of = [](int s) { return (s & 7) * 8 + (s >> 3); };
+    pm[0][slot_of(lane)] = (win.start_state0 && lane != 0) ? tc_neg_inf : 0.0f;
+    pm[0][slot_of(lane + 32)] = win.start_state0 ? tc_neg_inf : 0.0f;
     __syncwarp();
 
     const int nfull = win.steps >> 1;
     const int total = nfull + (win.steps & 1);
     uint32_t* dec = p.decisions + static_cast<size_t>(w) * p.chunks * 32;
-    int t = win.t0;
+
+    // LLR fetch, one step ahead. Unpunctured: lane q < 2 follows stage t0 + 2k + q.
+    int st = win.t0 + q;
+    if (st >= win.stages)
+        st -= win.stages;
+    int t = win.t0; // punctured: warp-uniform walk as in the reference kernel
     uint32_t idx = win.idx0;
     int phase = win.phase0;
-    int cur = 0;
-    uint32_t chunk_word = 0;
-    const int c_base = 2 * q + 16 * x0; // C: pm[j | x << 4], j = 2q (+8), x = x0 (+2)
-
-    for (int k = 0; k < total; ++k) {
-        const bool radix2 = k == nfull; // odd stage count: last step is one stage
-
-        // This step's four LLR positions (warp-uniform; wraps for tail-biting).
-        uint32_t pos[4];
-        bool keep[4];
+    auto fetch = [&](int k, int& la, int& lb) {
+        la = lb = 0;
+        const bool want = q == 0 || (q == 1 && k < nfull);
+        if constexpr (!PUNCTURED) {
+            if (want) {
+                la = __ldg(in + 2 * st);
+                lb = __ldg(in + 2 * st + 1);
+            }
+            st += 2;
+            if (st >= win.stages)
+                st -= win.stages;
+            if (st >= win.stages)
+                st -= win.stages;
+        } else {
+            uint32_t pos[4];
+            bool keep[4];
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            keep[i] = (p.keep_mask >> phase) & 1u;
-            pos[i] = idx;
-            idx += keep[i];
-            phase = (phase + 1 == p.period) ? 0 : phase + 1;
-            if ((i & 1) && ++t == win.stages) {
-                t = 0;
-                idx = 0;
-                phase = 0;
+            for (int i = 0; i < 4; ++i) {
+                keep[i] = (p.keep_mask >> phase) & 1u;
+                pos[i] = idx;
+                idx += keep[i];
+                phase = (phase + 1 == p.period) ? 0 : phase + 1;
+                if ((i & 1) && ++t == win.stages) {
+                    t = 0;
+                    idx = 0;
+                    phase = 0;
+                }
+            }
+            if (want) {
+                const bool ka = q == 0 ? keep[0] : keep[2];
+                const bool kb = q == 0 ? keep[1] : keep[3];
+                la = ka ? __ldg(in + (q == 0 ? pos[0] : pos[2])) : 0;
+                lb = kb ? __ldg(in + (q == 0 ? pos[1] : pos[3])) : 0;
             }
         }
-        int la = 0, lb = 0;
-        if (q == 0 || (q == 1 && !radix2)) {
-            const bool ka = q == 0 ? keep[0] : keep[2];
-            const bool kb = q == 0 ? keep[1] : keep[3];
-            const uint32_t pa = q == 0 ? pos[0] : pos[2];
-            const uint32_t pb = q == 0 ? pos[1] : pos[3];
-            la = ka ? __ldg(in + pa) : 0;
-            lb = kb ? __ldg(in + pb) : 0;
-        }
+    };
+    int la, lb;
+    fetch(0, la, lb);
+
+    int cur = 0;
+    uint32_t chunk_word = 0;
+    for (int k = 0; k < total; ++k) {
+        const bool radix2 = k == nfull; // odd stage count: the last step is one stage
         const __half2 l2 = __halves2half2(__int2half_rn(la), __int2half_rn(lb));
-        const __half2 b0h = __hmul2(gb0, l2), b1h = __hmul2(gb1, l2);
-        const uint32_t b0 = *reinterpret_cast<const uint32_t*>(&b0h);
-        const uint32_t b1 = *reinterpret_cast<const uint32_t*>(&b1h);
+        if (k + 1 < total)
+            fetch(k + 1, la, lb);
+        const __half2 alo = __hmul2(ga_lo, l2), ahi = __hmul2(ga_hi, l2);
+        const uint32_t a_lo = *reinterpret_cast<const uint32_t*>(&alo);
+        const uint32_t a_hi = *reinterpret_cast<const uint32_t*>(&ahi);
 
-        const float* pmc = pm[cur];
-        const float2 c00 = *reinterpret_cast<const float2*>(pmc + c_base);
-        const float2 c01 = *reinterpret_cast<const float2*>(pmc + c_base + 32);
-        const float2 c10 = *reinterpret_cast<const float2*>(pmc + c_base + 8);
-        const float2 c11 = *reinterpret_cast<const float2*>(pmc + c_base + 40);
-        const float C0[4] = { c00.x, c00.y, c01.x, c01.y };
-        const float C1[4] = { c10.x, c10.y, c11.x, c11.y };
+        const float4 m03 = *reinterpret_cast<const float4*>(&pm[cur][g * 8]);
+        const float4 m47 = *reinterpret_cast<const float4*>(&pm[cur][g * 8 + 4]);
+        // pm[g + 8 m] = m_m: x = m / 2 for row g (m even), row g + 8 (m odd).
+        const float C0[4] = { m03.x, m47.x, m03.y, m47.y }; // x = 0, 2
+        const float C1[4] = { m03.z, m47.z, m03.w, m47.w }; // x = 1, 3
         float D0[4], D1[4];
-        mma_16x8x8(D0, a_lo, a_hi, b0, C0);
-        mma_16x8x8(D1, a_lo, a_hi, b1, C1);
+        mma_16x8x8(D0, a_lo, a_hi, b_even, C0);
+        mma_16x8x8(D1, a_lo, a_hi, b_odd, C1);
 
-        // Pair maxima (x vs x + 2: same intermediate state), lower x on ties.
-        // Column c: 0, 1 = dragonflies 2q, 2q + 1; 2, 3 = 8 + 2q, 9 + 2q.
-        const float P[4] = { fmaxf(D0[0], D0[2]),
-                             fmaxf(D0[1], D0[3]),
-                             fmaxf(D1[0], D1[2]),
-                             fmaxf(D1[1], D1[3]) };
-        const bool dh[4] = { D0[2] > D0[0], D0[3] > D0[1], D1[2] > D1[0], D1[3] > D1[1] };
+        // h = 0: successor lane (row g), h = 1: lane + 32 (row g + 8).
+        // Pair a: x = 0 vs 2 (intermediate top bit 0), pair b: x = 1 vs 3; lower wins
+        // ties.
+        const float a0 = fmaxf(D0[0], D0[1]), a1 = fmaxf(D0[2], D0[3]);
+        const float b0 = fmaxf(D1[0], D1[1]), b1 = fmaxf(D1[2], D1[3]);
+        const bool da0 = D0[1] > D0[0], da1 = D0[3] > D0[2];
+        const bool db0 = D1[1] > D1[0], db1 = D1[3] > D1[2];
         float* pmn = pm[cur ^ 1];
         uint32_t word[4];
         if (!radix2) {
-            // Swap with lane ^ 16 the pairs of the tile the partner finalises.
-            const float s0 = x0 ? P[0] : P[2];
-            const float s1 = x0 ? P[1] : P[3];
-            const uint32_t sd = x0 ? (dh[0] | (dh[1] << 1)) : (dh[2] | (dh[3] << 1));
-            const float r0 = __shfl_xor_sync(0xffffffffu, s0, 16);
-            const float r1 = __shfl_xor_sync(0xffffffffu, s1, 16);
-            const uint32_t rd = __shfl_xor_sync(0xffffffffu, sd, 16);
-            const float o0 = x0 ? P[2] : P[0];
-            const float o1 = x0 ? P[3] : P[1];
-            const uint32_t od = x0 ? (dh[2] | (dh[3] << 1)) : (dh[0] | (dh[1] << 1));
-            // a: pair through intermediate top bit 0 (x even), b: top bit 1.
-            const float a0 = x0 ? r0 : o0, b0v = x0 ? o0 : r0;
-            const float a1 = x0 ? r1 : o1, b1v = x0 ? o1 : r1;
-            const uint32_t da = x0 ? rd : od, db = x0 ? od : rd;
-            const bool win0 = b0v > a0, win1 = b1v > a1;
-            const bool hi0 = (win0 ? db : da) & 1u;
-            const bool hi1 = ((win1 ? db : da) >> 1) & 1u;
-            const int s_new =
-                8 * q + 32 * x0 + y; // successor (j << 2 | y), j = 2q + 8 x0
-            pmn[s_new] = fmaxf(a0, b0v);
-            pmn[s_new + 4] = fmaxf(a1, b1v);
+            const bool win0 = b0 > a0, win1 = b1 > a1;
+            pmn[slot_of(lane)] = fmaxf(a0, b0);
+            pmn[slot_of(lane + 32)] = fmaxf(a1, b1);
             word[0] = __ballot_sync(0xffffffffu, win0);
-            word[1] = __ballot_sync(0xffffffffu, hi0);
+            word[1] = __ballot_sync(0xffffffffu, win0 ? db0 : da0);
             word[2] = __ballot_sync(0xffffffffu, win1);
-            word[3] = __ballot_sync(0xffffffffu, hi1);
+            word[3] = __ballot_sync(0xffffffffu, win1 ? db1 : da1);
         } else {
-            // Radix-2 stage: new state m = x0 << 5 | j << 1 | b1, held by lanes with b2 =
-            // 0.
-            if ((y & 1) == 0) {
-                const int m = (x0 << 5) | (q << 2) | (y >> 1); // j = 2q
-                pmn[m] = P[0];
-                pmn[m + 2] = P[1];  // j = 2q + 1
-                pmn[m + 16] = P[2]; // j = 8 + 2q
-                pmn[m + 18] = P[3]; // j = 9 + 2q
+            // One stage: new state m = top << 5 | j << 1 | b1 (y = q = 2 b1 + b2, b2 =
+            // 0).
+            if ((q & 1) == 0) {
+                const int m = (g << 1) | (q >> 1);
+                pmn[slot_of(m)] = a0;
+                pmn[slot_of(m | 32)] = b0;
+                pmn[slot_of(m + 16)] = a1; // j = g + 8
+                pmn[slot_of((m + 16) | 32)] = b1;
             }
-#pragma unroll
-            for (int c = 0; c < 4; ++c)
-                word[c] = __ballot_sync(0xffffffffu, dh[c]);
+            word[0] = __ballot_sync(0xffffffffu, da0);
+            word[1] = __ballot_sync(0xffffffffu, db0);
+            word[2] = __ballot_sync(0xffffffffu, da1);
+            word[3] = __ballot_sync(0xffffffffu, db1);
         }
         const int slot = k & (tc_steps_per_chunk - 1);
         if ((lane >> 2) == slot) {
@@ -236,7 +243,7 @@ __global__ void __launch_bounds__(tc_warps_per_block * 32)
     // Traceback start: state 0, or the best state (lowest index on ties).
     int state = 0;
     if (!win.end_state0) {
-        const float v0 = pm[cur][lane], v1 = pm[cur][lane + 32];
+        const float v0 = pm[cur][slot_of(lane)], v1 = pm[cur][slot_of(lane + 32)];
         float best = v1 > v0 ? v1 : v0;
         int bi = v1 > v0 ? lane + 32 : lane;
 #pragma unroll
@@ -277,19 +284,18 @@ __global__ void __launch_bounds__(tc_warps_per_block * 32)
             const int m = state;
             emit(2 * k, m & 1);
             const int j = (m >> 1) & 15;
-            const int src_lane = 4 * (4 * (m >> 5) + 2 * (m & 1)) + ((j >> 1) & 3);
-            const int c = ((j >> 3) << 1) | (j & 1);
-            const uint32_t wv = __shfl_sync(0xffffffffu, chunk, slot * 4 + c);
-            state = (m >> 1) | (((wv >> src_lane) & 1) << 5);
+            const int src = 4 * (j & 7) + 2 * (m & 1);
+            const int wi = 2 * (j >> 3) + (m >> 5);
+            const uint32_t wv = __shfl_sync(0xffffffffu, chunk, slot * 4 + wi);
+            state = (m >> 1) | (((wv >> src) & 1) << 5);
         } else {
             const int s = state;
             emit(2 * k + 1, s & 1);
             emit(2 * k, (s >> 1) & 1);
-            const int cc = (s >> 2) & 1;
-            const int src_lane = 4 * (4 * (s >> 5) + (s & 3)) + ((s >> 3) & 3);
-            const uint32_t wlo = __shfl_sync(0xffffffffu, chunk, slot * 4 + 2 * cc);
-            const uint32_t whi = __shfl_sync(0xffffffffu, chunk, slot * 4 + 2 * cc + 1);
-            const int x = ((wlo >> src_lane) & 1) | (((whi >> src_lane) & 1) << 1);
+            const int h = s >> 5, src = s & 31;
+            const uint32_t wlo = __shfl_sync(0xffffffffu, chunk, slot * 4 + 2 * h);
+            const uint32_t whi = __shfl_sync(0xffffffffu, chunk, slot * 4 + 2 * h + 1);
+            const int x = ((wlo >> src) & 1) | (((whi >> src) & 1) << 1);
             state = (s >> 2) | (x << 4);
         }
     }
@@ -299,7 +305,8 @@ __global__ void __launch_bounds__(tc_warps_per_block * 32)
 class viterbi_tc_runner
 {
 public:
-    explicit viterbi_tc_runner(const conv_code& code) : d_code(code)
+    explicit viterbi_tc_runner(const conv_code& code, int variant = 0)
+        : d_code(code), d_variant(variant)
     {
         if (!viterbi_tc_supports(code))
             throw error(
@@ -312,6 +319,7 @@ public:
         d_params.tap0 = code.tap_mask(0);
         d_params.tap1 = code.tap_mask(1);
         const auto& mask = code.puncture_mask();
+        d_punctured = !mask.empty();
         if (mask.empty()) {
             d_params.period = 2;
             d_params.keep_mask = 3;
@@ -349,14 +357,21 @@ public:
         p.chunks = d_chunks;
         const unsigned blocks =
             static_cast<unsigned>((nw + tc_warps_per_block - 1) / tc_warps_per_block);
-        viterbi_tc_kernel<<<blocks, tc_warps_per_block * 32, 0, s>>>(p);
+        auto kernel =
+            d_punctured ? viterbi_tc_kernel<true, 8> : viterbi_tc_kernel<false, 8>;
+        if (d_variant == 1)
+            kernel =
+                d_punctured ? viterbi_tc_kernel<true, 12> : viterbi_tc_kernel<false, 12>;
+        kernel<<<blocks, tc_warps_per_block * 32, 0, s>>>(p);
         GPUFEC_CUDA_CHECK_LAUNCH();
     }
 
 private:
     conv_code d_code;
+    int d_variant;
     viterbi_tc_params d_params{};
     int d_chunks = 0;
+    bool d_punctured = false;
 };
 
 } // namespace
@@ -395,11 +410,11 @@ void viterbi_tc_decode(const conv_code& code,
     GPUFEC_CUDA_CHECK(cudaMemcpy(out, d_out.get(), out_bytes, cudaMemcpyDeviceToHost));
 }
 
-kernel_timing
-time_viterbi_tc_kernel(const conv_code& code, int device, size_t num_frames, int reps)
+kernel_timing time_viterbi_tc_kernel(
+    const conv_code& code, int device, size_t num_frames, int reps, int variant)
 {
     device_guard guard(device);
-    viterbi_tc_runner runner(code);
+    viterbi_tc_runner runner(code, variant);
     const size_t items = code.coded_bits();
     const size_t out_bytes = aligned_packed_bytes(code.frame_bits());
     constexpr int sets =
