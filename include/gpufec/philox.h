@@ -7,10 +7,13 @@
 // host and CUDA device code with IDENTICAL results on both.
 //
 // Reproducibility rules: every float operation below is one IEEE-754 operation rounded
-// to nearest (device: __fadd_rn/__fmul_rn/__fdiv_rn/__fsqrt_rn, which nvcc never fuses
-// into FMA; host: plain operators, which requires the translation unit to be compiled
-// without FMA contraction, e.g. -ffp-contract=off as gpufec-core is). Exponent and
-// mantissa handling uses integer bit operations, which are exact everywhere.
+// to nearest (device: __fadd_rn/__fmul_rn/__fmaf_rn/__fsqrt_rn, which nvcc never fuses
+// or splits; host: plain operators and std::fma, which requires the translation unit to
+// be compiled without FMA contraction, e.g. -ffp-contract=off as gpufec-core is). A fused
+// multiply-add is one correctly rounded operation on both sides, so it halves the
+// polynomial work without giving up bit-exactness. Exponent and mantissa handling uses
+// integer bit operations, which are exact everywhere. There is no division: the GPU's
+// correctly rounded divide is a multi-instruction sequence with a slow path.
 #ifndef INCLUDED_GPUFEC_PHILOX_H
 #define INCLUDED_GPUFEC_PHILOX_H
 
@@ -22,6 +25,10 @@
 
 #ifdef __CUDACC__
 #define GPUFEC_HD __host__ __device__ __forceinline__
+#elif defined(__GNUC__)
+// Always inlined, so a caller built for a wider instruction set (the CPU source's FMA
+// clone) compiles ffma to one instruction instead of a libm call.
+#define GPUFEC_HD inline __attribute__((always_inline))
 #else
 #define GPUFEC_HD inline
 #endif
@@ -38,13 +45,10 @@ constexpr uint32_t mul1 = 0xCD9E8D57u;
 constexpr uint32_t weyl0 = 0x9E3779B9u;
 constexpr uint32_t weyl1 = 0xBB67AE85u;
 
-GPUFEC_HD uint32_t mulhi(uint32_t a, uint32_t b)
+//! Full 64-bit product of two words (one IMAD.WIDE.U32 on the GPU).
+GPUFEC_HD uint64_t mul_wide(uint32_t a, uint32_t b)
 {
-#ifdef __CUDA_ARCH__
-    return __umulhi(a, b); // keeps the round in 32-bit registers
-#else
-    return static_cast<uint32_t>((static_cast<uint64_t>(a) * b) >> 32);
-#endif
+    return static_cast<uint64_t>(a) * b;
 }
 
 //! Philox4x32 with 10 rounds (Salmon et al., SC'11; Random123's philox4x32_R(10, ...)).
@@ -55,8 +59,11 @@ GPUFEC_HD u32x4 philox4x32_10(u32x4 ctr, uint32_t key0, uint32_t key1)
 #pragma unroll
 #endif
     for (int round = 0; round < 10; ++round) {
-        const uint32_t hi0 = mulhi(mul0, c0), lo0 = mul0 * c0;
-        const uint32_t hi1 = mulhi(mul1, c2), lo1 = mul1 * c2;
+        const uint64_t p0 = mul_wide(mul0, c0), p1 = mul_wide(mul1, c2);
+        const uint32_t hi0 = static_cast<uint32_t>(p0 >> 32);
+        const uint32_t lo0 = static_cast<uint32_t>(p0);
+        const uint32_t hi1 = static_cast<uint32_t>(p1 >> 32);
+        const uint32_t lo1 = static_cast<uint32_t>(p1);
         c0 = hi1 ^ c1 ^ key0;
         c2 = hi0 ^ c3 ^ key1;
         c1 = lo1;
@@ -94,12 +101,15 @@ GPUFEC_HD float fmul(float a, float b)
     return a * b;
 #endif
 }
-GPUFEC_HD float fdiv(float a, float b)
+//! a * b + c rounded once.
+GPUFEC_HD float ffma(float a, float b, float c)
 {
 #ifdef __CUDA_ARCH__
-    return __fdiv_rn(a, b);
+    return __fmaf_rn(a, b, c);
+#elif defined(__GNUC__)
+    return __builtin_fmaf(a, b, c); // an instruction where the target has FMA, else fmaf
 #else
-    return a / b;
+    return std::fma(a, b, c);
 #endif
 }
 GPUFEC_HD float fsqrt(float a)
@@ -153,30 +163,37 @@ GPUFEC_HD float bits_float(uint32_t b)
 
 /*!
  * Natural log of a positive normal float. u = 2^e * m with m in (sqrt(1/2), sqrt(2)];
- * log(m) = 2 atanh(s), s = (m-1)/(m+1), |s| <= 0.1716: the series up to s^9 leaves a
- * relative error below 3e-9, under float rounding. ln 2 is split so e*ln2_hi is exact.
+ * f = m - 1 is exact (Sterbenz) and log(m) = f + f^2 Q(f), Q a degree-8 minimax fit of
+ * (log1p(f) - f) / f^2 on that interval (relative error of log(m) below 6e-9 before
+ * float rounding). Writing it as f + f (f Q) keeps the relative accuracy as m -> 1.
+ * e is converted exactly through the 1.5 * 2^23 magic number (no conversion unit),
+ * and e * ln2 is added as ln2_hi + ln2_lo through two fused multiply-adds.
  */
 GPUFEC_HD float portable_log(float u)
 {
     const uint32_t b = float_bits(u);
-    int32_t e = static_cast<int32_t>(b >> 23) - 127;
+    uint32_t biased_e = b >> 23;
     uint32_t mb = (b & 0x007FFFFFu) | 0x3F800000u;
     if (mb > 0x3FB504F3u) { // m > sqrt(2): halve it
         mb -= 0x00800000u;
-        e += 1;
+        biased_e += 1;
     }
-    const float m = bits_float(mb);
-    const float s = fdiv(fsub(m, 1.0f), fadd(m, 1.0f)); // m - 1 is exact (Sterbenz)
-    const float z = fmul(s, s);
-    float p = 0x1.c71c72p-3f;             // 2/9
-    p = fadd(fmul(p, z), 0x1.24924ap-2f); // 2/7
-    p = fadd(fmul(p, z), 0x1.99999ap-2f); // 2/5
-    p = fadd(fmul(p, z), 0x1.555556p-1f); // 2/3
-    const float log_m = fadd(fadd(s, s), fmul(s, fmul(z, p)));
-    const float ef = i32_to_float(e);
-    const float ln2_hi = 0x1.62e400p-1f; // 16 significant bits: e * ln2_hi is exact
-    const float ln2_lo = 0x1.7f7d1cp-20f;
-    return fadd(fmul(ef, ln2_hi), fadd(log_m, fmul(ef, ln2_lo)));
+    const float f = fsub(bits_float(mb), 1.0f);
+    float q = -0x1.38339ap-4f;
+    q = ffma(q, f, 0x1.0849bep-3f);
+    q = ffma(q, f, -0x1.0f3756p-3f);
+    q = ffma(q, f, 0x1.22715ep-3f);
+    q = ffma(q, f, -0x1.542766p-3f);
+    q = ffma(q, f, 0x1.99a3f6p-3f);
+    q = ffma(q, f, -0x1.000426p-2f);
+    q = ffma(q, f, 0x1.555550p-2f);
+    q = ffma(q, f, -0x1.fffff8p-2f);
+    const float log_m = ffma(f, fmul(f, q), f);
+    // 0x4B400000 is 1.5 * 2^23, whose ulp is 1: adding e to its bits adds e to its value.
+    const float ef = fsub(bits_float(0x4B400000u + biased_e - 127u), 0x1.8p23f);
+    const float ln2_hi = 0x1.62e430p-1f;   // float(ln 2)
+    const float ln2_lo = -0x1.05c610p-29f; // ln 2 - ln2_hi
+    return ffma(ef, ln2_hi, ffma(ef, ln2_lo, log_m));
 }
 
 /*!
@@ -191,18 +208,18 @@ GPUFEC_HD void portable_cos_sin_2pi(uint32_t x, float& cos_out, float& sin_out)
     const int32_t f = static_cast<int32_t>(w & 0x3FFFFFFFu) - 0x20000000;
     const float r = fmul(i32_to_float(f), 0x1.000000p-30f); // 2^-30, exact
     const float r2 = fmul(r, r);
-    float sp = 0x1.507834p-13f;               // (pi/2)^9 / 9!
-    sp = fadd(fmul(sp, r2), -0x1.32d2ccp-8f); // -(pi/2)^7 / 7!
-    sp = fadd(fmul(sp, r2), 0x1.466bc6p-4f);  // (pi/2)^5 / 5!
-    sp = fadd(fmul(sp, r2), -0x1.4abbcep-1f); // -(pi/2)^3 / 3!
-    sp = fadd(fmul(sp, r2), 0x1.921fb6p0f);   // pi/2
+    float sp = 0x1.507834p-13f;         // (pi/2)^9 / 9!
+    sp = ffma(sp, r2, -0x1.32d2ccp-8f); // -(pi/2)^7 / 7!
+    sp = ffma(sp, r2, 0x1.466bc6p-4f);  // (pi/2)^5 / 5!
+    sp = ffma(sp, r2, -0x1.4abbcep-1f); // -(pi/2)^3 / 3!
+    sp = ffma(sp, r2, 0x1.921fb6p0f);   // pi/2
     const float s = fmul(sp, r);
-    float cp = -0x1.a6d1f2p-16f;              // -(pi/2)^10 / 10!
-    cp = fadd(fmul(cp, r2), 0x1.e1f506p-11f); // (pi/2)^8 / 8!
-    cp = fadd(fmul(cp, r2), -0x1.55d3c8p-6f); // -(pi/2)^6 / 6!
-    cp = fadd(fmul(cp, r2), 0x1.03c1f0p-2f);  // (pi/2)^4 / 4!
-    cp = fadd(fmul(cp, r2), -0x1.3bd3ccp0f);  // -(pi/2)^2 / 2!
-    const float c = fadd(fmul(cp, r2), 1.0f);
+    float cp = -0x1.a6d1f2p-16f;        // -(pi/2)^10 / 10!
+    cp = ffma(cp, r2, 0x1.e1f506p-11f); // (pi/2)^8 / 8!
+    cp = ffma(cp, r2, -0x1.55d3c8p-6f); // -(pi/2)^6 / 6!
+    cp = ffma(cp, r2, 0x1.03c1f0p-2f);  // (pi/2)^4 / 4!
+    cp = ffma(cp, r2, -0x1.3bd3ccp0f);  // -(pi/2)^2 / 2!
+    const float c = ffma(cp, r2, 1.0f);
     switch (q) {
     case 0:
         cos_out = c;
@@ -223,11 +240,11 @@ GPUFEC_HD void portable_cos_sin_2pi(uint32_t x, float& cos_out, float& sin_out)
     }
 }
 
-//! Maps a 32-bit word into (0, 1]: (x + 1/2) 2^-32 rounded once; tiny x keep full
-//! resolution, so the Box-Muller radius reaches ~6.7 sigma.
+//! Maps a 32-bit word into (0, 1]: float(x) 2^-32 + 2^-33 (the product is exact); tiny
+//! x keep full resolution, so the Box-Muller radius reaches ~6.7 sigma.
 GPUFEC_HD float uniform_open(uint32_t x)
 {
-    return fadd(fmul(u32_to_float(x), 0x1.000000p-32f), 0x1.000000p-33f);
+    return ffma(u32_to_float(x), 0x1.000000p-32f, 0x1.000000p-33f);
 }
 
 /*!
@@ -293,11 +310,11 @@ GPUFEC_HD void noise4(uint64_t seed, uint64_t frame, uint32_t q, float g[4])
     box_muller(r.v[2], r.v[3], g[2], g[3]);
 }
 
-//! LLR of one transmitted bit: y = (1 - 2c) + sigma * g; LLR = y * (2 / sigma^2), the
-//! scale rounded to float once by the caller.
+//! LLR of one transmitted bit: y = (1 - 2c) + sigma * g (one fused multiply-add);
+//! LLR = y * (2 / sigma^2), the scale rounded to float once by the caller.
 GPUFEC_HD float bpsk_llr(uint32_t coded_bit, float g, float sigma, float llr_scale)
 {
-    return fmul(fadd(coded_bit ? -1.0f : 1.0f, fmul(sigma, g)), llr_scale);
+    return fmul(ffma(sigma, g, coded_bit ? -1.0f : 1.0f), llr_scale);
 }
 
 } // namespace philox

@@ -16,6 +16,62 @@
 namespace gpufec {
 namespace {
 
+#if defined(__GNUC__)
+#define GPUFEC_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define GPUFEC_ALWAYS_INLINE inline
+#endif
+
+//! LLRs of one frame from its coded bits (the inner loop of the CPU source).
+GPUFEC_ALWAYS_INLINE void noisy_llrs_body(uint64_t seed,
+                                          uint64_t frame,
+                                          const uint8_t* coded,
+                                          size_t coded_bits,
+                                          float sigma,
+                                          float llr_scale,
+                                          float* llrs)
+{
+    float g[4];
+    for (size_t j = 0; j < coded_bits; j += 4) {
+        philox::noise4(seed, frame, static_cast<uint32_t>(j / 4), g);
+        for (size_t m = 0; m < 4 && j + m < coded_bits; ++m)
+            llrs[j + m] = philox::bpsk_llr(coded[j + m], g[m], sigma, llr_scale);
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// philox.h's fused multiply-adds are one instruction only where the target has FMA;
+// without it they are (correctly rounded, slower) libm calls. Same results either way.
+__attribute__((target("fma"))) void noisy_llrs_fma(uint64_t seed,
+                                                   uint64_t frame,
+                                                   const uint8_t* coded,
+                                                   size_t coded_bits,
+                                                   float sigma,
+                                                   float llr_scale,
+                                                   float* llrs)
+{
+    noisy_llrs_body(seed, frame, coded, coded_bits, sigma, llr_scale, llrs);
+}
+#endif
+
+void noisy_llrs(uint64_t seed,
+                uint64_t frame,
+                const uint8_t* coded,
+                size_t coded_bits,
+                float sigma,
+                float llr_scale,
+                float* llrs)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    static const bool has_fma = __builtin_cpu_supports("fma");
+    if (has_fma) {
+        noisy_llrs_fma(seed, frame, coded, coded_bits, sigma, llr_scale, llrs);
+        return;
+    }
+#endif
+    noisy_llrs_body(seed, frame, coded, coded_bits, sigma, llr_scale, llrs);
+}
+
 class awgn_source_cpu final : public awgn_bpsk_source
 {
 public:
@@ -91,13 +147,13 @@ private:
         if (!llrs)
             return;
         conv_encode(d_code, bits, d_info_bits, coded);
-        float g[4];
-        for (size_t j = 0; j < d_coded_bits; j += 4) {
-            philox::noise4(d_seed, frame, static_cast<uint32_t>(j / 4), g);
-            for (size_t m = 0; m < 4 && j + m < d_coded_bits; ++m)
-                llrs[j + m] = philox::bpsk_llr(
-                    coded[j + m], g[m], constants.sigma, constants.llr_scale);
-        }
+        noisy_llrs(d_seed,
+                   frame,
+                   coded,
+                   d_coded_bits,
+                   constants.sigma,
+                   constants.llr_scale,
+                   llrs);
     }
 
     const conv_code d_code;

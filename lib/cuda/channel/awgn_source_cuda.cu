@@ -55,8 +55,10 @@ struct launch_policy {
     int threads;
     int groups; // groups of 4 transmitted bits per thread
 };
-constexpr launch_policy policies[] = { { 256, 1 }, { 256, 2 }, { 128, 4 }, { 512, 1 } };
-// Fastest on an H100 (929 GB/s written for K=7 r=1/2 2048-bit frames).
+// A frame is cut into ceil(groups / (threads * groups per thread)) tiles of equal size
+// (rounded up to whole groups of 4 bits), so no tile is a nearly empty remainder.
+constexpr launch_policy policies[] = { { 256, 1 }, { 256, 2 }, { 128, 4 },
+                                       { 512, 1 }, { 256, 4 }, { 128, 8 } };
 constexpr int default_policy = 2;
 
 __host__ __device__ inline int32_t floor_div32(int32_t x)
@@ -137,8 +139,30 @@ __global__ void __launch_bounds__(kThreads) awgn_frames_kernel(const kernel_para
     if (llrs) {
         for (uint32_t i = tid; i < p.ones; i += kThreads)
             s_table[i] = p.table[i];
+        // Regular words come 4 per Philox block; the few outside [0, info_words) (zero
+        // tail, tail-biting preload) one by one.
+        const int32_t reg_lo = max(w_lo, 0);
+        const int32_t reg_hi = min(w_hi, static_cast<int32_t>(p.info_words) - 1);
         for (int32_t i = static_cast<int32_t>(tid); i < n_words; i += kThreads)
-            s_words[i] = extended_info_word(p, frame, w_lo + i);
+            if (w_lo + i < reg_lo || w_lo + i > reg_hi)
+                s_words[i] = extended_info_word(p, frame, w_lo + i);
+        if (reg_lo <= reg_hi) {
+            for (int32_t pb = (reg_lo >> 2) + static_cast<int32_t>(tid);
+                 pb <= (reg_hi >> 2);
+                 pb += kThreads) {
+                const philox::u32x4 r = philox::frame_block(
+                    p.seed, frame, static_cast<uint32_t>(pb), philox::stream_info);
+#pragma unroll
+                for (int m = 0; m < 4; ++m) {
+                    const int32_t w = 4 * pb + m;
+                    if (w < reg_lo || w > reg_hi)
+                        continue;
+                    const uint32_t valid = p.info_bits - 32u * static_cast<uint32_t>(w);
+                    s_words[w - w_lo] =
+                        valid >= 32 ? r.v[m] : r.v[m] & ((1u << valid) - 1u);
+                }
+            }
+        }
     }
 
     // The heavy part first: it needs no shared data, so the barrier wait overlaps it.
@@ -303,7 +327,10 @@ struct awgn_source_cuda::impl {
     {
         kernel_params p = base;
         const auto& lp = policies[pol];
-        p.tile_llrs = static_cast<uint32_t>(4 * lp.threads * lp.groups);
+        const uint32_t max_tile_groups = static_cast<uint32_t>(lp.threads * lp.groups);
+        const uint32_t frame_groups = (p.coded_bits + 3) / 4;
+        p.tiles = (frame_groups + max_tile_groups - 1) / max_tile_groups;
+        p.tile_llrs = 4 * ((frame_groups + p.tiles - 1) / p.tiles);
         p.tiles = (p.coded_bits + p.tile_llrs - 1) / p.tile_llrs;
         int32_t max_words = 0;
         for (uint32_t t = 0; t < p.tiles; ++t) {
@@ -362,8 +389,16 @@ struct awgn_source_cuda::impl {
                 launch_policy_kernel<128, 4>(
                     p, smem_bytes, vector_llrs, blocks, f, l, b, vector_bits, s);
                 break;
-            default:
+            case 3:
                 launch_policy_kernel<512, 1>(
+                    p, smem_bytes, vector_llrs, blocks, f, l, b, vector_bits, s);
+                break;
+            case 4:
+                launch_policy_kernel<256, 4>(
+                    p, smem_bytes, vector_llrs, blocks, f, l, b, vector_bits, s);
+                break;
+            default:
+                launch_policy_kernel<128, 8>(
                     p, smem_bytes, vector_llrs, blocks, f, l, b, vector_bits, s);
                 break;
             }
