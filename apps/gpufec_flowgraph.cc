@@ -4,11 +4,20 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // gpufec-flowgraph: a real GNU Radio top_block in C++ (no Python needed), so the GNU
-// Radio path can be proven on machines without GNU Radio's Python (the GPU machine):
-//   awgn_bpsk_source --LLRs--> viterbi_decoder --bits--> ber_counter
-//                    --info bits------------------------^
-// Prints BER and throughput per Eb/N0 point.
+// Radio path can be proven on machines without GNU Radio's Python (the GPU machine).
+//   --graph full (default):
+//     awgn_bpsk_source --LLRs--> viterbi_decoder --bits--> head --> ber_counter
+//                      --info bits--> head ----------------------^
+//     prints BER and throughput per Eb/N0 point;
+//   --graph source:  awgn_bpsk_source --> null sinks (the source alone);
+//   --graph decoder: precomputed LLR frames (vector_source, repeated) -->
+//                    viterbi_decoder --> head --> null sink (the decoder alone).
+// The heads sit on the one-byte bit streams (not on the float LLRs) so that limiting
+// the run does not add a copy of the widest stream.
 #include <gnuradio/blocks/head.h>
+#include <gnuradio/blocks/null_sink.h>
+#include <gnuradio/blocks/vector_sink.h>
+#include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/gpufec/awgn_bpsk_source.h>
 #include <gnuradio/gpufec/ber_counter.h>
 #include <gnuradio/gpufec/conv_code.h>
@@ -25,8 +34,16 @@ namespace {
 
 void usage()
 {
-    std::puts("usage: gpufec-flowgraph [--backend auto|cpu|cuda|cuda:N] [--frames N]\n"
-              "                        [--frame-bits N] [--ebn0 dB[,dB...]] [--batch N]");
+    std::puts(
+        "usage: gpufec-flowgraph [--graph full|source|decoder] [--backend "
+        "auto|cpu|cuda|cuda:N]\n"
+        "                        [--frames N] [--frame-bits N] [--ebn0 dB[,dB...]] "
+        "[--batch N]\n"
+        "                        [--source-frames N] [--max-latency-ms X]\n"
+        "  --graph full     source -> decoder -> BER counter (default)\n"
+        "  --graph source   source -> null sinks\n"
+        "  --graph decoder  precomputed LLR frames (repeated) -> decoder -> null sink\n"
+        "  --source-frames  frames the source generates per batch (default 256)");
 }
 
 std::vector<double> parse_list(const std::string& s)
@@ -43,15 +60,160 @@ std::vector<double> parse_list(const std::string& s)
     return v;
 }
 
-} // namespace
-
-int main(int argc, char** argv)
+double run_seconds(const gr::top_block_sptr& tb)
 {
+    const auto t0 = std::chrono::steady_clock::now();
+    tb->run();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+struct options {
+    std::string graph = "full";
     std::string backend = "auto";
     long frames = 2000;
     int frame_bits = 2048;
     int batch = 512;
+    int source_frames = 256;
+    double max_latency_ms = 10.0;
     std::vector<double> ebn0s{ 3.0, 4.0, 6.0 };
+};
+
+int run_full(const options& o, const gr::gpufec::code::sptr& code)
+{
+    std::printf("%-8s %-10s %12s %10s %12s %10s %12s\n",
+                "Eb/N0",
+                "backend",
+                "bits",
+                "errors",
+                "BER",
+                "frames",
+                "Mb/s");
+    const uint64_t bits = static_cast<uint64_t>(o.frames) * o.frame_bits;
+    for (double ebn0 : o.ebn0s) {
+        auto tb = gr::make_top_block("gpufec_flowgraph");
+        auto src = gr::gpufec::awgn_bpsk_source::make(
+            code, ebn0, 1, o.backend, o.source_frames, "");
+        auto dec = gr::gpufec::viterbi_decoder::make(
+            code, "float", "", o.backend, o.batch, o.max_latency_ms, 8.0);
+        auto head_decoded = gr::blocks::head::make(sizeof(char), bits);
+        auto head_info = gr::blocks::head::make(sizeof(char), bits);
+        auto ber = gr::gpufec::ber_counter::make(o.frame_bits, 0);
+        tb->connect(src, 0, dec, 0);
+        tb->connect(dec, 0, head_decoded, 0);
+        tb->connect(head_decoded, 0, ber, 0);
+        tb->connect(src, 1, head_info, 0);
+        tb->connect(head_info, 0, ber, 1);
+        const double secs = run_seconds(tb);
+        std::printf("%-8.2f %-10s %12llu %10llu %12.3e %10llu %12.1f\n",
+                    ebn0,
+                    dec->backend_name().c_str(),
+                    (unsigned long long)ber->bits(),
+                    (unsigned long long)ber->bit_errors(),
+                    ber->ber(),
+                    (unsigned long long)ber->frames(),
+                    ber->bits() / secs / 1e6);
+        if (ber->frames() != static_cast<uint64_t>(o.frames)) {
+            std::fprintf(stderr,
+                         "error: %llu frames counted, %ld sent\n",
+                         (unsigned long long)ber->frames(),
+                         o.frames);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void print_single_header()
+{
+    std::printf("%-8s %-8s %-10s %10s %12s %10s %12s\n",
+                "graph",
+                "Eb/N0",
+                "backend",
+                "frames",
+                "info bits",
+                "seconds",
+                "Mb/s");
+}
+
+void print_single(const options& o, double ebn0, const std::string& backend, double secs)
+{
+    const double bits = double(o.frames) * o.frame_bits;
+    std::printf("%-8s %-8.2f %-10s %10ld %12.0f %10.3f %12.1f\n",
+                o.graph.c_str(),
+                ebn0,
+                backend.c_str(),
+                o.frames,
+                bits,
+                secs,
+                bits / secs / 1e6);
+}
+
+//! The source alone: LLRs into a null sink, the info bits through a head (which ends
+//! the run) into another.
+int run_source(const options& o, const gr::gpufec::code::sptr& code)
+{
+    print_single_header();
+    for (double ebn0 : o.ebn0s) {
+        auto tb = gr::make_top_block("gpufec_flowgraph_source");
+        auto src = gr::gpufec::awgn_bpsk_source::make(
+            code, ebn0, 1, o.backend, o.source_frames, "");
+        auto head_info = gr::blocks::head::make(
+            sizeof(char), static_cast<uint64_t>(o.frames) * o.frame_bits);
+        auto null_llrs = gr::blocks::null_sink::make(sizeof(float));
+        auto null_info = gr::blocks::null_sink::make(sizeof(char));
+        tb->connect(src, 0, null_llrs, 0);
+        tb->connect(src, 1, head_info, 0);
+        tb->connect(head_info, 0, null_info, 0);
+        const double secs = run_seconds(tb);
+        print_single(o, ebn0, src->backend_name(), secs);
+    }
+    return 0;
+}
+
+//! The decoder alone: a few hundred distinct frames from the CPU source, repeated.
+int run_decoder(const options& o, const gr::gpufec::code::sptr& code)
+{
+    print_single_header();
+    const long distinct = std::min<long>(o.frames, 256);
+    for (double ebn0 : o.ebn0s) {
+        std::vector<float> llrs;
+        {
+            auto tb = gr::make_top_block("gpufec_flowgraph_llrs");
+            auto src = gr::gpufec::awgn_bpsk_source::make(code, ebn0, 1, "cpu", 64, "");
+            auto head = gr::blocks::head::make(
+                sizeof(float), static_cast<uint64_t>(distinct) * code->coded_bits());
+            auto sink = gr::blocks::vector_sink_f::make();
+            auto null_info = gr::blocks::null_sink::make(sizeof(char));
+            tb->connect(src, 0, head, 0);
+            tb->connect(head, 0, sink, 0);
+            tb->connect(src, 1, null_info, 0);
+            tb->run();
+            llrs = sink->data();
+        }
+        auto tb = gr::make_top_block("gpufec_flowgraph_decoder");
+        auto vsrc = gr::blocks::vector_source_f::make(llrs, true);
+        auto dec = gr::gpufec::viterbi_decoder::make(
+            code, "float", "", o.backend, o.batch, o.max_latency_ms, 8.0);
+        auto head = gr::blocks::head::make(
+            sizeof(char), static_cast<uint64_t>(o.frames) * o.frame_bits);
+        auto sink = gr::blocks::null_sink::make(sizeof(char));
+        // Room for a whole batch in front of the decoder, as a fast source would give.
+        vsrc->set_min_output_buffer(
+            static_cast<long>(std::max<size_t>(1 << 20, code->coded_bits() * 64)));
+        tb->connect(vsrc, 0, dec, 0);
+        tb->connect(dec, 0, head, 0);
+        tb->connect(head, 0, sink, 0);
+        const double secs = run_seconds(tb);
+        print_single(o, ebn0, dec->backend_name(), secs);
+    }
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    options o;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&]() -> std::string {
@@ -61,61 +223,49 @@ int main(int argc, char** argv)
             }
             return argv[++i];
         };
-        if (a == "--backend")
-            backend = next();
+        if (a == "--graph")
+            o.graph = next();
+        else if (a == "--backend")
+            o.backend = next();
         else if (a == "--frames")
-            frames = std::stol(next());
+            o.frames = std::stol(next());
         else if (a == "--frame-bits")
-            frame_bits = std::stoi(next());
+            o.frame_bits = std::stoi(next());
         else if (a == "--ebn0")
-            ebn0s = parse_list(next());
+            o.ebn0s = parse_list(next());
         else if (a == "--batch")
-            batch = std::stoi(next());
+            o.batch = std::stoi(next());
+        else if (a == "--source-frames")
+            o.source_frames = std::stoi(next());
+        else if (a == "--max-latency-ms")
+            o.max_latency_ms = std::stod(next());
         else {
             usage();
             return a == "--help" ? 0 : 2;
         }
     }
+    if (o.graph != "full" && o.graph != "source" && o.graph != "decoder") {
+        std::fprintf(stderr,
+                     "gpufec-flowgraph: --graph \"%s\" unknown; allowed: full, source, "
+                     "decoder\n",
+                     o.graph.c_str());
+        return 2;
+    }
+    if (o.frames < 1) {
+        std::fprintf(stderr, "gpufec-flowgraph: --frames must be >= 1\n");
+        return 2;
+    }
 
     try {
-        auto code = gr::gpufec::conv_code::make(frame_bits, 7, { 0171, 0133 }, "terminated", "");
-        std::printf("%-8s %-10s %12s %10s %12s %10s %12s\n", "Eb/N0", "backend", "bits",
-                    "errors", "BER", "frames", "Mb/s");
-        for (double ebn0 : ebn0s) {
-            auto tb = gr::make_top_block("gpufec_flowgraph");
-            auto src = gr::gpufec::awgn_bpsk_source::make(code, ebn0, 1, backend, 64, "");
-            auto head_llr =
-                gr::blocks::head::make(sizeof(float), static_cast<uint64_t>(frames) * code->coded_bits());
-            auto head_bits =
-                gr::blocks::head::make(sizeof(char), static_cast<uint64_t>(frames) * frame_bits);
-            auto dec = gr::gpufec::viterbi_decoder::make(code, "float", "", backend, batch, 10.0, 8.0);
-            auto ber = gr::gpufec::ber_counter::make(frame_bits, 0);
-            // Large buffers in front of the decoder so it can fill big GPU batches.
-            const long llr_buffer = std::max<long>(1L << 22, 2L * code->coded_bits());
-            head_llr->set_min_output_buffer(llr_buffer);
-            head_bits->set_min_output_buffer(llr_buffer);
-            tb->connect(src, 0, head_llr, 0);
-            tb->connect(src, 1, head_bits, 0);
-            tb->connect(head_llr, 0, dec, 0);
-            tb->connect(dec, 0, ber, 0);
-            tb->connect(head_bits, 0, ber, 1);
-            const auto t0 = std::chrono::steady_clock::now();
-            tb->run();
-            const double secs =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            std::printf("%-8.2f %-10s %12llu %10llu %12.3e %10llu %12.1f\n", ebn0,
-                        dec->backend_name().c_str(), (unsigned long long)ber->bits(),
-                        (unsigned long long)ber->bit_errors(), ber->ber(),
-                        (unsigned long long)ber->frames(), ber->bits() / secs / 1e6);
-            if (ber->frames() != static_cast<uint64_t>(frames)) {
-                std::fprintf(stderr, "error: %llu frames counted, %ld sent\n",
-                             (unsigned long long)ber->frames(), frames);
-                return 1;
-            }
-        }
+        auto code = gr::gpufec::conv_code::make(
+            o.frame_bits, 7, { 0171, 0133 }, "terminated", "");
+        if (o.graph == "source")
+            return run_source(o, code);
+        if (o.graph == "decoder")
+            return run_decoder(o, code);
+        return run_full(o, code);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "gpufec-flowgraph: %s\n", e.what());
         return 1;
     }
-    return 0;
 }

@@ -17,7 +17,8 @@
 #include <gpufec/common.h>
 #include <algorithm>
 #include <atomic>
-#include <deque>
+#include <cstring>
+#include <stdexcept>
 #include <vector>
 
 namespace gr {
@@ -36,17 +37,82 @@ inline bool parse_input_type(const std::string& block_name, const std::string& t
                           "\" unknown; allowed: \"float\", \"byte\" (int8 LLRs)");
 }
 
+//! Unpacks MSB-first packed bits to one bit per byte, eight at a time.
+inline void unpack_bits_fast(const uint8_t* packed, uint8_t* bits, size_t nbits)
+{
+    struct table {
+        uint64_t bytes[256];
+        table()
+        {
+            for (unsigned v = 0; v < 256; ++v) {
+                uint8_t b[8];
+                for (unsigned i = 0; i < 8; ++i) {
+                    b[i] = (v >> (7 - i)) & 1u;
+                }
+                std::memcpy(&bytes[v], b, 8);
+            }
+        }
+    };
+    static const table lut;
+    const size_t whole = nbits / 8;
+    for (size_t i = 0; i < whole; ++i) {
+        std::memcpy(bits + 8 * i, &lut.bytes[packed[i]], 8);
+    }
+    for (size_t i = 8 * whole; i < nbits; ++i) {
+        bits[i] = (packed[i >> 3] >> (7 - (i & 7))) & 1u;
+    }
+}
+
+//! FIFO on a growable ring: no allocation once it has reached its working size.
+template <class T>
+class fifo
+{
+public:
+    bool empty() const { return d_size == 0; }
+    size_t size() const { return d_size; }
+    T& front() { return d_items[d_head]; }
+    const T& front() const { return d_items[d_head]; }
+    T& back() { return d_items[(d_head + d_size - 1) % d_items.size()]; }
+    //! A slot at the back (holding whatever an earlier element left there).
+    T& emplace_back()
+    {
+        if (d_size == d_items.size()) {
+            std::vector<T> grown(std::max<size_t>(8, 2 * d_items.size()));
+            for (size_t i = 0; i < d_size; ++i) {
+                grown[i] = std::move(d_items[(d_head + i) % d_items.size()]);
+            }
+            d_items.swap(grown);
+            d_head = 0;
+        }
+        ++d_size;
+        return back();
+    }
+    void pop_front()
+    {
+        d_head = (d_head + 1) % d_items.size();
+        --d_size;
+    }
+
+private:
+    std::vector<T> d_items;
+    size_t d_head = 0;
+    size_t d_size = 0;
+};
+
 /*!
  * Policy of general_work (one call):
- *  1. copy finished frames already popped (the stash) to the output, as space allows;
- *  2. cut complete frames out of the input and submit() them (when every slot is busy,
- *     pop_wait() the oldest frame into the stash first);
- *  3. pop every finished frame (try_pop) into the stash;
+ *  1. copy stashed frames (decoded but without output room earlier) to the output, then
+ *     pop finished frames straight into the output while they fit;
+ *  2. cut complete frames out of the input and submit() them, straight from the input
+ *     buffer when a frame lies wholly in it (only frames straddling calls are copied);
+ *     when every slot is busy, the oldest frame is waited for (into the output if it
+ *     fits, else the stash) to free one;
+ *  3. pop finished frames into the output while they fit (the rest stay in the engine);
  *  4. the input is drained: launch the partial slot when no batch is in flight or its
- *     oldest frame waited longer than max_latency_ms;
- *  5. copy the stash out; if nothing was produced while frames are pending, pop_wait()
- *     one, so the block never returns empty-handed with work pending and end of stream
- *     flushes every frame (forecast asks for no input while frames are pending).
+ *     oldest frame waited longer than max_latency_ms (full slots launch by themselves);
+ *  5. if nothing was produced while frames are pending, wait for the oldest one, so the
+ *     block never returns empty-handed with work pending and end of stream flushes every
+ *     frame (forecast asks for no input while frames are pending).
  * Tags are handled here (TPP_DONT): each frame's tags travel with it.
  */
 template <class Interface>
@@ -128,13 +194,18 @@ public:
                      gr_vector_const_void_star& input_items,
                      gr_vector_void_star& output_items) override
     {
-        auto* out = static_cast<uint8_t*>(output_items[0]);
         const auto* in = static_cast<const uint8_t*>(input_items[0]);
         const size_t itemsize = d_float_input ? sizeof(float) : sizeof(int8_t);
         const size_t avail = static_cast<size_t>(ninput_items[0]);
         auto& engine = *d_run.engine;
+        d_out = static_cast<uint8_t*>(output_items[0]);
+        d_noutput = static_cast<size_t>(noutput_items);
+        d_produced = 0;
+        d_out_first = this->nitems_written(0);
 
-        size_t produced = drain_stash(out, static_cast<size_t>(noutput_items), 0);
+        drain_stash();
+        while (pop_one(/*wait=*/false, /*may_stash=*/false)) {
+        }
 
         size_t consumed = 0;
         const uint64_t abs_first = this->nitems_read(0);
@@ -143,15 +214,17 @@ public:
                 if (consumed == avail) {
                     break;
                 }
-                consumed += d_assembler->advance(
-                    in + consumed * itemsize, avail - consumed, abs_first + consumed);
+                consumed += d_assembler->advance(in + consumed * itemsize,
+                                                 avail - consumed,
+                                                 abs_first + consumed,
+                                                 /*allow_direct=*/true);
                 if (!d_assembler->has_frame()) {
                     continue;
                 }
             }
             const size_t items = d_assembler->frame_items();
             while (!engine.can_submit(items)) {
-                pop_one(/*wait=*/true);
+                pop_one(/*wait=*/true, /*may_stash=*/true);
             }
             const bool accepted =
                 d_float_input ? engine.submit(reinterpret_cast<const float*>(
@@ -165,14 +238,19 @@ public:
             if (!accepted) {
                 continue; // cannot happen after can_submit(); retry after popping
             }
-            d_frames.push_back({ d_next_id,
-                                 d_run.decoder->output_bits_for_input(items),
-                                 d_assembler->take() });
+            if (items != d_last_items) {
+                d_last_items = items;
+                d_last_out_bits = d_run.decoder->output_bits_for_input(items);
+            }
+            frame_info& info = d_frames.emplace_back();
+            info.id = d_next_id;
+            info.out_bits = d_last_out_bits;
+            info.tags = d_assembler->take();
             ++d_next_id;
         }
         this->consume(0, static_cast<int>(consumed));
 
-        while (pop_one(/*wait=*/false)) {
+        while (pop_one(/*wait=*/false, /*may_stash=*/false)) {
         }
         // The input is drained: send the partial slot unless a batch is still in
         // flight and the waiting frames are young (they will join the next batch).
@@ -182,24 +260,24 @@ public:
                 engine.launch();
             }
         }
-        produced = drain_stash(out, static_cast<size_t>(noutput_items), produced);
-        if (produced == 0 && d_stash.empty() && engine.frames_pending() > 0) {
-            pop_one(/*wait=*/true);
-            while (pop_one(/*wait=*/false)) {
+        if (d_produced == 0 && d_stash.empty() && engine.frames_pending() > 0 &&
+            room_for_next()) {
+            pop_one(/*wait=*/true, /*may_stash=*/false);
+            while (pop_one(/*wait=*/false, /*may_stash=*/false)) {
             }
-            produced = drain_stash(out, static_cast<size_t>(noutput_items), produced);
         }
-        return static_cast<int>(produced);
+        return static_cast<int>(d_produced);
     }
 
 private:
     struct frame_info {
-        uint64_t id;
-        size_t out_bits;
+        uint64_t id = 0;
+        size_t out_bits = 0;
         frame_tags tags;
     };
     struct decoded_frame {
-        std::vector<uint8_t> bits; //!< unpacked
+        std::vector<uint8_t> bits; //!< unpacked; capacity kept for reuse
+        size_t nbits = 0;
         frame_info info;
     };
 
@@ -222,9 +300,32 @@ private:
                d_assembler->has_frame();
     }
 
-    //! Pops the oldest finished frame into the stash; false when none (is ready).
-    bool pop_one(bool wait)
+    //! True when the oldest frame not yet popped fits in this call's output.
+    bool room_for_next() const
     {
+        return !d_frames.empty() && d_produced + d_frames.front().out_bits <= d_noutput;
+    }
+
+    //! Writes a frame's bits and tags at the output position, counts it.
+    void emit(const frame_info& info, size_t nbits)
+    {
+        emit_frame_tags(
+            d_io, 0, d_out_first + d_produced, nbits, info.tags, d_assembler->len_key());
+        d_produced += nbits;
+        ++d_decoded;
+    }
+
+    /*!
+     * Pops the oldest finished frame: into the output when the stash is empty and it
+     * fits, else into the stash when `may_stash` (never otherwise: the frame then stays
+     * in the engine). Returns false when nothing was popped.
+     */
+    bool pop_one(bool wait, bool may_stash)
+    {
+        const bool direct = d_stash.empty() && room_for_next();
+        if (!direct && !may_stash) {
+            return false;
+        }
         ::gpufec::completed_frame done;
         const bool got =
             wait ? d_run.engine->pop_wait(done) : d_run.engine->try_pop(done);
@@ -234,32 +335,32 @@ private:
         if (d_frames.empty() || d_frames.front().id != done.id) {
             throw std::logic_error("gpufec engine returned frames out of order");
         }
-        decoded_frame frame{ std::vector<uint8_t>(done.nbits),
-                             std::move(d_frames.front()) };
+        if (direct && d_produced + done.nbits <= d_noutput) {
+            unpack_bits_fast(done.packed, d_out + d_produced, done.nbits);
+            emit(d_frames.front(), done.nbits);
+        } else {
+            decoded_frame& frame = d_stash.emplace_back();
+            if (frame.bits.size() < done.nbits) {
+                frame.bits.resize(done.nbits);
+            }
+            frame.nbits = done.nbits;
+            frame.info = std::move(d_frames.front());
+            unpack_bits_fast(done.packed, frame.bits.data(), done.nbits);
+        }
         d_frames.pop_front();
-        ::gpufec::unpack_bits(done.packed, frame.bits.data(), done.nbits);
-        d_stash.push_back(std::move(frame));
         return true;
     }
 
-    //! Copies stashed frames to the output while they fit; returns the new total.
-    size_t drain_stash(uint8_t* out, size_t noutput_items, size_t produced)
+    //! Copies stashed frames to the output while they fit.
+    void drain_stash()
     {
-        while (!d_stash.empty() &&
-               produced + d_stash.front().bits.size() <= noutput_items) {
-            const decoded_frame& frame = d_stash.front();
-            std::copy(frame.bits.begin(), frame.bits.end(), out + produced);
-            emit_frame_tags(d_io,
-                            0,
-                            this->nitems_written(0) + produced,
-                            frame.bits.size(),
-                            frame.info.tags,
-                            d_assembler->len_key());
-            produced += frame.bits.size();
-            d_stash.pop_front();
-            ++d_decoded;
+        while (!d_stash.empty() && d_produced + d_stash.front().nbits <= d_noutput) {
+            decoded_frame& frame = d_stash.front();
+            std::memcpy(d_out + d_produced, frame.bits.data(), frame.nbits);
+            emit(frame.info, frame.nbits);
+            frame.info.tags.tags.clear();
+            d_stash.pop_front(); // the bits buffer stays in the ring for reuse
         }
-        return produced;
     }
 
     const bool d_float_input;
@@ -269,10 +370,17 @@ private:
     size_t d_max_out = 0;
     block_access d_io = access();
     std::unique_ptr<frame_assembler> d_assembler;
-    std::deque<frame_info> d_frames; //!< submitted, not yet popped (submission order)
-    std::deque<decoded_frame> d_stash;
+    fifo<frame_info> d_frames; //!< submitted, not yet popped (submission order)
+    fifo<decoded_frame> d_stash;
     uint64_t d_next_id = 0;
+    size_t d_last_items = 0; //!< memo of output_bits_for_input
+    size_t d_last_out_bits = 0;
     std::atomic<uint64_t> d_decoded{ 0 };
+    // The current work call's output.
+    uint8_t* d_out = nullptr;
+    size_t d_noutput = 0;
+    size_t d_produced = 0;
+    uint64_t d_out_first = 0;
 };
 
 } // namespace gpufec

@@ -38,19 +38,17 @@ bool frame_assembler::start_frame(const void* in,
         d_frame_first = pos;
         return true;
     }
-    // Tagged: the frame must begin with a length tag at this very item.
-    d_scratch.clear();
-    d_io.get_tags(d_scratch, pos, abs_first + avail);
-    auto first = d_scratch.end();
-    for (auto it = d_scratch.begin(); it != d_scratch.end(); ++it) {
-        if (pmt::eqv(it->key, d_len_key) &&
-            (first == d_scratch.end() || it->offset < first->offset)) {
-            first = it;
+    // Tagged: the frame must begin with a length tag at this very item. The cached
+    // tags are sorted by offset, so the first length tag found is the nearest one.
+    const gr::tag_t* first = nullptr;
+    for (size_t k = first_tag_at_or_after(pos); k < d_call_tags.size(); ++k) {
+        if (pmt::eqv(d_call_tags[k].key, d_len_key)) {
+            first = &d_call_tags[k];
+            break;
         }
     }
-    if (first == d_scratch.end() || first->offset != pos) {
-        const uint64_t gap_end =
-            first == d_scratch.end() ? abs_first + avail : first->offset;
+    if (!first || first->offset != pos) {
+        const uint64_t gap_end = !first ? abs_first + avail : first->offset;
         if (!d_in_gap) {
             d_io.logger->error("no length tag '{}' at item {}: dropping items until "
                                "the next length tag",
@@ -96,9 +94,39 @@ bool frame_assembler::start_frame(const void* in,
     return true;
 }
 
-size_t frame_assembler::advance(const void* in, size_t avail, uint64_t abs_first)
+void frame_assembler::fetch_tags(uint64_t start, uint64_t end)
+{
+    // The same end means the same work call (or an unchanged input): tags of items
+    // already written never change, so the cached list stays valid.
+    if (d_tags_valid && end == d_tags_end && start >= d_tags_start) {
+        return;
+    }
+    d_call_tags.clear();
+    d_io.get_tags(d_call_tags, start, end);
+    std::stable_sort(d_call_tags.begin(), d_call_tags.end(), gr::tag_t::offset_compare);
+    d_tags_start = start;
+    d_tags_end = end;
+    d_tag_cursor = 0;
+    d_tags_valid = true;
+}
+
+size_t frame_assembler::first_tag_at_or_after(uint64_t pos)
+{
+    while (d_tag_cursor < d_call_tags.size() && d_call_tags[d_tag_cursor].offset < pos) {
+        ++d_tag_cursor;
+    }
+    return d_tag_cursor;
+}
+
+size_t frame_assembler::advance(const void* in,
+                                size_t avail,
+                                uint64_t abs_first,
+                                bool allow_direct)
 {
     size_t consumed = 0;
+    if (!d_have_frame && avail > 0) {
+        fetch_tags(abs_first, abs_first + avail);
+    }
     while (!d_have_frame && consumed < avail) {
         if (d_skip > 0) {
             const uint64_t n = std::min<uint64_t>(d_skip, avail - consumed);
@@ -114,20 +142,23 @@ size_t frame_assembler::advance(const void* in, size_t avail, uint64_t abs_first
             d_tags.tags.clear();
         }
         const uint64_t n = std::min<uint64_t>(d_frame_items - d_fill, avail - consumed);
-        std::memcpy(d_buffer.data() + d_fill * d_itemsize,
-                    static_cast<const uint8_t*>(in) + consumed * d_itemsize,
-                    n * d_itemsize);
+        const uint8_t* src = static_cast<const uint8_t*>(in) + consumed * d_itemsize;
+        if (allow_direct && d_fill == 0 && n == d_frame_items) {
+            d_direct = src; // whole frame in the caller's buffer: no copy
+        } else {
+            std::memcpy(d_buffer.data() + d_fill * d_itemsize, src, n * d_itemsize);
+        }
         const uint64_t pos = abs_first + consumed;
-        d_scratch.clear();
-        d_io.get_tags(d_scratch, pos, pos + n);
-        std::stable_sort(d_scratch.begin(), d_scratch.end(), gr::tag_t::offset_compare);
-        for (auto& tag : d_scratch) {
+        size_t k = first_tag_at_or_after(pos);
+        for (; k < d_call_tags.size() && d_call_tags[k].offset < pos + n; ++k) {
+            const gr::tag_t& tag = d_call_tags[k];
             if (tagged() && pmt::eqv(tag.key, d_len_key)) {
                 continue;
             }
-            tag.offset -= d_frame_first;
             d_tags.tags.push_back(tag);
+            d_tags.tags.back().offset -= d_frame_first;
         }
+        d_tag_cursor = k;
         d_fill += n;
         consumed += n;
         if (d_fill == d_frame_items) {
@@ -143,6 +174,7 @@ frame_tags frame_assembler::take()
     out.in_items = d_frame_items;
     out.tags.swap(d_tags.tags);
     d_have_frame = false;
+    d_direct = nullptr;
     d_frame_items = 0;
     d_fill = 0;
     return out;

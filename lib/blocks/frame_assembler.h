@@ -63,11 +63,17 @@ public:
     /*!
      * Reads input items [in, in + avail), the first being absolute item `abs_first`
      * of input 0. Stops early when a frame is complete. Returns items consumed.
+     *
+     * With `allow_direct`, a frame lying wholly in [in, in + avail) is not copied:
+     * frame_data() then points into `in`, so the caller must take() the frame before
+     * its input buffer moves on (within the same work call). Only frames straddling
+     * calls are copied.
      */
-    size_t advance(const void* in, size_t avail, uint64_t abs_first);
+    size_t
+    advance(const void* in, size_t avail, uint64_t abs_first, bool allow_direct = false);
 
     bool has_frame() const { return d_have_frame; }
-    const uint8_t* frame_data() const { return d_buffer.data(); }
+    const uint8_t* frame_data() const { return d_direct ? d_direct : d_buffer.data(); }
     uint64_t frame_items() const { return d_frame_items; }
     //! Hands the complete frame's tags over and starts the next frame.
     frame_tags take();
@@ -80,6 +86,10 @@ public:
 
 private:
     bool start_frame(const void* in, size_t avail, uint64_t abs_first, size_t& consumed);
+    //! Makes d_call_tags hold every tag of [start, end) (one get_tags per work call).
+    void fetch_tags(uint64_t start, uint64_t end);
+    //! Index of the first cached tag at or after absolute item `pos`.
+    size_t first_tag_at_or_after(uint64_t pos);
 
     block_access d_io;
     size_t d_itemsize;
@@ -97,7 +107,14 @@ private:
     bool d_in_gap = false;
     std::atomic<uint64_t> d_dropped{ 0 }; //!< read from other threads (Python)
     frame_tags d_tags;
-    std::vector<gr::tag_t> d_scratch;
+    const uint8_t* d_direct = nullptr; //!< the complete frame in the caller's input
+    // Tags of the current work call's input range, sorted by offset (stable), fetched
+    // once per call instead of once per frame; d_tag_cursor only moves forward.
+    std::vector<gr::tag_t> d_call_tags;
+    uint64_t d_tags_start = 0;
+    uint64_t d_tags_end = 0;
+    size_t d_tag_cursor = 0;
+    bool d_tags_valid = false;
 };
 
 /*!
