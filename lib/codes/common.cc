@@ -68,8 +68,15 @@ std::string describe_backend(const backend_spec& spec)
 }
 
 // Branch-free so it vectorises: round half away from zero = truncate, then correct by the
-// fractional part (exact for |x| <= 127).
-__attribute__((target_clones("avx2", "default"))) void
+// fractional part (exact for |x| <= 127). GCC if-converts the float selects only without
+// trapping math (no results change: checked against the scalar form on all 2^32 floats);
+// vectorised it is ~4x faster, and it runs on the host for every float LLR submitted.
+#if defined(__GNUC__) && !defined(__clang__)
+#define GPUFEC_NO_TRAPPING_MATH __attribute__((optimize("no-trapping-math")))
+#else
+#define GPUFEC_NO_TRAPPING_MATH
+#endif
+__attribute__((target_clones("avx2", "default"))) GPUFEC_NO_TRAPPING_MATH void
 quantize_llrs(const float* in, llr8_t* out, size_t n, float scale)
 {
     for (size_t i = 0; i < n; i++) {
