@@ -19,7 +19,11 @@
 #include <gpufec/engine.h>
 #include <gpufec/viterbi.h>
 
+#ifdef GPUFEC_HAVE_BOOST_PO
 #include <boost/program_options.hpp>
+#else
+#include "program_options_lite.h"
+#endif
 
 #ifdef GPUFEC_HAVE_CUDA
 #include "cuda/channel/awgn_source_cuda.h"
@@ -50,7 +54,11 @@
 #define GPUFEC_GIT_COMMIT "unknown"
 #endif
 
+#ifdef GPUFEC_HAVE_BOOST_PO
 namespace po = boost::program_options;
+#else
+namespace po = gpufec::lite_po;
+#endif
 using steady = std::chrono::steady_clock;
 
 namespace {
