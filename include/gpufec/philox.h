@@ -220,24 +220,11 @@ GPUFEC_HD void portable_cos_sin_2pi(uint32_t x, float& cos_out, float& sin_out)
     cp = ffma(cp, r2, 0x1.03c1f0p-2f);  // (pi/2)^4 / 4!
     cp = ffma(cp, r2, -0x1.3bd3ccp0f);  // -(pi/2)^2 / 2!
     const float c = ffma(cp, r2, 1.0f);
-    switch (q) {
-    case 0:
-        cos_out = c;
-        sin_out = s;
-        break;
-    case 1:
-        cos_out = -s;
-        sin_out = c;
-        break;
-    case 2:
-        cos_out = -c;
-        sin_out = -s;
-        break;
-    default:
-        cos_out = s;
-        sin_out = -c;
-        break;
-    }
+    // Quadrant q maps (c, s) to (c, s), (-s, c), (-c, -s), (s, -c): selects and sign-bit
+    // flips, no branches (lanes of a warp hold random quadrants).
+    const bool odd = (q & 1u) != 0;
+    cos_out = bits_float(float_bits(odd ? s : c) ^ (((q + 1u) & 2u) << 30));
+    sin_out = bits_float(float_bits(odd ? c : s) ^ ((q & 2u) << 30));
 }
 
 //! Maps a 32-bit word into (0, 1]: float(x) 2^-32 + 2^-33 (the product is exact); tiny

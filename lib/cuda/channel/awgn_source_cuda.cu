@@ -178,14 +178,25 @@ __global__ void __launch_bounds__(kThreads) awgn_frames_kernel(const kernel_para
 
     if (llrs) {
         float* frame_llrs = llrs + local_frame * p.coded_bits;
+        // Puncturing period and position of this thread's first bit; later groups step
+        // by 4 * kThreads bits, so one division per thread instead of one per group.
+        const uint32_t step_period = 4u * kThreads / p.ones;
+        const uint32_t step_r = 4u * kThreads - step_period * p.ones;
+        uint32_t group_period = 4u * (q_begin + tid) / p.ones;
+        uint32_t group_r = 4u * (q_begin + tid) - group_period * p.ones;
 #pragma unroll
         for (int gi = 0; gi < kGroups; ++gi) {
             const uint32_t q = q_begin + gi * kThreads + tid;
             const uint32_t j0 = 4 * q;
+            uint32_t period = group_period, r = group_r;
+            group_period += step_period;
+            group_r += step_r;
+            if (group_r >= p.ones) {
+                group_r -= p.ones;
+                ++group_period;
+            }
             if (j0 >= j_end)
                 continue;
-            uint32_t period = j0 / p.ones;
-            uint32_t r = j0 - period * p.ones;
             float out[4];
 #pragma unroll
             for (int m = 0; m < 4; ++m) {
