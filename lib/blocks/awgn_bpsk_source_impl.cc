@@ -7,15 +7,30 @@
 #include "batched_common.h"
 #include <gnuradio/gpufec/awgn_bpsk_source.h>
 #include <gnuradio/io_signature.h>
+#include <condition_variable>
 #include <gpufec/awgn_source.h>
+#include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <exception>
 #include <mutex>
+#include <thread>
+#include <vector>
 
 namespace gr {
 namespace gpufec {
 
 namespace {
 
+/*!
+ * Frames go out frames_per_call at a time at most (as many as the output has room for).
+ * The CPU backend generates straight into the output buffer (its generate() already
+ * spreads a batch over all cores). The CUDA backend's generate() is synchronous (kernel,
+ * device-to-host copy, copy out of pinned staging), so a worker thread generates the
+ * next batch into a host staging buffer while work() copies the current one out: two
+ * batches in flight, the GPU and the copies overlap. Frames are a pure function of
+ * (seed, frame index, Eb/N0), so the output is the same either way.
+ */
 class awgn_bpsk_source_impl : public awgn_bpsk_source
 {
 public:
@@ -46,12 +61,16 @@ public:
         d_llrs = d_source->llrs_per_frame();
         d_bits = d_source->bits_per_frame();
         d_frames_per_call = static_cast<size_t>(frames_per_call);
+        d_staged = d_source->backend() == ::gpufec::backend_kind::cuda;
         // One output_multiple for both ports: a frame needs max(d_llrs, d_bits) items
         // of space on each, and the scheduler hands out the smaller space of the two.
         const size_t per_frame = std::max(d_llrs, d_bits);
         set_output_multiple(static_cast<int>(per_frame));
-        set_min_output_buffer(static_cast<long>(per_frame * d_frames_per_call));
+        // Two batches of room: one being filled while downstream still reads the other.
+        set_min_output_buffer(static_cast<long>(2 * per_frame * d_frames_per_call));
     }
+
+    ~awgn_bpsk_source_impl() override { stop_worker(); }
 
     void set_ebn0_db(double ebn0_db) override
     {
@@ -66,24 +85,34 @@ public:
     std::string backend_name() const override { return d_backend; }
     uint64_t frames() const override { return d_next_frame.load(); }
 
+    bool start() override
+    {
+        if (d_staged) {
+            start_worker();
+        }
+        return true;
+    }
+
+    bool stop() override
+    {
+        stop_worker();
+        return true;
+    }
+
     int general_work(int noutput_items,
                      gr_vector_int&,
                      gr_vector_const_void_star&,
                      gr_vector_void_star& output_items) override
     {
         const size_t per_frame = std::max(d_llrs, d_bits);
+        const size_t room = static_cast<size_t>(noutput_items) / per_frame;
+        auto* llrs = static_cast<float*>(output_items[0]);
+        auto* bits = static_cast<uint8_t*>(output_items[1]);
         const size_t frames =
-            std::min(d_frames_per_call, static_cast<size_t>(noutput_items) / per_frame);
+            d_staged ? copy_staged(std::min(room, d_frames_per_call), llrs, bits)
+                     : generate_direct(room, llrs, bits);
         if (frames == 0) {
             return 0;
-        }
-        const uint64_t first = d_next_frame.load();
-        {
-            std::lock_guard<std::mutex> lock(d_mutex);
-            d_source->generate(first,
-                               frames,
-                               static_cast<float*>(output_items[0]),
-                               static_cast<uint8_t*>(output_items[1]));
         }
         if (!pmt::is_null(d_len_key)) {
             for (size_t f = 0; f < frames; ++f) {
@@ -104,14 +133,144 @@ public:
     }
 
 private:
+    struct staged_batch {
+        std::vector<float> llrs;
+        std::vector<uint8_t> bits;
+        size_t frames = 0; //!< generated
+        size_t taken = 0;  //!< already copied out
+        bool ready = false;
+        std::exception_ptr error;
+    };
+
+    size_t generate_direct(size_t room, float* llrs, uint8_t* bits)
+    {
+        const size_t frames = std::min(d_frames_per_call, room);
+        if (frames > 0) {
+            std::lock_guard<std::mutex> lock(d_mutex);
+            d_source->generate(d_next_frame.load(), frames, llrs, bits);
+        }
+        return frames;
+    }
+
+    //! Copies up to `max_frames` staged frames out, waiting only for the first one.
+    size_t copy_staged(size_t max_frames, float* llrs, uint8_t* bits)
+    {
+        if (!d_worker.joinable()) {
+            start_worker(); // work() without start(): cannot happen in a flowgraph
+        }
+        size_t copied = 0;
+        while (copied < max_frames) {
+            staged_batch& batch = d_batches[d_read];
+            {
+                std::unique_lock<std::mutex> lock(d_worker_mutex);
+                if (copied > 0 && !batch.ready) {
+                    break; // hand over what we have rather than wait
+                }
+                d_worker_cv.wait(lock, [&] { return batch.ready; });
+                if (batch.error) {
+                    std::rethrow_exception(batch.error);
+                }
+            }
+            const size_t n = std::min(max_frames - copied, batch.frames - batch.taken);
+            std::memcpy(llrs + copied * d_llrs,
+                        batch.llrs.data() + batch.taken * d_llrs,
+                        n * d_llrs * sizeof(float));
+            std::memcpy(bits + copied * d_bits,
+                        batch.bits.data() + batch.taken * d_bits,
+                        n * d_bits);
+            copied += n;
+            batch.taken += n;
+            if (batch.taken == batch.frames) {
+                {
+                    std::lock_guard<std::mutex> lock(d_worker_mutex);
+                    batch.ready = false;
+                }
+                d_worker_cv.notify_all();
+                d_read ^= 1;
+            }
+        }
+        return copied;
+    }
+
+    void start_worker()
+    {
+        stop_worker();
+        for (auto& batch : d_batches) {
+            batch.llrs.resize(d_frames_per_call * d_llrs);
+            batch.bits.resize(d_frames_per_call * d_bits);
+            batch.frames = batch.taken = 0;
+            batch.ready = false;
+            batch.error = nullptr;
+        }
+        d_read = 0;
+        d_stopping = false;
+        // Continue where the output stands, so a restarted flowgraph loses no frame.
+        d_worker = std::thread([this, first = d_next_frame.load()] { worker(first); });
+    }
+
+    void stop_worker()
+    {
+        if (!d_worker.joinable()) {
+            return;
+        }
+        {
+            std::lock_guard<std::mutex> lock(d_worker_mutex);
+            d_stopping = true;
+        }
+        d_worker_cv.notify_all();
+        d_worker.join();
+    }
+
+    void worker(uint64_t next)
+    {
+        for (int w = 0;; w ^= 1) {
+            staged_batch& batch = d_batches[w];
+            {
+                std::unique_lock<std::mutex> lock(d_worker_mutex);
+                d_worker_cv.wait(lock, [&] { return d_stopping || !batch.ready; });
+                if (d_stopping) {
+                    return;
+                }
+            }
+            std::exception_ptr error;
+            try {
+                std::lock_guard<std::mutex> lock(d_mutex);
+                d_source->generate(
+                    next, d_frames_per_call, batch.llrs.data(), batch.bits.data());
+            } catch (...) {
+                error = std::current_exception();
+            }
+            next += d_frames_per_call;
+            {
+                std::lock_guard<std::mutex> lock(d_worker_mutex);
+                batch.frames = d_frames_per_call;
+                batch.taken = 0;
+                batch.error = error;
+                batch.ready = true;
+            }
+            d_worker_cv.notify_all();
+            if (error) {
+                return; // work() rethrows it
+            }
+        }
+    }
+
     pmt::pmt_t d_len_key;
     std::unique_ptr<::gpufec::awgn_bpsk_source> d_source;
     std::string d_backend;
     size_t d_llrs = 0;
     size_t d_bits = 0;
     size_t d_frames_per_call = 1;
+    bool d_staged = false; //!< generate ahead on a worker thread (CUDA)
     std::atomic<uint64_t> d_next_frame{ 0 };
-    mutable std::mutex d_mutex;
+    mutable std::mutex d_mutex; //!< guards d_source
+
+    staged_batch d_batches[2];
+    int d_read = 0; //!< batch work() copies from
+    std::thread d_worker;
+    std::mutex d_worker_mutex; //!< guards ready/frames/taken/error, d_stopping
+    std::condition_variable d_worker_cv;
+    bool d_stopping = false;
 };
 
 } // namespace
