@@ -454,6 +454,17 @@ void bench_cuda_kernel(const gpufec::conv_code& code,
     r.runs.push_back(timing.info_bits / (timing.median_ms * 1e-3));
     r.info_bits_per_s = r.runs.back();
     results.push_back(r);
+
+    // The paper's tensor-core radix-4 formulation (K=7 rate 1/2 only), same windows.
+    if (gpufec::cuda::viterbi_tc_supports(code)) {
+        const auto tc = gpufec::cuda::time_viterbi_tc_kernel(code, opt.device, frames, reps);
+        result t = r;
+        t.label = "viterbi " + backend_name + " kernel-only tensor-core";
+        t.path = "kernel-only-tc";
+        t.runs.assign(1, tc.info_bits / (tc.median_ms * 1e-3));
+        t.info_bits_per_s = t.runs.back();
+        results.push_back(t);
+    }
 }
 
 //! Peak DRAM bandwidth in bytes/s from the memory clock (kHz, double data rate) and
