@@ -43,7 +43,8 @@ void usage()
         "  --graph full     source -> decoder -> BER counter (default)\n"
         "  --graph source   source -> null sinks\n"
         "  --graph decoder  precomputed LLR frames (repeated) -> decoder -> null sink\n"
-        "  --source-frames  frames the source generates per batch (default 256)");
+        "  --source-frames  frames the source generates per batch (default: batch/2,\n"
+        "                   between 64 and 512)");
 }
 
 std::vector<double> parse_list(const std::string& s)
@@ -73,7 +74,7 @@ struct options {
     long frames = 2000;
     int frame_bits = 2048;
     int batch = 512;
-    int source_frames = 256;
+    int source_frames = 0; //!< 0: min(batch / 2, 512), at least 64
     double max_latency_ms = 10.0;
     std::vector<double> ebn0s{ 3.0, 4.0, 6.0 };
 };
@@ -197,9 +198,11 @@ int run_decoder(const options& o, const gr::gpufec::code::sptr& code)
         auto head = gr::blocks::head::make(
             sizeof(char), static_cast<uint64_t>(o.frames) * o.frame_bits);
         auto sink = gr::blocks::null_sink::make(sizeof(char));
-        // Room for a whole batch in front of the decoder, as a fast source would give.
-        vsrc->set_min_output_buffer(
-            static_cast<long>(std::max<size_t>(1 << 20, code->coded_bits() * 64)));
+        // Room for big batches in front of the decoder, as a fast source would give
+        // (at most 4 Mi floats, the size the GPU machine is known to map).
+        vsrc->set_min_output_buffer(static_cast<long>(std::max<size_t>(
+            1 << 20,
+            std::min<size_t>(size_t(o.batch) * code->coded_bits(), size_t(1) << 22))));
         tb->connect(vsrc, 0, dec, 0);
         tb->connect(dec, 0, head, 0);
         tb->connect(head, 0, sink, 0);
@@ -251,6 +254,8 @@ int main(int argc, char** argv)
                      o.graph.c_str());
         return 2;
     }
+    if (o.source_frames <= 0)
+        o.source_frames = std::clamp(o.batch / 2, 64, 512);
     if (o.frames < 1) {
         std::fprintf(stderr, "gpufec-flowgraph: --frames must be >= 1\n");
         return 2;
