@@ -19,6 +19,7 @@ struct engine_config {
     int num_slots = 3;             //!< in-flight ring depth (>= 2)
     float llr_scale = 8.0f;        //!< float -> int8: round(L*scale), saturated at +/-127
     int cpu_threads = 0;           //!< CPU backend worker threads; 0 = hardware threads
+    int copy_threads = 0; //!< threads copying frames in submit_frames(); 0 = min(8, hw)
 };
 
 //! One decoded frame, handed back in submission order.
@@ -49,6 +50,17 @@ public:
     //! when the frame length is not decodable.
     bool submit(const float* llrs, size_t items, uint64_t id);
     bool submit(const llr8_t* llrs, size_t items, uint64_t id);
+    /*!
+     * Submits up to `count` frames of `items` LLRs each, lying back to back at `llrs`,
+     * with ids first_id, first_id + 1, ...: the bulk path. Copies (and quantizes) with
+     * the engine's copy threads straight into the filling slots, launching each slot
+     * as it fills. Returns the number of frames taken: fewer than `count` when every
+     * slot is busy (pop frames, then submit the rest).
+     */
+    size_t
+    submit_frames(const float* llrs, size_t items, size_t count, uint64_t first_id);
+    size_t
+    submit_frames(const llr8_t* llrs, size_t items, size_t count, uint64_t first_id);
     //! Launches the filling slot if it holds frames (a partial batch).
     void launch();
     //! Oldest finished frame, without blocking; false when none is ready.
@@ -59,8 +71,8 @@ public:
     //! Launches, then waits until every submitted frame is finished (still to be popped).
     void flush();
 
-    size_t frames_pending() const;     //!< submitted and not yet popped
-    size_t frames_in_filling() const;  //!< in the slot not yet launched
+    size_t frames_pending() const;    //!< submitted and not yet popped
+    size_t frames_in_filling() const; //!< in the slot not yet launched
     //! Seconds since the first frame entered the filling slot (0 when empty).
     double filling_age_seconds() const;
     const batch_decoder& decoder() const;

@@ -7,6 +7,7 @@
 // flight -> done (draining) -> free. Slots launch in ring order, so popping the oldest
 // launched slot front to back returns frames in submission order.
 #include "engine/slot_backend.h"
+#include "engine/worker_pool.h"
 #include <gpufec/engine.h>
 #include <type_traits>
 #include <algorithm>
@@ -89,6 +90,7 @@ struct batch_engine::impl {
     batch_limits limits{};
     size_t max_frame_items = 0; //!< largest accepted frame (decoder and slot bound)
     std::unique_ptr<slot_backend> backend;
+    std::unique_ptr<worker_pool> copier; //!< created by the first submit_frames()
     std::vector<slot> slots;
     int head = 0;     //!< oldest launched slot (meaningful when launched > 0)
     int launched = 0; //!< slots in flight or done, in ring order from head
@@ -292,6 +294,83 @@ struct batch_engine::impl {
             launch_filling();
         return true;
     }
+
+    //! Copies (float: quantizes) n LLRs, split over the copy threads in large chunks.
+    template <typename T>
+    void copy_llrs(const T* src, llr8_t* dst, size_t n)
+    {
+        constexpr size_t chunk = size_t(1) << 18; // large enough to amortize a hand-off
+        const size_t chunks = (n + chunk - 1) / chunk;
+        auto body = [&](size_t c) {
+            const size_t first = c * chunk;
+            const size_t len = std::min(chunk, n - first);
+            if constexpr (std::is_same<T, float>::value)
+                quantize_llrs(src + first, dst + first, len, config.llr_scale);
+            else
+                std::memcpy(dst + first, src + first, len * sizeof(llr8_t));
+        };
+        if (chunks <= 1) {
+            if (n)
+                body(0);
+            return;
+        }
+        if (!copier) {
+            const int hw = int(std::max(1u, std::thread::hardware_concurrency()));
+            copier = std::make_unique<worker_pool>(
+                config.copy_threads > 0 ? config.copy_threads : std::min(8, hw));
+        }
+        copier->parallel_for(chunks, body);
+    }
+
+    template <typename T>
+    size_t submit_frames(const T* llrs, size_t items, size_t count, uint64_t first_id)
+    {
+        if (count == 0)
+            return 0;
+        size_t bits = 0;
+        const size_t out_bytes = checked_output_bytes(items, bits);
+        size_t done = 0;
+        while (done < count && has_filling_slot()) {
+            const int index = fill_index();
+            slot& s = slots[index];
+            const size_t room =
+                std::min({ limits.max_frames - s.num_frames,
+                           (limits.max_input_items - s.input_items) / items,
+                           (limits.max_output_bytes - s.output_bytes) / out_bytes });
+            if (room == 0) {
+                launch_filling();
+                continue;
+            }
+            const size_t k = std::min(room, count - done);
+            frame_extent* extents = backend->host_frames(index) + s.num_frames;
+            frame_status* status = backend->host_status(index) + s.num_frames;
+            for (size_t j = 0; j < k; ++j) {
+                extents[j] = frame_extent{ s.input_items + j * items,
+                                           uint32_t(items),
+                                           s.output_bytes + j * out_bytes,
+                                           uint32_t(bits) };
+                status[j] = frame_status{};
+                s.ids.push_back(first_id + done + j);
+            }
+            copy_llrs(llrs + done * items,
+                      backend->host_input(index) + s.input_items,
+                      k * items);
+            if (s.num_frames == 0) {
+                s.state = slot_state::filling;
+                filling_since = steady::now();
+            }
+            s.num_frames += k;
+            s.input_items += k * items;
+            s.output_bytes += k * out_bytes;
+            pending += k;
+            done += k;
+            if (s.num_frames == limits.max_frames ||
+                limits.max_input_items - s.input_items < items ||
+                limits.max_output_bytes - s.output_bytes < out_bytes)
+                launch_filling();
+        }
+        return done;
+    }
 };
 
 batch_engine::batch_engine(std::shared_ptr<batch_decoder> decoder,
@@ -349,6 +428,22 @@ bool batch_engine::submit(const float* llrs, size_t items, uint64_t id)
 bool batch_engine::submit(const llr8_t* llrs, size_t items, uint64_t id)
 {
     return d->submit(llrs, items, id);
+}
+
+size_t batch_engine::submit_frames(const float* llrs,
+                                   size_t items,
+                                   size_t count,
+                                   uint64_t first_id)
+{
+    return d->submit_frames(llrs, items, count, first_id);
+}
+
+size_t batch_engine::submit_frames(const llr8_t* llrs,
+                                   size_t items,
+                                   size_t count,
+                                   uint64_t first_id)
+{
+    return d->submit_frames(llrs, items, count, first_id);
 }
 
 void batch_engine::launch() { d->launch_filling(); }

@@ -662,5 +662,82 @@ TEST(Engine, SteadyStateDoesNotAllocate)
     EXPECT_EQ(engine.frames_pending(), 0u);
 }
 
+
+// The bulk path: frames taken in runs, copied by several threads in large chunks (so
+// the chunk boundaries fall inside frames), partial acceptance when every slot is busy,
+// and the same results as one-by-one submission.
+TEST(Engine, SubmitFramesMatchesOneByOneSubmission)
+{
+    const size_t items = 100003; // odd length: chunk boundaries inside frames
+    engine_config config = small_config(5, 0, 3, 2);
+    config.copy_threads = 3;
+    auto decoder = std::make_shared<fake_decoder>(fake_decoder::mode::hard_decision, items);
+    decoder->set_stalls(0.3, 2000, 7);
+    batch_engine bulk(decoder, config);
+
+    std::mt19937 rng(21);
+    const size_t frames = 37;
+    const std::vector<llr8_t> llrs = random_llrs(rng, frames * items);
+    std::vector<std::vector<llr8_t>> sent(frames);
+    for (size_t f = 0; f < frames; ++f)
+        sent[f].assign(llrs.begin() + f * items, llrs.begin() + (f + 1) * items);
+
+    size_t submitted = 0, popped = 0, partial_calls = 0;
+    completed_frame done;
+    while (submitted < frames) {
+        const size_t want = std::min<size_t>(1 + rng() % 12, frames - submitted);
+        const size_t taken =
+            bulk.submit_frames(llrs.data() + submitted * items, items, want, submitted);
+        partial_calls += taken < want;
+        submitted += taken;
+        if (taken < want) { // every slot busy: make room
+            ASSERT_TRUE(bulk.pop_wait(done));
+            ASSERT_EQ(done.id, popped);
+            expect_frame(done, sent[popped++]);
+        }
+        while (bulk.try_pop(done)) {
+            ASSERT_EQ(done.id, popped);
+            expect_frame(done, sent[popped++]);
+        }
+    }
+    bulk.flush();
+    while (bulk.pop_wait(done)) {
+        ASSERT_EQ(done.id, popped);
+        expect_frame(done, sent[popped++]);
+    }
+    EXPECT_EQ(popped, frames);
+    EXPECT_GT(partial_calls, 0u) << "the test never filled every slot";
+}
+
+TEST(Engine, SubmitFramesQuantizesLikeSubmit)
+{
+    const size_t items = 70001;
+    engine_config config = small_config(4, 0, 2, 1);
+    config.llr_scale = 3.0f;
+    config.copy_threads = 4;
+    auto make = [&] {
+        return std::make_shared<fake_decoder>(fake_decoder::mode::echo, items);
+    };
+    batch_engine bulk(make(), config), single(make(), config);
+    std::mt19937 rng(3);
+    std::normal_distribution<float> value(0.0f, 30.0f);
+    std::vector<float> llrs(3 * items);
+    for (float& v : llrs)
+        v = value(rng);
+    ASSERT_EQ(bulk.submit_frames(llrs.data(), items, 3, 0), 3u);
+    for (size_t f = 0; f < 3; ++f)
+        ASSERT_TRUE(single.submit(llrs.data() + f * items, items, f));
+    bulk.flush();
+    single.flush();
+    completed_frame a, b;
+    for (size_t f = 0; f < 3; ++f) {
+        ASSERT_TRUE(bulk.pop_wait(a));
+        ASSERT_TRUE(single.pop_wait(b));
+        ASSERT_EQ(a.id, f);
+        ASSERT_EQ(a.nbits, b.nbits);
+        EXPECT_EQ(0, std::memcmp(a.packed, b.packed, a.nbits / 8));
+    }
+}
+
 } // namespace
 } // namespace gpufec
