@@ -257,17 +257,21 @@ double run_engine(gpufec::batch_engine& engine,
     for (;;) {
         if (check_frames ? next_id >= check_frames : steady::now() >= deadline)
             break;
+        // The bulk path: runs of frames copied by the engine's copy threads.
         const size_t index = next_id % pool.frames;
-        const bool taken =
-            int8_input ? engine.submit(pool.llrs8.data() + index * items, items, next_id)
-                       : engine.submit(pool.llrs.data() + index * items, items, next_id);
-        if (!taken) {
+        size_t run = std::min<size_t>(pool.frames - index, 256);
+        if (check_frames)
+            run = std::min<size_t>(run, check_frames - next_id);
+        const size_t taken =
+            int8_input
+                ? engine.submit_frames(pool.llrs8.data() + index * items, items, run, next_id)
+                : engine.submit_frames(pool.llrs.data() + index * items, items, run, next_id);
+        next_id += taken;
+        if (taken < run) {
             if (!engine.pop_wait(done))
                 throw gpufec::error("engine refused a frame with nothing pending");
             consume(done);
-            continue;
         }
-        ++next_id;
         while (engine.try_pop(done))
             consume(done);
     }
@@ -282,8 +286,9 @@ double run_engine(gpufec::batch_engine& engine,
 
 size_t default_batch_bits(gpufec::backend_kind kind)
 {
-    // CPU: a few ms of work per batch and thread; CUDA: enough windows to fill a GPU.
-    return kind == gpufec::backend_kind::cuda ? (size_t(1) << 24) : (size_t(1) << 18);
+    // CPU: a few ms of work per batch and thread; CUDA: enough windows (2^26 / 512) to
+    // fill an H100 several times over (132 SMs x 384 resident threads per wave).
+    return kind == gpufec::backend_kind::cuda ? (size_t(1) << 26) : (size_t(1) << 18);
 }
 
 struct engine_case {
@@ -890,7 +895,7 @@ options parse_options(int argc, char** argv, bool& help)
          "Eb/N0 (dB) of the input frames; the warm-up checks the decoded BER")
         ("seed", po::value(&opt.seed)->default_value(opt.seed), "source seed")
         ("batch-bits", po::value(&opt.batch_bits)->default_value(0),
-         "information bits per engine batch (0: 2^18 CPU, 2^24 CUDA)")
+         "information bits per engine batch (0: 2^18 CPU, 2^26 CUDA)")
         ("pool-mib", po::value(&opt.pool_mib)->default_value(opt.pool_mib),
          "MiB of float LLRs generated per frame size and cycled through")
         ("source", po::value(&source)->default_value(source), "on | off: time the AWGN source")
