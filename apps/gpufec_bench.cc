@@ -259,7 +259,9 @@ double run_engine(gpufec::batch_engine& engine,
             break;
         // The bulk path: runs of frames copied by the engine's copy threads.
         const size_t index = next_id % pool.frames;
-        size_t run = std::min<size_t>(pool.frames - index, 256);
+        // Runs of ~16 Mi LLRs so the copy threads get large chunks even for short frames.
+        size_t run = std::min<size_t>(pool.frames - index,
+                                      std::max<size_t>(1, (size_t(1) << 24) / items));
         if (check_frames)
             run = std::min<size_t>(run, check_frames - next_id);
         const size_t taken =
