@@ -41,18 +41,39 @@ private:
     int d_prev = -1;
 };
 
-template <typename T>
-class device_buffer
+//! How device and pinned host memory are obtained and returned.
+struct device_memory {
+    static void* allocate(size_t bytes)
+    {
+        void* p = nullptr;
+        GPUFEC_CUDA_CHECK(cudaMalloc(&p, bytes));
+        return p;
+    }
+    static void release(void* p) { cudaFree(p); } // destructor path: nothing to do on failure
+};
+struct pinned_memory {
+    static void* allocate(size_t bytes)
+    {
+        void* p = nullptr;
+        GPUFEC_CUDA_CHECK(cudaMallocHost(&p, bytes));
+        return p;
+    }
+    static void release(void* p) { cudaFreeHost(p); }
+};
+
+//! An owning array of T in device or pinned host memory, allocated once by reset().
+template <typename T, typename Memory>
+class cuda_buffer
 {
 public:
-    device_buffer() = default;
-    explicit device_buffer(size_t n) { reset(n); }
-    ~device_buffer() { release(); }
-    device_buffer(device_buffer&& o) noexcept
+    cuda_buffer() = default;
+    explicit cuda_buffer(size_t n) { reset(n); }
+    ~cuda_buffer() { release(); }
+    cuda_buffer(cuda_buffer&& o) noexcept
         : d_ptr(std::exchange(o.d_ptr, nullptr)), d_size(std::exchange(o.d_size, 0))
     {
     }
-    device_buffer& operator=(device_buffer&& o) noexcept
+    cuda_buffer& operator=(cuda_buffer&& o) noexcept
     {
         if (this != &o) {
             release();
@@ -64,11 +85,8 @@ public:
     void reset(size_t n)
     {
         release();
-        if (n) {
-            void* p = nullptr;
-            GPUFEC_CUDA_CHECK(cudaMalloc(&p, n * sizeof(T)));
-            d_ptr = static_cast<T*>(p);
-        }
+        if (n)
+            d_ptr = static_cast<T*>(Memory::allocate(n * sizeof(T)));
         d_size = n;
     }
     T* get() const { return d_ptr; }
@@ -79,7 +97,7 @@ private:
     void release()
     {
         if (d_ptr)
-            cudaFree(d_ptr); // destructor path: nothing useful to do on failure
+            Memory::release(d_ptr);
         d_ptr = nullptr;
         d_size = 0;
     }
@@ -88,50 +106,9 @@ private:
 };
 
 template <typename T>
-class pinned_buffer
-{
-public:
-    pinned_buffer() = default;
-    explicit pinned_buffer(size_t n) { reset(n); }
-    ~pinned_buffer() { release(); }
-    pinned_buffer(pinned_buffer&& o) noexcept
-        : d_ptr(std::exchange(o.d_ptr, nullptr)), d_size(std::exchange(o.d_size, 0))
-    {
-    }
-    pinned_buffer& operator=(pinned_buffer&& o) noexcept
-    {
-        if (this != &o) {
-            release();
-            d_ptr = std::exchange(o.d_ptr, nullptr);
-            d_size = std::exchange(o.d_size, 0);
-        }
-        return *this;
-    }
-    void reset(size_t n)
-    {
-        release();
-        if (n) {
-            void* p = nullptr;
-            GPUFEC_CUDA_CHECK(cudaMallocHost(&p, n * sizeof(T)));
-            d_ptr = static_cast<T*>(p);
-        }
-        d_size = n;
-    }
-    T* get() const { return d_ptr; }
-    size_t size() const { return d_size; }
-    size_t bytes() const { return d_size * sizeof(T); }
-
-private:
-    void release()
-    {
-        if (d_ptr)
-            cudaFreeHost(d_ptr);
-        d_ptr = nullptr;
-        d_size = 0;
-    }
-    T* d_ptr = nullptr;
-    size_t d_size = 0;
-};
+using device_buffer = cuda_buffer<T, device_memory>;
+template <typename T>
+using pinned_buffer = cuda_buffer<T, pinned_memory>;
 
 //! A non-blocking stream (never the legacy default stream).
 class stream
