@@ -5,6 +5,7 @@
  */
 #include "../common/cuda_utils.h"
 #include "viterbi_cuda.h"
+#include "kernel_bench.cuh"
 #include "viterbi_kernels.cuh"
 #include <gpufec/viterbi.h>
 #include <algorithm>
@@ -476,60 +477,17 @@ kernel_timing time_viterbi_kernel(const conv_code& code, int device, size_t num_
 {
     device_guard guard(device);
     viterbi_decoder_cuda dec(code, device);
-    const size_t items = code.coded_bits();
-    const size_t out_bytes = aligned_packed_bytes(code.frame_bits());
-    constexpr int sets = 4; // rotate inputs: 4 x the batch exceeds L2 for large batches
-
-    std::vector<frame_extent> frames(num_frames);
-    for (size_t f = 0; f < num_frames; ++f)
-        frames[f] = frame_extent{ f * items, static_cast<uint32_t>(items), f * out_bytes,
-                                  static_cast<uint32_t>(code.frame_bits()) };
-    batch_limits lim{ num_frames, num_frames * items, num_frames * out_bytes };
-    std::vector<viterbi_window> windows(dec.max_windows(lim));
-    frame_batch fb;
-    fb.frames = frames.data();
-    fb.num_frames = num_frames;
-    const size_t nw = dec.build_windows(fb, windows.data());
-
-    std::vector<int8_t> host(items * num_frames);
-    uint64_t x = 0x9e3779b97f4a7c15ull;
-    for (auto& v : host) { // random LLRs in [-60, 60], a realistic noisy spread
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        v = static_cast<int8_t>(static_cast<int>(x % 121) - 60);
-    }
-    std::vector<device_buffer<int8_t>> in(sets);
-    for (auto& b : in) {
-        b.reset(host.size());
-        GPUFEC_CUDA_CHECK(cudaMemcpy(b.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
-    }
-    device_buffer<uint8_t> out(num_frames * out_bytes);
+    kernel_bench_batch bench(code, device, num_frames);
+    const size_t nw = bench.windows.size();
+    const batch_limits lim{ num_frames, num_frames * code.coded_bits(),
+                            num_frames * aligned_packed_bytes(code.frame_bits()) };
     device_buffer<uint8_t> ws(dec.device_workspace_bytes(lim));
     viterbi_window* d_windows = dec.device_windows(ws.get(), nw);
-    GPUFEC_CUDA_CHECK(cudaMemcpy(
-        d_windows, windows.data(), nw * sizeof(viterbi_window), cudaMemcpyHostToDevice));
-
-    stream s;
-    event start(true), stop(true);
-    for (int i = 0; i < 3; ++i)
-        dec.launch(in[i % sets].get(), out.get(), d_windows, nw, ws.get(), s.get());
-    s.synchronize();
-    std::vector<double> times;
-    for (int r = 0; r < reps; ++r) {
-        start.record(s.get());
-        dec.launch(in[r % sets].get(), out.get(), d_windows, nw, ws.get(), s.get());
-        stop.record(s.get());
-        stop.synchronize();
-        times.push_back(stop.elapsed_ms_since(start));
-    }
-    std::sort(times.begin(), times.end());
-    kernel_timing t;
-    t.median_ms = times[times.size() / 2];
-    t.min_ms = times.front();
-    t.info_bits = static_cast<double>(num_frames) * code.frame_bits();
-    t.windows = nw;
-    return t;
+    GPUFEC_CUDA_CHECK(cudaMemcpy(d_windows, bench.windows.data(), nw * sizeof(viterbi_window),
+                                 cudaMemcpyHostToDevice));
+    return bench.time(code, reps, [&](const int8_t* in, cudaStream_t s) {
+        dec.launch(in, bench.out.get(), d_windows, nw, ws.get(), s);
+    });
 }
 
 } // namespace cuda

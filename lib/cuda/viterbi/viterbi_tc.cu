@@ -21,6 +21,7 @@
 // with one radix-2 step (stage-2 LLRs zero, pair maxima only).
 #include "../common/cuda_utils.h"
 #include "viterbi_cuda.h"
+#include "kernel_bench.cuh"
 #include "viterbi_kernels.cuh"
 #include <cuda_fp16.h>
 #include <gpufec/viterbi.h>
@@ -415,67 +416,15 @@ kernel_timing time_viterbi_tc_kernel(
 {
     device_guard guard(device);
     viterbi_tc_runner runner(code, variant);
-    const size_t items = code.coded_bits();
-    const size_t out_bytes = aligned_packed_bytes(code.frame_bits());
-    constexpr int sets =
-        4; // rotate inputs so L2 does not hold them (as time_viterbi_kernel)
-
-    std::vector<frame_extent> frames(num_frames);
-    for (size_t f = 0; f < num_frames; ++f)
-        frames[f] = frame_extent{ f * items,
-                                  static_cast<uint32_t>(items),
-                                  f * out_bytes,
-                                  static_cast<uint32_t>(code.frame_bits()) };
-    frame_batch fb;
-    fb.frames = frames.data();
-    fb.num_frames = num_frames;
-    std::vector<viterbi_window> windows;
-    const size_t nw = build_viterbi_windows(code, device, fb, windows);
-
-    std::vector<int8_t> host(items * num_frames);
-    uint64_t x = 0x9e3779b97f4a7c15ull; // same LLRs as time_viterbi_kernel
-    for (auto& v : host) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        v = static_cast<int8_t>(static_cast<int>(x % 121) - 60);
-    }
-    std::vector<device_buffer<int8_t>> in(sets);
-    for (auto& b : in) {
-        b.reset(host.size());
-        GPUFEC_CUDA_CHECK(
-            cudaMemcpy(b.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
-    }
-    device_buffer<uint8_t> out(num_frames * out_bytes);
+    kernel_bench_batch bench(code, device, num_frames);
+    const size_t nw = bench.windows.size();
     device_buffer<viterbi_window> d_windows(nw);
     device_buffer<uint32_t> dec(runner.decision_bytes(nw) / sizeof(uint32_t));
-    GPUFEC_CUDA_CHECK(cudaMemcpy(d_windows.get(),
-                                 windows.data(),
-                                 nw * sizeof(viterbi_window),
-                                 cudaMemcpyHostToDevice));
-
-    stream s;
-    event start(true), stop(true);
-    for (int i = 0; i < 3; ++i)
-        runner.launch(
-            in[i % sets].get(), out.get(), d_windows.get(), nw, dec.get(), s.get());
-    s.synchronize();
-    std::vector<double> times;
-    for (int r = 0; r < reps; ++r) {
-        start.record(s.get());
-        runner.launch(
-            in[r % sets].get(), out.get(), d_windows.get(), nw, dec.get(), s.get());
-        stop.record(s.get());
-        stop.synchronize();
-        times.push_back(stop.elapsed_ms_since(start));
-    }
-    std::sort(times.begin(), times.end());
-    kernel_timing t;
-    t.median_ms = times[times.size() / 2];
-    t.min_ms = times.front();
-    t.info_bits = static_cast<double>(num_frames) * code.frame_bits();
-    t.windows = nw;
-    return t;
+    GPUFEC_CUDA_CHECK(cudaMemcpy(d_windows.get(), bench.windows.data(),
+                                 nw * sizeof(viterbi_window), cudaMemcpyHostToDevice));
+    return bench.time(code, reps, [&](const int8_t* in, cudaStream_t s) {
+        runner.launch(in, bench.out.get(), d_windows.get(), nw, dec.get(), s);
+    });
 }
 
 } // namespace cuda
