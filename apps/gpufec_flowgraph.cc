@@ -22,9 +22,11 @@
 #include <gnuradio/gpufec/ber_counter.h>
 #include <gnuradio/gpufec/conv_code.h>
 #include <gnuradio/gpufec/viterbi_decoder.h>
+#include <gnuradio/high_res_timer.h>
 #include <gnuradio/top_block.h>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -40,11 +42,18 @@ void usage()
         "                        [--frames N] [--frame-bits N] [--ebn0 dB[,dB...]] "
         "[--batch N]\n"
         "                        [--source-frames N] [--max-latency-ms X]\n"
+        "                        [--llr-type float|byte] [--stream-buffer N] "
+        "[--profile]\n"
         "  --graph full     source -> decoder -> BER counter (default)\n"
         "  --graph source   source -> null sinks\n"
         "  --graph decoder  precomputed LLR frames (repeated) -> decoder -> null sink\n"
         "  --source-frames  frames the source generates per batch (default: batch/2,\n"
-        "                   between 64 and 512)");
+        "                   between 64 and 512)\n"
+        "  --llr-type       LLR stream items: float (default) or byte (int8, quantized\n"
+        "                   with scale 8 by the source: a quarter of the traffic)\n"
+        "  --stream-buffer  minimum buffer (items) of the bit streams after the decoder\n"
+        "                   and source (default 4194304; 0 = GNU Radio's default)\n"
+        "  --profile        print GNU Radio's per-block work time after each run");
 }
 
 std::vector<double> parse_list(const std::string& s)
@@ -77,7 +86,41 @@ struct options {
     int source_frames = 0; //!< 0: min(batch / 2, 512), at least 64
     double max_latency_ms = 10.0;
     std::vector<double> ebn0s{ 3.0, 4.0, 6.0 };
+    std::string llr_type = "float";
+    long stream_buffer = 1L << 22;
+    bool profile = false;
 };
+
+constexpr double llr_scale = 8.0;
+
+//! Large buffers on the one-byte streams: GNU Radio's default (32 KiB) costs one
+//! scheduler round trip per 32 Ki bits between every pair of blocks.
+void size_stream_buffer(const options& o, const gr::block_sptr& block)
+{
+    if (o.stream_buffer > 0)
+        block->set_min_output_buffer(o.stream_buffer);
+}
+
+//! Per-block work time (GNU Radio performance counters, enabled in main()).
+void print_profile(const options& o,
+                   double secs,
+                   const std::vector<std::pair<std::string, gr::block_sptr>>& blocks)
+{
+    if (!o.profile)
+        return;
+    const double tps = double(gr::high_res_timer_tps());
+    for (const auto& [name, b] : blocks) {
+        std::printf("  profile %-14s work %8.1f ms (%5.1f%% of run)  avg items out "
+                    "%10.0f  out buffer full %5.1f%%\n",
+                    name.c_str(),
+                    b->pc_work_time_total() / tps * 1e3,
+                    100.0 * b->pc_work_time_total() / tps / secs,
+                    b->pc_noutput_items_avg(),
+                    b->pc_output_buffers_full_avg().empty()
+                        ? 0.0
+                        : 100.0 * b->pc_output_buffers_full_avg()[0]);
+    }
+}
 
 int run_full(const options& o, const gr::gpufec::code::sptr& code)
 {
@@ -93,12 +136,14 @@ int run_full(const options& o, const gr::gpufec::code::sptr& code)
     for (double ebn0 : o.ebn0s) {
         auto tb = gr::make_top_block("gpufec_flowgraph");
         auto src = gr::gpufec::awgn_bpsk_source::make(
-            code, ebn0, 1, o.backend, o.source_frames, "");
+            code, ebn0, 1, o.backend, o.source_frames, "", o.llr_type, llr_scale);
         auto dec = gr::gpufec::viterbi_decoder::make(
-            code, "float", "", o.backend, o.batch, o.max_latency_ms, 8.0);
+            code, o.llr_type, "", o.backend, o.batch, o.max_latency_ms, llr_scale);
         auto head_decoded = gr::blocks::head::make(sizeof(char), bits);
         auto head_info = gr::blocks::head::make(sizeof(char), bits);
         auto ber = gr::gpufec::ber_counter::make(o.frame_bits, 0);
+        size_stream_buffer(o, head_decoded);
+        size_stream_buffer(o, head_info);
         tb->connect(src, 0, dec, 0);
         tb->connect(dec, 0, head_decoded, 0);
         tb->connect(head_decoded, 0, ber, 0);
@@ -113,6 +158,13 @@ int run_full(const options& o, const gr::gpufec::code::sptr& code)
                     ber->ber(),
                     (unsigned long long)ber->frames(),
                     ber->bits() / secs / 1e6);
+        print_profile(o,
+                      secs,
+                      { { "source", src },
+                        { "decoder", dec },
+                        { "head_decoded", head_decoded },
+                        { "head_info", head_info },
+                        { "ber_counter", ber } });
         if (ber->frames() != static_cast<uint64_t>(o.frames)) {
             std::fprintf(stderr,
                          "error: %llu frames counted, %ld sent\n",
@@ -157,16 +209,19 @@ int run_source(const options& o, const gr::gpufec::code::sptr& code)
     for (double ebn0 : o.ebn0s) {
         auto tb = gr::make_top_block("gpufec_flowgraph_source");
         auto src = gr::gpufec::awgn_bpsk_source::make(
-            code, ebn0, 1, o.backend, o.source_frames, "");
+            code, ebn0, 1, o.backend, o.source_frames, "", o.llr_type, llr_scale);
         auto head_info = gr::blocks::head::make(
             sizeof(char), static_cast<uint64_t>(o.frames) * o.frame_bits);
-        auto null_llrs = gr::blocks::null_sink::make(sizeof(float));
+        size_stream_buffer(o, head_info);
+        auto null_llrs = gr::blocks::null_sink::make(
+            o.llr_type == "byte" ? sizeof(char) : sizeof(float));
         auto null_info = gr::blocks::null_sink::make(sizeof(char));
         tb->connect(src, 0, null_llrs, 0);
         tb->connect(src, 1, head_info, 0);
         tb->connect(head_info, 0, null_info, 0);
         const double secs = run_seconds(tb);
         print_single(o, ebn0, src->backend_name(), secs);
+        print_profile(o, secs, { { "source", src }, { "head_info", head_info } });
     }
     return 0;
 }
@@ -192,11 +247,26 @@ int run_decoder(const options& o, const gr::gpufec::code::sptr& code)
             llrs = sink->data();
         }
         auto tb = gr::make_top_block("gpufec_flowgraph_decoder");
-        auto vsrc = gr::blocks::vector_source_f::make(llrs, true);
+        gr::block_sptr vsrc;
+        if (o.llr_type == "byte") {
+            // Quantized as the decoder quantizes floats: round(L*scale), +/-127.
+            std::vector<unsigned char> quantized(llrs.size());
+            for (size_t i = 0; i < llrs.size(); ++i) {
+                float x = llrs[i] * float(llr_scale);
+                x = std::isnan(x) ? 0.0f : std::clamp(x, -127.0f, 127.0f);
+                const float t = std::trunc(x);
+                const int q = int(t) + (x - t >= 0.5f) - (x - t <= -0.5f);
+                quantized[i] = static_cast<unsigned char>(static_cast<signed char>(q));
+            }
+            vsrc = gr::blocks::vector_source_b::make(quantized, true);
+        } else {
+            vsrc = gr::blocks::vector_source_f::make(llrs, true);
+        }
         auto dec = gr::gpufec::viterbi_decoder::make(
-            code, "float", "", o.backend, o.batch, o.max_latency_ms, 8.0);
+            code, o.llr_type, "", o.backend, o.batch, o.max_latency_ms, llr_scale);
         auto head = gr::blocks::head::make(
             sizeof(char), static_cast<uint64_t>(o.frames) * o.frame_bits);
+        size_stream_buffer(o, head);
         auto sink = gr::blocks::null_sink::make(sizeof(char));
         // Room for big batches in front of the decoder, as a fast source would give
         // (at most 4 Mi floats, the size the GPU machine is known to map).
@@ -208,6 +278,8 @@ int run_decoder(const options& o, const gr::gpufec::code::sptr& code)
         tb->connect(head, 0, sink, 0);
         const double secs = run_seconds(tb);
         print_single(o, ebn0, dec->backend_name(), secs);
+        print_profile(
+            o, secs, { { "vector_source", vsrc }, { "decoder", dec }, { "head", head } });
     }
     return 0;
 }
@@ -242,6 +314,12 @@ int main(int argc, char** argv)
             o.source_frames = std::stoi(next());
         else if (a == "--max-latency-ms")
             o.max_latency_ms = std::stod(next());
+        else if (a == "--llr-type")
+            o.llr_type = next();
+        else if (a == "--stream-buffer")
+            o.stream_buffer = std::stol(next());
+        else if (a == "--profile")
+            o.profile = true;
         else {
             usage();
             return a == "--help" ? 0 : 2;
@@ -254,6 +332,15 @@ int main(int argc, char** argv)
                      o.graph.c_str());
         return 2;
     }
+    if (o.llr_type != "float" && o.llr_type != "byte") {
+        std::fprintf(
+            stderr,
+            "gpufec-flowgraph: --llr-type \"%s\" unknown; allowed: float, byte\n",
+            o.llr_type.c_str());
+        return 2;
+    }
+    if (o.profile) // read by GNU Radio's preferences when the blocks start
+        setenv("GR_CONF_PERFCOUNTERS_ON", "True", 1);
     if (o.source_frames <= 0)
         o.source_frames = std::clamp(o.batch / 2, 64, 512);
     if (o.frames < 1) {

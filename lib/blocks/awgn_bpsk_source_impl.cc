@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "../engine/worker_pool.h" // header-only fork-join pool of the core
 #include "batched_common.h"
 #include <gnuradio/gpufec/awgn_bpsk_source.h>
 #include <gnuradio/io_signature.h>
@@ -11,6 +12,7 @@
 #include <gpufec/awgn_source.h>
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -22,6 +24,22 @@ namespace gpufec {
 
 namespace {
 
+//! Output 0 item type: true for float LLRs, false for int8 ("byte").
+bool parse_output_type(const std::string& type)
+{
+    if (type == "float" || type == "f32") {
+        return true;
+    }
+    if (type == "byte" || type == "int8" || type == "s8") {
+        return false;
+    }
+    throw ::gpufec::error("awgn_bpsk_source: output_type \"" + type +
+                          "\" unknown; allowed: \"float\", \"byte\" (int8 LLRs)");
+}
+
+//! Below this many bytes a copy runs on the calling thread alone.
+constexpr size_t parallel_copy_bytes = size_t(1) << 20;
+
 /*!
  * Frames go out frames_per_call at a time at most (as many as the output has room for).
  * The CPU backend generates straight into the output buffer (its generate() already
@@ -30,6 +48,9 @@ namespace {
  * next batch into a host staging buffer while work() copies the current one out: two
  * batches in flight, the GPU and the copies overlap. Frames are a pure function of
  * (seed, frame index, Eb/N0), so the output is the same either way.
+ * Copies out of the staging (and the int8 quantization of output_type "byte") are
+ * split over a small pool of threads: one thread's memory bandwidth is what limits a
+ * GPU source.
  */
 class awgn_bpsk_source_impl : public awgn_bpsk_source
 {
@@ -39,12 +60,25 @@ public:
                           uint64_t seed,
                           const std::string& backend,
                           int frames_per_call,
-                          const std::string& len_tag_key)
+                          const std::string& len_tag_key,
+                          const std::string& output_type,
+                          double llr_scale)
         : gr::block("awgn_bpsk_source",
                     gr::io_signature::make(0, 0, 0),
-                    gr::io_signature::make2(2, 2, sizeof(float), sizeof(uint8_t))),
-          d_len_key(len_tag_key.empty() ? pmt::PMT_NIL : pmt::intern(len_tag_key))
+                    gr::io_signature::make2(
+                        2,
+                        2,
+                        parse_output_type(output_type) ? sizeof(float) : sizeof(int8_t),
+                        sizeof(uint8_t))),
+          d_len_key(len_tag_key.empty() ? pmt::PMT_NIL : pmt::intern(len_tag_key)),
+          d_float_output(parse_output_type(output_type)),
+          d_llr_scale(static_cast<float>(llr_scale))
     {
+        if (!(llr_scale > 0.0) || !std::isfinite(llr_scale)) {
+            throw ::gpufec::error(
+                "awgn_bpsk_source: llr_scale = " + std::to_string(llr_scale) +
+                "; allowed: a finite value > 0");
+        }
         const ::gpufec::conv_code& conv = require_conv_code(code, "awgn_bpsk_source");
         if (frames_per_call < 1) {
             throw ::gpufec::error(
@@ -62,6 +96,9 @@ public:
         d_bits = d_source->bits_per_frame();
         d_frames_per_call = static_cast<size_t>(frames_per_call);
         d_staged = d_source->backend() == ::gpufec::backend_kind::cuda;
+        const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+        d_copy_pool = std::make_unique<::gpufec::worker_pool>(
+            static_cast<int>(std::min(4u, std::max(1u, hw / 2))));
         // One output_multiple for both ports: a frame needs max(d_llrs, d_bits) items
         // of space on each, and the scheduler hands out the smaller space of the two.
         const size_t per_frame = std::max(d_llrs, d_bits);
@@ -106,7 +143,7 @@ public:
     {
         const size_t per_frame = std::max(d_llrs, d_bits);
         const size_t room = static_cast<size_t>(noutput_items) / per_frame;
-        auto* llrs = static_cast<float*>(output_items[0]);
+        auto* llrs = static_cast<uint8_t*>(output_items[0]);
         auto* bits = static_cast<uint8_t*>(output_items[1]);
         const size_t frames =
             d_staged ? copy_staged(std::min(room, d_frames_per_call), llrs, bits)
@@ -142,18 +179,70 @@ private:
         std::exception_ptr error;
     };
 
-    size_t generate_direct(size_t room, float* llrs, uint8_t* bits)
+    size_t generate_direct(size_t room, uint8_t* llrs, uint8_t* bits)
     {
         const size_t frames = std::min(d_frames_per_call, room);
-        if (frames > 0) {
-            std::lock_guard<std::mutex> lock(d_mutex);
-            d_source->generate(d_next_frame.load(), frames, llrs, bits);
+        if (frames == 0) {
+            return 0;
+        }
+        std::lock_guard<std::mutex> lock(d_mutex);
+        if (d_float_output) {
+            d_source->generate(
+                d_next_frame.load(), frames, reinterpret_cast<float*>(llrs), bits);
+        } else {
+            d_scratch.resize(frames * d_llrs);
+            d_source->generate(d_next_frame.load(), frames, d_scratch.data(), bits);
+            copy_llrs(d_scratch.data(), llrs, frames * d_llrs);
         }
         return frames;
     }
 
+    //! Float LLRs to output 0's item type, split over the copy pool when large.
+    void copy_llrs(const float* src, uint8_t* dst, size_t n)
+    {
+        const size_t out_size = d_float_output ? sizeof(float) : sizeof(int8_t);
+        auto piece = [&](size_t first, size_t len) {
+            if (d_float_output) {
+                std::memcpy(dst + first * out_size, src + first, len * sizeof(float));
+            } else {
+                ::gpufec::quantize_llrs(src + first,
+                                        reinterpret_cast<::gpufec::llr8_t*>(dst) + first,
+                                        len,
+                                        d_llr_scale);
+            }
+        };
+        parallel_pieces(n, n * sizeof(float), piece);
+    }
+
+    void copy_bytes(const uint8_t* src, uint8_t* dst, size_t n)
+    {
+        parallel_pieces(n, n, [&](size_t first, size_t len) {
+            std::memcpy(dst + first, src + first, len);
+        });
+    }
+
+    //! Runs piece(first, len) over [0, n) in cache-line aligned parts, one per thread.
+    template <class Piece>
+    void parallel_pieces(size_t n, size_t bytes, const Piece& piece)
+    {
+        if (bytes < parallel_copy_bytes || !d_copy_pool) {
+            if (n) {
+                piece(0, n);
+            }
+            return;
+        }
+        const size_t parts = 4;
+        const size_t step = ((n + parts - 1) / parts + 63) & ~size_t(63);
+        d_copy_pool->parallel_for(parts, [&](size_t p) {
+            const size_t first = p * step;
+            if (first < n) {
+                piece(first, std::min(step, n - first));
+            }
+        });
+    }
+
     //! Copies up to `max_frames` staged frames out, waiting only for the first one.
-    size_t copy_staged(size_t max_frames, float* llrs, uint8_t* bits)
+    size_t copy_staged(size_t max_frames, uint8_t* llrs, uint8_t* bits)
     {
         if (!d_worker.joinable()) {
             start_worker(); // work() without start(): cannot happen in a flowgraph
@@ -172,12 +261,13 @@ private:
                 }
             }
             const size_t n = std::min(max_frames - copied, batch.frames - batch.taken);
-            std::memcpy(llrs + copied * d_llrs,
-                        batch.llrs.data() + batch.taken * d_llrs,
-                        n * d_llrs * sizeof(float));
-            std::memcpy(bits + copied * d_bits,
-                        batch.bits.data() + batch.taken * d_bits,
-                        n * d_bits);
+            const size_t llr_size = d_float_output ? sizeof(float) : sizeof(int8_t);
+            copy_llrs(batch.llrs.data() + batch.taken * d_llrs,
+                      llrs + copied * d_llrs * llr_size,
+                      n * d_llrs);
+            copy_bytes(batch.bits.data() + batch.taken * d_bits,
+                       bits + copied * d_bits,
+                       n * d_bits);
             copied += n;
             batch.taken += n;
             if (batch.taken == batch.frames) {
@@ -256,6 +346,10 @@ private:
     }
 
     pmt::pmt_t d_len_key;
+    const bool d_float_output;
+    const float d_llr_scale;
+    std::unique_ptr<::gpufec::worker_pool> d_copy_pool; //!< copies out in work()
+    std::vector<float> d_scratch; //!< CPU backend, byte output: floats before quantizing
     std::unique_ptr<::gpufec::awgn_bpsk_source> d_source;
     std::string d_backend;
     size_t d_llrs = 0;
@@ -280,10 +374,18 @@ awgn_bpsk_source::sptr awgn_bpsk_source::make(code::sptr code,
                                               uint64_t seed,
                                               const std::string& backend,
                                               int frames_per_call,
-                                              const std::string& len_tag_key)
+                                              const std::string& len_tag_key,
+                                              const std::string& output_type,
+                                              double llr_scale)
 {
-    return gnuradio::make_block_sptr<awgn_bpsk_source_impl>(
-        code, ebn0_db, seed, backend, frames_per_call, len_tag_key);
+    return gnuradio::make_block_sptr<awgn_bpsk_source_impl>(code,
+                                                            ebn0_db,
+                                                            seed,
+                                                            backend,
+                                                            frames_per_call,
+                                                            len_tag_key,
+                                                            output_type,
+                                                            llr_scale);
 }
 
 } // namespace gpufec

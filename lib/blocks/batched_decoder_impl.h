@@ -103,8 +103,9 @@ private:
  * Policy of general_work (one call):
  *  1. copy stashed frames (decoded but without output room earlier) to the output, then
  *     pop finished frames straight into the output while they fit;
- *  2. cut complete frames out of the input and submit() them, straight from the input
+ *  2. cut complete frames out of the input and submit them, straight from the input
  *     buffer when a frame lies wholly in it (only frames straddling calls are copied);
+ *     runs of whole fixed-length frames go in with one submit_frames() call;
  *     when every slot is busy, the oldest frame is waited for (into the output if it
  *     fits, else the stash) to free one;
  *  3. pop finished frames into the output while they fit (the rest stay in the engine);
@@ -210,6 +211,20 @@ public:
         size_t consumed = 0;
         const uint64_t abs_first = this->nitems_read(0);
         while (true) {
+            const size_t run = d_assembler->whole_frames(avail - consumed);
+            if (run > 0) {
+                // Whole fixed-length frames lying in the input: one bulk submit (the
+                // engine quantizes/copies them with its copy threads).
+                const size_t taken = submit_run(in + consumed * itemsize,
+                                                run,
+                                                abs_first + consumed,
+                                                abs_first + avail);
+                consumed += taken * d_assembler->frame_length();
+                if (taken == 0) {
+                    pop_one(/*wait=*/true, /*may_stash=*/true); // every slot busy
+                }
+                continue;
+            }
             if (!d_assembler->has_frame()) {
                 if (consumed == avail) {
                     break;
@@ -280,6 +295,32 @@ private:
         size_t nbits = 0;
         frame_info info;
     };
+
+    //! Submits up to `count` whole frames starting at `data` (absolute item `first`).
+    size_t submit_run(const uint8_t* data, size_t count, uint64_t first, uint64_t end)
+    {
+        const size_t items = d_assembler->frame_length();
+        auto& engine = *d_run.engine;
+        const size_t taken =
+            d_float_input
+                ? engine.submit_frames(
+                      reinterpret_cast<const float*>(data), items, count, d_next_id)
+                : engine.submit_frames(reinterpret_cast<const ::gpufec::llr8_t*>(data),
+                                       items,
+                                       count,
+                                       d_next_id);
+        if (taken > 0 && items != d_last_items) {
+            d_last_items = items;
+            d_last_out_bits = d_run.decoder->output_bits_for_input(items);
+        }
+        for (size_t j = 0; j < taken; ++j) {
+            frame_info& info = d_frames.emplace_back();
+            info.id = d_next_id++;
+            info.out_bits = d_last_out_bits;
+            info.tags = d_assembler->take_whole(first + j * items, end);
+        }
+        return taken;
+    }
 
     block_access access()
     {

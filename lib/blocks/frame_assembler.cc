@@ -168,6 +168,21 @@ size_t frame_assembler::advance(const void* in,
     return consumed;
 }
 
+frame_tags frame_assembler::take_whole(uint64_t pos, uint64_t input_end)
+{
+    fetch_tags(pos, input_end);
+    frame_tags out;
+    out.in_items = d_fixed_items;
+    const uint64_t end = pos + d_fixed_items;
+    size_t k = first_tag_at_or_after(pos);
+    for (; k < d_call_tags.size() && d_call_tags[k].offset < end; ++k) {
+        out.tags.push_back(d_call_tags[k]);
+        out.tags.back().offset -= pos;
+    }
+    d_tag_cursor = k;
+    return out;
+}
+
 frame_tags frame_assembler::take()
 {
     frame_tags out;

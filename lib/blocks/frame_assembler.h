@@ -75,8 +75,29 @@ public:
     bool has_frame() const { return d_have_frame; }
     const uint8_t* frame_data() const { return d_direct ? d_direct : d_buffer.data(); }
     uint64_t frame_items() const { return d_frame_items; }
+    //! Items of every frame of a fixed-length stream.
+    size_t frame_length() const { return static_cast<size_t>(d_fixed_items); }
     //! Hands the complete frame's tags over and starts the next frame.
     frame_tags take();
+
+    /*!
+     * Fixed-length streams between frames (nothing held, nothing to skip): how many
+     * whole frames lie in `avail` items, which the caller may then take in one run
+     * with take_whole() instead of advance()/take() per frame. 0 otherwise.
+     */
+    size_t whole_frames(size_t avail) const
+    {
+        if (tagged() || d_have_frame || d_fill > 0 || d_skip > 0) {
+            return 0;
+        }
+        return static_cast<size_t>(avail / d_fixed_items);
+    }
+    /*!
+     * Takes the frame of fixed length starting at absolute item `pos` (lying wholly in
+     * the caller's input, which ends at absolute item `input_end`), without copying:
+     * returns its tags. Frames must be taken in stream order.
+     */
+    frame_tags take_whole(uint64_t pos, uint64_t input_end);
 
     bool tagged() const { return !pmt::is_null(d_len_key); }
     const pmt::pmt_t& len_key() const { return d_len_key; }

@@ -106,6 +106,57 @@ class qa_loopback(gr_unittest.TestCase):
         self.assertRaises(ValueError, lambda: gpufec.awgn_bpsk_source(code, backend="tpu"))
         self.assertRaises(ValueError, lambda: gpufec.awgn_bpsk_source(code, frames_per_call=0))
 
+    def test_007_byte_output_is_quantized_float_output(self):
+        """output_type "byte" gives the float LLRs quantized as the decoders do
+        (round half away from zero of L*scale, saturated at +/-127), the same bits, and
+        decodes to the same bits as the float stream."""
+        code = gpufec.conv_code(256, 7, [0o171, 0o133], "terminated")
+        frames = 12
+
+        def grab(output_type, scale, ebn0=2.0):
+            src = gpufec.awgn_bpsk_source(code, ebn0, 5, "cpu", 4, "", output_type, scale)
+            size = gr.sizeof_float if output_type == "float" else gr.sizeof_char
+            llr_sink = blocks.vector_sink_f() if output_type == "float" else blocks.vector_sink_b()
+            bit_sink = blocks.vector_sink_b()
+            tb = gr.top_block()
+            tb.connect((src, 0), blocks.head(size, frames * code.coded_bits()), llr_sink)
+            tb.connect((src, 1), blocks.head(gr.sizeof_char, frames * 256), bit_sink)
+            tb.run()
+            return np.array(llr_sink.data()), np.array(bit_sink.data())
+
+        llrs, bits = grab("float", 8.0)
+        for scale in (8.0, 3.5, 40.0):
+            x = np.clip(llrs.astype(np.float32) * np.float32(scale), -127, 127)
+            t = np.trunc(x)
+            expected = (t + (x - t >= 0.5) - (x - t <= -0.5)).astype(np.int8)
+            quantized, bits_b = grab("byte", scale)
+            np.testing.assert_array_equal(quantized.astype(np.uint8).view(np.int8), expected)
+            np.testing.assert_array_equal(bits_b, bits)
+        self.assertTrue(np.any(np.abs(expected) == 127))  # scale 40 saturates
+
+        def decode(input_type):
+            src = gpufec.awgn_bpsk_source(code, 2.0, 5, "cpu", 4, "", input_type)
+            size = gr.sizeof_float if input_type == "float" else gr.sizeof_char
+            dec = gpufec.viterbi_decoder(code, input_type, "", "cpu", 8)
+            sink = blocks.vector_sink_b()
+            tb = gr.top_block()
+            tb.connect((src, 0), blocks.head(size, frames * code.coded_bits()), dec, sink)
+            tb.connect((src, 1), blocks.null_sink(gr.sizeof_char))
+            tb.run()
+            return np.array(sink.data())
+
+        decoded = decode("float")
+        self.assertEqual(len(decoded), frames * 256)
+        np.testing.assert_array_equal(decode("byte"), decoded)
+
+    def test_008_bad_output_type(self):
+        code = gpufec.conv_code(512)
+        self.assertRaises(ValueError,
+                          lambda: gpufec.awgn_bpsk_source(code, output_type="complex"))
+        self.assertRaises(ValueError,
+                          lambda: gpufec.awgn_bpsk_source(code, output_type="byte",
+                                                          llr_scale=0.0))
+
 
 if __name__ == "__main__":
     gr_unittest.run(qa_loopback)

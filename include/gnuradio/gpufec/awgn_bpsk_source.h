@@ -21,7 +21,10 @@ namespace gpufec {
  * \ingroup gpufec
  *
  * \details
- * Output 0: float LLRs 2y/sigma^2, sigma^2 = 1/(2 R Eb/N0), code->coded_bits() per frame.
+ * Output 0: LLRs 2y/sigma^2, sigma^2 = 1/(2 R Eb/N0), code->coded_bits() per frame:
+ * floats (\p output_type "float"), or int8 (\p output_type "byte") quantized exactly as
+ * the decoders quantize floats (round(L * \p llr_scale), saturated at +/-127), a quarter
+ * of the memory traffic for a decoder with input_type "byte".
  * Output 1: the information bits, one per byte, code->frame_bits() per frame.
  * Frame f is a pure function of (seed, f, Eb/N0) on every backend. Frames are made
  * \p frames_per_call at a time. With \p len_tag_key set, each frame start carries that
@@ -38,7 +41,9 @@ public:
                      uint64_t seed = 0,
                      const std::string& backend = "auto",
                      int frames_per_call = 16,
-                     const std::string& len_tag_key = "");
+                     const std::string& len_tag_key = "",
+                     const std::string& output_type = "float",
+                     double llr_scale = 8.0);
 
     virtual void set_ebn0_db(double ebn0_db) = 0;
     virtual double ebn0_db() const = 0;

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(awgn_bpsk_source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(69c03d32c77f63321714ef0b494841b0)                     */
+/* BINDTOOL_HEADER_FILE_HASH(3f32a00e0b2ea2f4708accca2558940d)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -46,6 +46,8 @@ void bind_awgn_bpsk_source(py::module& m)
              py::arg("backend") = "auto",
              py::arg("frames_per_call") = 16,
              py::arg("len_tag_key") = "",
+             py::arg("output_type") = "float",
+             py::arg("llr_scale") = 8.,
              D(awgn_bpsk_source, make))
 
 
