@@ -3,37 +3,81 @@
  * Copyright 2026 gr-gpufec developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// CPU Viterbi decoder: the windowed schedule of conv_code.h, 16 windows at a time, one
-// window per SIMD lane (inter-frame SIMD). Path metrics are int16, renormalised every
-// stage by subtracting the metric of state 0; this subtracts the same constant from all
-// candidates of every comparison, so decisions equal those of the int32 algorithm.
+// CPU Viterbi decoder: the windowed schedule of convolutional.h, W windows at a time,
+// one window per int16 SIMD lane (inter-frame SIMD): W = 32 with AVX-512BW, 16 with
+// AVX2 or portable vector code. Every lane does the same int16 arithmetic, so all
+// variants give identical bits.
+//
+// Exactness. Path metrics are int16, renormalised every stage by subtracting the metric
+// of state 0 (folded into the branch metrics); a common constant changes no decision.
+// After the renormalisation every metric lies within the spread of the previous stage,
+// and the spread is at most (K-1) * 2 * n * 128 <= 8 * 2 * 4 * 128 = 8192 (any state is
+// reached from any other in K-1 stages, each branch metric is within n * 128 of 0), so
+// with |branch metric| <= 512 nothing comes near +/-32767. Unreachable start states use
+// -16384 (see unreachable_metric). ACS: new = max(m0, m1); the decision bit stored is
+// "kept the p0 branch" (m0 == new, i.e. m0 >= m1), so ties keep p0 as in the reference.
+//
+// Layouts per group of W windows:
+//  - LLRs: int8 [stage][output][lane], transposed from the frames 16x16 bytes at a time.
+//  - decisions: one word per (stage, butterfly p) holding, for each lane and the two new
+//    states 2p and 2p+1, the keep-p0 bit (decision_bit() gives the position).
+// Traceback runs all lanes of a group interleaved, so their dependent load chains
+// overlap, and packs the decoded bits 64 at a time.
 #include <gpufec/viterbi.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
-// The 32-byte vector types never cross a non-inlined call boundary.
+// The vector types never cross a non-inlined call boundary.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace gpufec {
 
 namespace {
 
-constexpr int lanes = 16;
-typedef int16_t v16s __attribute__((vector_size(32)));
-typedef uint16_t v16u __attribute__((vector_size(32)));
-typedef int8_t v16b __attribute__((vector_size(16)));
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GPUFEC_X86_KERNELS 1
+#else
+#define GPUFEC_X86_KERNELS 0
+#endif
 
 // Stands in for viterbi_neg_inf in int16. Paths from unreachable states stay below every
 // reachable path during the first K-1 stages (spread there <= 8 * 2 * 4 * 128 = 8192),
 // and unreachable-vs-unreachable comparisons see the same offset as in int32, so
 // decisions match.
 constexpr int16_t unreachable_metric = -16384;
+
+template <int W>
+struct simd;
+template <>
+struct simd<16> {
+    typedef int16_t v __attribute__((vector_size(32)));
+    typedef uint16_t vu __attribute__((vector_size(32)));
+    typedef int8_t vb __attribute__((vector_size(16)));
+    typedef uint32_t word;
+    // Bit of lane l, new state 2p+b in the word of butterfly p: the order of AVX2's
+    // packs_epi16 + movemask_epi8 (128-bit halves interleave the two states).
+    static constexpr int bit(int l, uint32_t b)
+    {
+        return (l & 7) + 8 * static_cast<int>(b) + 16 * (l >> 3);
+    }
+};
+template <>
+struct simd<32> {
+    typedef int16_t v __attribute__((vector_size(64)));
+    typedef uint16_t vu __attribute__((vector_size(64)));
+    typedef int8_t vb __attribute__((vector_size(32)));
+    typedef uint64_t word;
+    static constexpr int bit(int l, uint32_t b) { return l + 32 * static_cast<int>(b); }
+};
 
 struct window {
     const llr8_t* in;
@@ -46,123 +90,159 @@ struct window {
     bool end_at_zero; // traceback from state 0
 };
 
+template <int W>
 struct group_job {
+    typedef typename simd<W>::v v;
     int k, n, nstages;
-    const v16s* llr;       // [stage][output] lane vectors
+    bool k7_standard;      // outtab is k7_outtab: compile-time branch table
+    const int8_t* llr;     // [stage][output][lane]
     const uint8_t* outtab; // codeword of (predecessor state, input bit): outtab[2p + b]
-    const uint8_t* end_flags; // end_flags[j]: some lane ends after j stages
-    uint16_t* decisions;      // [stage][state] lane bit masks
-    v16s init_other;          // initial metric of states != 0, per lane
-    int16_t lane_len[lanes];
-    int16_t best_state[lanes]; // out: best state at each lane's end
+    const uint8_t* end_flags;          // end_flags[j]: some lane ends after j stages
+    typename simd<W>::word* decisions; // [stage][butterfly]
+    int16_t init_other[W];             // initial metric of states != 0, per lane
+    int16_t lane_len[W];
+    int16_t best_state[W]; // out: best state at each lane's end
 };
 
-__attribute__((always_inline)) inline v16s vadd(v16s a, v16s b)
+// Branch table of K=7 (171,133), the code almost everyone uses, built like
+// conv_code::branch_output(); the decoder takes the compile-time path when its runtime
+// table is equal.
+constexpr uint32_t reverse_bits(uint32_t x, int k)
 {
-    return (v16s)((v16u)a + (v16u)b);
+    uint32_t r = 0;
+    for (int i = 0; i < k; i++)
+        r |= ((x >> i) & 1u) << (k - 1 - i);
+    return r;
 }
-__attribute__((always_inline)) inline v16s vsub(v16s a, v16s b)
+constexpr int parity(uint32_t x)
 {
-    return (v16s)((v16u)a - (v16u)b);
+    int p = 0;
+    for (; x; x &= x - 1)
+        p ^= 1;
+    return p;
 }
-
-__attribute__((always_inline)) inline uint32_t lane_mask(v16s d)
+struct k7_table {
+    uint8_t out[128];
+};
+constexpr k7_table make_k7_table()
 {
-    const v16b narrow = __builtin_convertvector(d, v16b);
-#if defined(__x86_64__) || defined(__i386__)
-    return static_cast<uint32_t>(_mm_movemask_epi8((__m128i)narrow));
-#else
-    uint32_t m = 0;
-    for (int l = 0; l < lanes; l++)
-        m |= static_cast<uint32_t>(narrow[l] & 1) << l;
-    return m;
-#endif
+    k7_table t{};
+    const uint32_t taps[2] = { reverse_bits(0171, 7), reverse_bits(0133, 7) };
+    for (uint32_t s = 0; s < 64; s++)
+        for (uint32_t b = 0; b < 2; b++) {
+            const uint32_t reg = (s << 1) | b;
+            t.out[2 * s + b] = static_cast<uint8_t>(parity(reg & taps[0]) |
+                                                    (parity(reg & taps[1]) << 1));
+        }
+    return t;
 }
+constexpr k7_table k7_outtab = make_k7_table();
 
-template <int K, int N>
-__attribute__((always_inline)) inline void acs_group(group_job& job)
-{
-    constexpr int S = 1 << (K - 1);
-    constexpr int half = S / 2;
-    constexpr int C = 1 << N;
-    alignas(32) v16s pm_buf[2][S];
-    v16s* pm = pm_buf[0];
-    v16s* npm = pm_buf[1];
-    pm[0] = v16s{};
-    for (int s = 1; s < S; s++)
-        pm[s] = job.init_other;
-    uint8_t out[2 * S];
-    std::memcpy(out, job.outtab, sizeof(out));
-
-    for (int j = 0; j < job.nstages; j++) {
-        const v16s* llr = job.llr + static_cast<size_t>(j) * N;
-        // Branch metrics per codeword, minus pm[0] (the per-stage renormalisation).
-        v16s bm[C];
-        const v16s renorm = pm[0];
-        for (int c = 0; c < C / 2; c++) {
-            v16s m = v16s{};
-            for (int i = 0; i < N; i++)
-                m = ((c >> i) & 1) ? vsub(m, llr[i]) : vadd(m, llr[i]);
-            bm[c] = vsub(m, renorm);
-            bm[(C - 1) ^ c] = vsub(vsub(v16s{}, m), renorm);
+// Keep-p0 masks of one butterfly: lanes where m0e == ne (new state 2p) and m0o == no
+// (new state 2p+1), in the word layout of simd<W>::bit().
+namespace portable {
+struct mask {
+    typedef simd<16>::v v;
+    static __attribute__((always_inline)) inline uint32_t keep(v m0e, v ne, v m0o, v no)
+    {
+        uint32_t m = 0;
+        for (int l = 0; l < 16; l++) {
+            m |= static_cast<uint32_t>(m0e[l] == ne[l]) << simd<16>::bit(l, 0);
+            m |= static_cast<uint32_t>(m0o[l] == no[l]) << simd<16>::bit(l, 1);
         }
-        uint16_t* dec = job.decisions + static_cast<size_t>(j) * S;
-        for (int p = 0; p < half; p++) {
-            const v16s a = pm[p];
-            const v16s c = pm[p + half];
-            for (int b = 0; b < 2; b++) {
-                const v16s m0 = vadd(a, bm[out[2 * p + b]]);
-                const v16s m1 = vadd(c, bm[out[2 * (p + half) + b]]);
-                const v16s d = m1 > m0;
-                npm[2 * p + b] = d ? m1 : m0;
-                dec[2 * p + b] = static_cast<uint16_t>(lane_mask(d));
-            }
-        }
-        std::swap(pm, npm);
-        if (job.end_flags[j + 1]) {
-            // Best state, lowest index on ties.
-            v16s best = pm[0];
-            v16s idx = v16s{};
-            for (int s = 1; s < S; s++) {
-                const v16s gt = pm[s] > best;
-                best = gt ? pm[s] : best;
-                idx = gt ? (v16s{} + static_cast<int16_t>(s)) : idx;
-            }
-            for (int l = 0; l < lanes; l++)
-                if (job.lane_len[l] == j + 1)
-                    job.best_state[l] = idx[l];
-        }
+        return m;
     }
+};
+#include "viterbi_cpu_kernels.h"
+void run_group(group_job<16>& job) { run_group_impl<16, mask>(job); }
+} // namespace portable
+
+#if GPUFEC_X86_KERNELS
+#pragma GCC push_options
+#pragma GCC target("avx2")
+namespace avx2 {
+struct mask {
+    typedef simd<16>::v v;
+    static __attribute__((always_inline)) inline uint32_t keep(v m0e, v ne, v m0o, v no)
+    {
+        const __m256i e = (__m256i)(m0e == ne);
+        const __m256i o = (__m256i)(m0o == no);
+        return static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_packs_epi16(e, o)));
+    }
+};
+#include "viterbi_cpu_kernels.h"
+void run_group(group_job<16>& job) { run_group_impl<16, mask>(job); }
+} // namespace avx2
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx2,avx512f,avx512bw")
+namespace avx512 {
+struct mask {
+    typedef simd<32>::v v;
+    static __attribute__((always_inline)) inline uint64_t keep(v m0e, v ne, v m0o, v no)
+    {
+        const uint64_t e = _mm512_cmpeq_epi16_mask((__m512i)m0e, (__m512i)ne);
+        const uint64_t o = _mm512_cmpeq_epi16_mask((__m512i)m0o, (__m512i)no);
+        return e | (o << 32);
+    }
+};
+#include "viterbi_cpu_kernels.h"
+void run_group(group_job<32>& job) { run_group_impl<32, mask>(job); }
+} // namespace avx512
+#pragma GCC pop_options
+#endif
+
+enum class simd_level { portable, avx2, avx512 };
+
+// GPUFEC_CPU_SIMD=portable|avx2|avx512 caps the level (tests compare the variants).
+simd_level pick_simd_level()
+{
+    simd_level best = simd_level::portable;
+#if GPUFEC_X86_KERNELS
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2"))
+        best = simd_level::avx2;
+    if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512f"))
+        best = simd_level::avx512;
+#endif
+    if (const char* env = std::getenv("GPUFEC_CPU_SIMD")) {
+        const std::string want(env);
+        simd_level cap = best;
+        if (want == "portable")
+            cap = simd_level::portable;
+        else if (want == "avx2")
+            cap = simd_level::avx2;
+        else if (want == "avx512")
+            cap = simd_level::avx512;
+        else
+            throw error("GPUFEC_CPU_SIMD must be portable, avx2 or avx512, got \"" +
+                        want + "\"");
+        best = std::min(best, cap);
+    }
+    return best;
 }
 
-// One entry point, cloned for AVX2 and baseline x86-64 (picked at load time).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-void run_group(group_job& job)
+#if defined(__SSE2__)
+// rows[r] -> 16 bytes at dst + c * stride: column c of the 16x16 byte block. Four rounds
+// of "interleave row k with row k+8" rotate the 8-bit (row, column) index by 4 bits.
+inline void
+transpose16x16(const int8_t* const* rows, size_t col, int8_t* dst, size_t stride)
 {
-#define GPUFEC_ACS_CASE(K, N) \
-    case K * 8 + N:           \
-        acs_group<K, N>(job); \
-        break;
-#define GPUFEC_ACS_K(K)   \
-    GPUFEC_ACS_CASE(K, 2) \
-    GPUFEC_ACS_CASE(K, 3) \
-    GPUFEC_ACS_CASE(K, 4)
-    switch (job.k * 8 + job.n) {
-        GPUFEC_ACS_K(3)
-        GPUFEC_ACS_K(4)
-        GPUFEC_ACS_K(5)
-        GPUFEC_ACS_K(6)
-        GPUFEC_ACS_K(7)
-        GPUFEC_ACS_K(8)
-        GPUFEC_ACS_K(9)
-    default:
-        throw error("viterbi cpu: unsupported K/n");
+    __m128i x[16], y[16];
+    for (int r = 0; r < 16; r++)
+        x[r] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[r] + col));
+    for (int round = 0; round < 4; round++) {
+        for (int k = 0; k < 8; k++) {
+            y[2 * k] = _mm_unpacklo_epi8(x[k], x[k + 8]);
+            y[2 * k + 1] = _mm_unpackhi_epi8(x[k], x[k + 8]);
+        }
+        std::memcpy(x, y, sizeof(x));
     }
-#undef GPUFEC_ACS_K
-#undef GPUFEC_ACS_CASE
+    for (int c = 0; c < 16; c++)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + c * stride), x[c]);
 }
+#endif
 
 class viterbi_decoder_cpu : public batch_decoder
 {
@@ -183,6 +263,10 @@ public:
             ones += mask[i];
         }
         d_mask_ones = ones;
+        d_k7_standard =
+            S == 64 && code.n() == 2 &&
+            std::equal(d_outtab.begin(), d_outtab.end(), std::begin(k7_outtab.out));
+        d_simd = pick_simd_level();
     }
 
     backend_kind backend() const override { return backend_kind::cpu; }
@@ -264,11 +348,15 @@ public:
         std::stable_sort(windows.begin(),
                          windows.end(),
                          [](const window& x, const window& y) { return x.len > y.len; });
+        const size_t lanes = d_simd == simd_level::avx512 ? 32 : 16;
         const size_t groups = (windows.size() + lanes - 1) / lanes;
         auto body = [&](size_t g) {
             const size_t first = g * lanes;
             const size_t count = std::min<size_t>(lanes, windows.size() - first);
-            decode_group(&windows[first], count);
+            if (lanes == 32)
+                decode_group<32>(&windows[first], count);
+            else
+                decode_group<16>(&windows[first], count);
         };
         if (ctx.parallel_for && groups > 1)
             ctx.parallel_for(groups, body);
@@ -283,25 +371,25 @@ public:
     }
 
 private:
+    template <int W>
     struct workspace {
-        std::vector<int16_t> llr_storage; // over-allocated; llr() is 32-byte aligned
-        int16_t* llr()
+        std::vector<int8_t> llr_storage; // over-allocated; llr() is 64-byte aligned
+        int8_t* llr()
         {
             const auto addr = reinterpret_cast<uintptr_t>(llr_storage.data());
-            return llr_storage.data() + ((32 - (addr & 31)) & 31) / sizeof(int16_t);
+            return llr_storage.data() + ((64 - (addr & 63)) & 63);
         }
-        std::vector<uint16_t> decisions;
+        std::vector<typename simd<W>::word> decisions;
         std::vector<uint8_t> end_flags;
-        std::vector<uint8_t> bits;
     };
 
     // Int8 LLR of output i at (wrapped) stage t; 0 where punctured away.
-    void gather_stage(const llr8_t* in, int64_t t, int16_t* dst, int n) const
+    void gather_stage(const llr8_t* in, int64_t t, int8_t* dst, int n, int stride) const
     {
         if (d_prefix.empty()) {
             const llr8_t* src = in + t * n;
             for (int i = 0; i < n; i++)
-                dst[i * lanes] = src[i];
+                dst[i * stride] = src[i];
             return;
         }
         const auto& mask = d_code.puncture_mask();
@@ -310,7 +398,7 @@ private:
         size_t q = p / period;
         size_t r = p % period;
         for (int i = 0; i < n; i++) {
-            dst[i * lanes] = mask[r] ? in[q * d_mask_ones + d_prefix[r]] : 0;
+            dst[i * stride] = mask[r] ? in[q * d_mask_ones + d_prefix[r]] : 0;
             if (++r == period) {
                 r = 0;
                 q++;
@@ -318,76 +406,179 @@ private:
         }
     }
 
-    void decode_group(const window* w, size_t count) const
+    // LLRs of the group's windows into [stage][output][lane] int8.
+    template <int W>
+    void gather_group(const window* w, size_t count, int8_t* llr) const
     {
-        thread_local workspace ws;
         const int n = d_code.n();
-        const int S = d_code.num_states();
-        int maxlen = 0;
-        for (size_t l = 0; l < count; l++)
-            maxlen = std::max(maxlen, w[l].len);
-        ws.llr_storage.assign(static_cast<size_t>(maxlen) * n * lanes + lanes, 0);
-        int16_t* llr = ws.llr();
-        ws.decisions.resize(static_cast<size_t>(maxlen) * S);
-        ws.end_flags.assign(static_cast<size_t>(maxlen) + 1, 0);
-        ws.bits.resize(d_sched.region_bits);
-
-        group_job job;
-        job.k = d_code.k();
-        job.n = n;
-        job.nstages = maxlen;
-        job.llr = reinterpret_cast<const v16s*>(llr);
-        job.outtab = d_outtab.data();
-        job.end_flags = ws.end_flags.data();
-        job.decisions = ws.decisions.data();
-        job.init_other = v16s{};
-        for (int l = 0; l < lanes; l++) {
-            job.lane_len[l] = -1;
-            job.best_state[l] = 0;
-        }
-
         const bool tb = d_code.term() == termination::tail_biting;
+        // Unpunctured windows inside their frame are contiguous runs of len * n LLRs.
+        bool contiguous = d_prefix.empty() && count == static_cast<size_t>(W);
+        int minlen = w[0].len;
+        for (size_t l = 0; l < count; l++) {
+            contiguous = contiguous && w[l].ws >= 0 && w[l].ws + w[l].len <= w[l].T;
+            minlen = std::min(minlen, w[l].len);
+        }
+        size_t done_cols = 0;
+#if defined(__SSE2__)
+        if (contiguous) {
+            const int8_t* rows[W];
+            for (int l = 0; l < W; l++)
+                rows[l] = w[l].in + w[l].ws * n;
+            const size_t cols = static_cast<size_t>(minlen) * n;
+            for (; done_cols + 16 <= cols; done_cols += 16)
+                for (int g = 0; g < W; g += 16)
+                    transpose16x16(rows + g, done_cols, llr + done_cols * W + g, W);
+            for (size_t l = 0; l < count; l++) {
+                const size_t end = static_cast<size_t>(w[l].len) * n;
+                for (size_t c = done_cols; c < end; c++)
+                    llr[c * W + l] = rows[l][c];
+            }
+            return;
+        }
+#endif
         for (size_t l = 0; l < count; l++) {
             const window& win = w[l];
-            int16_t* base = llr + l;
             for (int j = 0; j < win.len; j++) {
                 int64_t t = win.ws + j;
                 if (tb)
                     t = ((t % win.T) + win.T) % win.T;
-                gather_stage(win.in, t, base + static_cast<size_t>(j) * n * lanes, n);
+                gather_stage(win.in, t, llr + static_cast<size_t>(j) * n * W + l, n, W);
             }
+        }
+    }
+
+    template <int W>
+    void decode_group(const window* w, size_t count) const
+    {
+        thread_local workspace<W> ws;
+        const int n = d_code.n();
+        const int S = d_code.num_states();
+        const int half = S / 2;
+        int maxlen = 0;
+        for (size_t l = 0; l < count; l++)
+            maxlen = std::max(maxlen, w[l].len);
+        // Lanes past `count` and stages past a lane's end decode whatever the buffer
+        // holds; lanes never mix, so those results are simply not read.
+        const size_t llr_bytes = static_cast<size_t>(maxlen) * n * W + 64;
+        if (ws.llr_storage.size() < llr_bytes)
+            ws.llr_storage.resize(llr_bytes);
+        int8_t* llr = ws.llr();
+        if (ws.decisions.size() < static_cast<size_t>(maxlen) * half)
+            ws.decisions.resize(static_cast<size_t>(maxlen) * half);
+        ws.end_flags.assign(static_cast<size_t>(maxlen) + 1, 0);
+
+        group_job<W> job;
+        job.k = d_code.k();
+        job.n = n;
+        job.nstages = maxlen;
+        job.k7_standard = d_k7_standard;
+        job.llr = llr;
+        job.outtab = d_outtab.data();
+        job.end_flags = ws.end_flags.data();
+        job.decisions = ws.decisions.data();
+        for (int l = 0; l < W; l++) {
+            job.init_other[l] = 0;
+            job.lane_len[l] = -1;
+            job.best_state[l] = 0;
+        }
+        gather_group<W>(w, count, llr);
+        for (size_t l = 0; l < count; l++) {
+            const window& win = w[l];
             job.init_other[l] = win.from_zero ? unreachable_metric : 0;
             job.lane_len[l] = static_cast<int16_t>(win.len);
             if (!win.end_at_zero)
                 ws.end_flags[win.len] = 1;
         }
 
-        run_group(job);
+        run(job);
 
+        traceback<W>(w, count, maxlen, job.best_state, ws.decisions.data());
+    }
+
+    void run(group_job<16>& job) const
+    {
+#if GPUFEC_X86_KERNELS
+        if (d_simd == simd_level::avx2) {
+            avx2::run_group(job);
+            return;
+        }
+#endif
+        portable::run_group(job);
+    }
+
+    void run(group_job<32>& job) const
+    {
+#if GPUFEC_X86_KERNELS
+        avx512::run_group(job);
+#else
+        (void)job;
+        throw error("viterbi cpu: no 32-lane kernel on this platform");
+#endif
+    }
+
+    // All lanes step back together (independent chains overlap in the pipeline). The
+    // decoded bit of stage j (a <= j < b) goes to output bit j - a, MSB first: 64 bits
+    // are collected in a word and stored big-endian.
+    template <int W>
+    void traceback(const window* w,
+                   size_t count,
+                   int maxlen,
+                   const int16_t* best_state,
+                   const typename simd<W>::word* decisions) const
+    {
+        typedef typename simd<W>::word word;
+        const int S = d_code.num_states();
+        const int half = S / 2;
+        const uint32_t top = static_cast<uint32_t>(half);
+        uint32_t state[W];
+        int len[W], ja[W], jb[W], shift0[W];
+        uint64_t acc[W];
+        int jmin = maxlen;
         for (size_t l = 0; l < count; l++) {
             const window& win = w[l];
-            uint32_t s = win.end_at_zero ? 0u : static_cast<uint32_t>(job.best_state[l]);
-            const int ja = static_cast<int>(win.a - win.ws);
-            const int jb = static_cast<int>(win.b - win.ws);
-            const uint32_t top = static_cast<uint32_t>(S / 2);
-            for (int j = win.len - 1; j >= ja; j--) {
-                if (j < jb)
-                    ws.bits[j - ja] = static_cast<uint8_t>(s & 1u);
-                const uint32_t d =
-                    (ws.decisions[static_cast<size_t>(j) * S + s] >> l) & 1u;
-                s = (s >> 1) | (d ? top : 0u);
-            }
-            const int nbits = jb - ja;
-            uint8_t* dst = win.out + win.a / 8; // regions start on multiples of 512 bits
-            for (int byte = 0; byte < (nbits + 7) / 8; byte++) {
-                uint8_t v = 0;
-                for (int k = 0; k < 8; k++) {
-                    const int i = byte * 8 + k;
-                    v = static_cast<uint8_t>((v << 1) | (i < nbits ? ws.bits[i] : 0));
+            state[l] = win.end_at_zero ? 0u : static_cast<uint32_t>(best_state[l]);
+            len[l] = win.len;
+            ja[l] = static_cast<int>(win.a - win.ws);
+            jb[l] = static_cast<int>(win.b - win.ws);
+            shift0[l] = simd<W>::bit(static_cast<int>(l), 0);
+            acc[l] = 0;
+            jmin = std::min(jmin, ja[l]);
+        }
+        const int bshift = simd<W>::bit(0, 1) - simd<W>::bit(0, 0);
+        for (int j = maxlen - 1; j >= jmin; j--) {
+            const word* d = decisions + static_cast<size_t>(j) * half;
+            for (size_t l = 0; l < count; l++) {
+                if (j >= len[l] || j < ja[l])
+                    continue;
+                const uint32_t s = state[l];
+                if (j < jb[l]) {
+                    acc[l] = (acc[l] >> 1) | (static_cast<uint64_t>(s & 1u) << 63);
+                    const int i = j - ja[l];
+                    if ((i & 63) == 0)
+                        store_bits(w[l], i, acc[l]);
                 }
-                dst[byte] = v;
+                const uint32_t keep =
+                    static_cast<uint32_t>(d[s >> 1] >> (shift0[l] + bshift * (s & 1u))) &
+                    1u;
+                state[l] = (s >> 1) | (keep ? 0u : top);
             }
         }
+    }
+
+    // Bits i..i+63 of the window's region (fewer at its end; the rest of acc is 0).
+    static void store_bits(const window& win, int i, uint64_t acc)
+    {
+        const int nbits = static_cast<int>(win.b - win.a);
+        uint8_t* dst = win.out + win.a / 8 + i / 8; // regions start on 512-bit multiples
+        if (nbits - i >= 64) {
+            const uint64_t be = __builtin_bswap64(acc);
+            std::memcpy(dst, &be, sizeof(be));
+            return;
+        }
+        const int bytes = (nbits - i + 7) / 8;
+        for (int k = 0; k < bytes; k++)
+            dst[k] = static_cast<uint8_t>(acc >> (56 - 8 * k));
     }
 
     conv_code d_code;
@@ -395,6 +586,8 @@ private:
     std::vector<uint8_t> d_outtab;
     std::vector<size_t> d_prefix;
     size_t d_mask_ones = 0;
+    bool d_k7_standard = false;
+    simd_level d_simd = simd_level::portable;
 };
 
 } // namespace
