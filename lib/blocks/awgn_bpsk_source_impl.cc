@@ -44,9 +44,10 @@ constexpr size_t parallel_copy_bytes = size_t(1) << 20;
  * Frames go out frames_per_call at a time at most (as many as the output has room for).
  * The CPU backend generates straight into the output buffer (its generate() already
  * spreads a batch over all cores). The CUDA backend's generate() is synchronous (kernel,
- * device-to-host copy, copy out of pinned staging), so a worker thread generates the
- * next batch into a host staging buffer while work() copies the current one out: two
- * batches in flight, the GPU and the copies overlap. Frames are a pure function of
+ * device-to-host copy, copy out of pinned staging), so generator threads (up to 4,
+ * each with its own backend instance and two staging batches, making interleaved
+ * batches) run ahead while work() copies the current batch out: the GPU and the copies
+ * overlap, and the copies run on several threads. Frames are a pure function of
  * (seed, frame index, Eb/N0), so the output is the same either way.
  * Copies out of the staging (and the int8 quantization of output_type "byte") are
  * split over a small pool of threads: one thread's memory bandwidth is what limits a
@@ -97,6 +98,35 @@ public:
         d_frames_per_call = static_cast<size_t>(frames_per_call);
         d_staged = d_source->backend() == ::gpufec::backend_kind::cuda;
         const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+        if (d_staged) {
+            // Frames are a pure function of (seed, index, Eb/N0), so independent
+            // instances can make interleaved batches: each generate() ends in a
+            // single-threaded copy out of its pinned staging, which limits one thread.
+            const size_t threads = std::min<size_t>(4, std::max(1u, hw / 4));
+            d_generators.push_back(std::move(d_source));
+            while (d_generators.size() < threads) {
+                d_generators.push_back(
+                    ::gpufec::make_awgn_bpsk_source(conv, ebn0_db, seed, spec));
+            }
+            d_generator_mutexes = std::make_unique<std::mutex[]>(threads);
+            d_batches.resize(2 * threads);
+            for (auto& batch : d_batches) {
+                batch.llrs.resize(d_frames_per_call * d_llrs);
+                batch.bits.resize(d_frames_per_call * d_bits);
+                if (!d_float_output) {
+                    batch.llrs8.resize(d_frames_per_call * d_llrs);
+                }
+            }
+            // Warm-up: staging buffers and kernels are set up here, not in the first
+            // work() call (the frames made are discarded; nothing else changes).
+            for (size_t g = 0; g < threads; ++g) {
+                d_generators[g]->generate(
+                    0, d_frames_per_call, d_batches[g].llrs.data(), nullptr);
+            }
+        } else {
+            d_generators.push_back(std::move(d_source));
+            d_generator_mutexes = std::make_unique<std::mutex[]>(1);
+        }
         d_copy_pool = std::make_unique<::gpufec::worker_pool>(
             static_cast<int>(std::min(4u, std::max(1u, hw / 2))));
         // One output_multiple for both ports: a frame needs max(d_llrs, d_bits) items
@@ -111,13 +141,15 @@ public:
 
     void set_ebn0_db(double ebn0_db) override
     {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        d_source->set_ebn0_db(ebn0_db);
+        for (size_t g = 0; g < d_generators.size(); ++g) {
+            std::lock_guard<std::mutex> lock(d_generator_mutexes[g]);
+            d_generators[g]->set_ebn0_db(ebn0_db);
+        }
     }
     double ebn0_db() const override
     {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        return d_source->ebn0_db();
+        std::lock_guard<std::mutex> lock(d_generator_mutexes[0]);
+        return d_generators[0]->ebn0_db();
     }
     std::string backend_name() const override { return d_backend; }
     uint64_t frames() const override { return d_next_frame.load(); }
@@ -172,6 +204,7 @@ public:
 private:
     struct staged_batch {
         std::vector<float> llrs;
+        std::vector<::gpufec::llr8_t> llrs8; //!< output_type "byte": quantized llrs
         std::vector<uint8_t> bits;
         size_t frames = 0; //!< generated
         size_t taken = 0;  //!< already copied out
@@ -185,13 +218,14 @@ private:
         if (frames == 0) {
             return 0;
         }
-        std::lock_guard<std::mutex> lock(d_mutex);
+        std::lock_guard<std::mutex> lock(d_generator_mutexes[0]);
+        auto& source = *d_generators[0];
         if (d_float_output) {
-            d_source->generate(
+            source.generate(
                 d_next_frame.load(), frames, reinterpret_cast<float*>(llrs), bits);
         } else {
             d_scratch.resize(frames * d_llrs);
-            d_source->generate(d_next_frame.load(), frames, d_scratch.data(), bits);
+            source.generate(d_next_frame.load(), frames, d_scratch.data(), bits);
             copy_llrs(d_scratch.data(), llrs, frames * d_llrs);
         }
         return frames;
@@ -244,7 +278,7 @@ private:
     //! Copies up to `max_frames` staged frames out, waiting only for the first one.
     size_t copy_staged(size_t max_frames, uint8_t* llrs, uint8_t* bits)
     {
-        if (!d_worker.joinable()) {
+        if (d_workers.empty()) {
             start_worker(); // work() without start(): cannot happen in a flowgraph
         }
         size_t copied = 0;
@@ -261,10 +295,16 @@ private:
                 }
             }
             const size_t n = std::min(max_frames - copied, batch.frames - batch.taken);
-            const size_t llr_size = d_float_output ? sizeof(float) : sizeof(int8_t);
-            copy_llrs(batch.llrs.data() + batch.taken * d_llrs,
-                      llrs + copied * d_llrs * llr_size,
-                      n * d_llrs);
+            if (d_float_output) {
+                copy_llrs(batch.llrs.data() + batch.taken * d_llrs,
+                          llrs + copied * d_llrs * sizeof(float),
+                          n * d_llrs);
+            } else { // quantized by the generator thread
+                copy_bytes(reinterpret_cast<const uint8_t*>(batch.llrs8.data()) +
+                               batch.taken * d_llrs,
+                           llrs + copied * d_llrs,
+                           n * d_llrs);
+            }
             copy_bytes(batch.bits.data() + batch.taken * d_bits,
                        bits + copied * d_bits,
                        n * d_bits);
@@ -276,7 +316,7 @@ private:
                     batch.ready = false;
                 }
                 d_worker_cv.notify_all();
-                d_read ^= 1;
+                d_read = (d_read + 1) % d_batches.size();
             }
         }
         return copied;
@@ -286,8 +326,6 @@ private:
     {
         stop_worker();
         for (auto& batch : d_batches) {
-            batch.llrs.resize(d_frames_per_call * d_llrs);
-            batch.bits.resize(d_frames_per_call * d_bits);
             batch.frames = batch.taken = 0;
             batch.ready = false;
             batch.error = nullptr;
@@ -295,12 +333,15 @@ private:
         d_read = 0;
         d_stopping = false;
         // Continue where the output stands, so a restarted flowgraph loses no frame.
-        d_worker = std::thread([this, first = d_next_frame.load()] { worker(first); });
+        for (size_t g = 0; g < d_generators.size(); ++g) {
+            d_workers.emplace_back(
+                [this, g, first = d_next_frame.load()] { worker(g, first); });
+        }
     }
 
     void stop_worker()
     {
-        if (!d_worker.joinable()) {
+        if (d_workers.empty()) {
             return;
         }
         {
@@ -308,13 +349,20 @@ private:
             d_stopping = true;
         }
         d_worker_cv.notify_all();
-        d_worker.join();
+        for (std::thread& t : d_workers) {
+            t.join();
+        }
+        d_workers.clear();
     }
 
-    void worker(uint64_t next)
+    //! Generator g makes batches g, g + G, g + 2G, ... (G generators) from `first` on,
+    //! into ring entries (batch index) % 2G, which work() reads in order.
+    void worker(size_t g, uint64_t first)
     {
-        for (int w = 0;; w ^= 1) {
-            staged_batch& batch = d_batches[w];
+        const size_t num = d_generators.size();
+        for (uint64_t k = g;; k += num) {
+            staged_batch& batch = d_batches[k % d_batches.size()];
+            const uint64_t next = first + k * d_frames_per_call;
             {
                 std::unique_lock<std::mutex> lock(d_worker_mutex);
                 d_worker_cv.wait(lock, [&] { return d_stopping || !batch.ready; });
@@ -324,13 +372,18 @@ private:
             }
             std::exception_ptr error;
             try {
-                std::lock_guard<std::mutex> lock(d_mutex);
-                d_source->generate(
+                std::lock_guard<std::mutex> lock(d_generator_mutexes[g]);
+                d_generators[g]->generate(
                     next, d_frames_per_call, batch.llrs.data(), batch.bits.data());
+                if (!d_float_output) {
+                    ::gpufec::quantize_llrs(batch.llrs.data(),
+                                            batch.llrs8.data(),
+                                            batch.llrs8.size(),
+                                            d_llr_scale);
+                }
             } catch (...) {
                 error = std::current_exception();
             }
-            next += d_frames_per_call;
             {
                 std::lock_guard<std::mutex> lock(d_worker_mutex);
                 batch.frames = d_frames_per_call;
@@ -350,18 +403,20 @@ private:
     const float d_llr_scale;
     std::unique_ptr<::gpufec::worker_pool> d_copy_pool; //!< copies out in work()
     std::vector<float> d_scratch; //!< CPU backend, byte output: floats before quantizing
-    std::unique_ptr<::gpufec::awgn_bpsk_source> d_source;
+    std::unique_ptr<::gpufec::awgn_bpsk_source> d_source; //!< moved into d_generators
+    //! One per generator thread (CUDA; the CPU backend uses the first alone).
+    std::vector<std::unique_ptr<::gpufec::awgn_bpsk_source>> d_generators;
+    std::unique_ptr<std::mutex[]> d_generator_mutexes; //!< guard d_generators[g]
     std::string d_backend;
     size_t d_llrs = 0;
     size_t d_bits = 0;
     size_t d_frames_per_call = 1;
     bool d_staged = false; //!< generate ahead on a worker thread (CUDA)
     std::atomic<uint64_t> d_next_frame{ 0 };
-    mutable std::mutex d_mutex; //!< guards d_source
 
-    staged_batch d_batches[2];
-    int d_read = 0; //!< batch work() copies from
-    std::thread d_worker;
+    std::vector<staged_batch> d_batches; //!< ring of 2 per generator thread
+    size_t d_read = 0;                   //!< batch work() copies from
+    std::vector<std::thread> d_workers;
     std::mutex d_worker_mutex; //!< guards ready/frames/taken/error, d_stopping
     std::condition_variable d_worker_cv;
     bool d_stopping = false;
