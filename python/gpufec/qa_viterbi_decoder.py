@@ -99,6 +99,27 @@ class qa_viterbi_decoder(gr_unittest.TestCase):
         self.assertEqual(tags_by_key(out_tags, "marker"),
                          [(f * 512 + 100 * 512 // n_in, f) for f in range(7)])
 
+    def test_005b_runs_of_fixed_frames_keep_tags(self):
+        """60 fixed-size int8 frames arriving together (taken in bulk runs) through
+        batches of 4: bits in order, each frame's tags (first item, middle, last item,
+        two on one item) at the scaled offsets of that frame."""
+        frames = 60
+        bits = random_bits(frames * 512, 12)
+        coded = np.concatenate([self.code.encode(bits[i:i + 512].tolist())
+                                for i in range(0, len(bits), 512)])
+        n_in = self.code.coded_bits()
+        rel = [0, 333, 333, n_in - 1]
+        tags = [marker_tag(f * n_in + r, 10 * f + k)
+                for f in range(frames) for k, r in enumerate(rel)]
+        llrs = np.clip(np.round(bpsk_llrs(coded) * 8), -127, 127).astype(np.int8)
+        dec = gpufec.viterbi_decoder(self.code, "byte", "", "cpu", max_batch_frames=4)
+        out, out_tags = run_stream(dec, llrs.view(np.uint8), item="b", tags=tags)
+        np.testing.assert_array_equal(out, bits)
+        self.assertEqual(tags_by_key(out_tags, "marker"),
+                         [(f * 512 + r * 512 // n_in, 10 * f + k)
+                          for f in range(frames) for k, r in enumerate(rel)])
+        self.assertEqual(dec.decoded_frames(), frames)
+
     def test_006_bad_length_tags_are_dropped(self):
         """A length tag larger than the largest frame and one no frame can have (odd,
         for rate 1/2) are dropped with an error; the flowgraph runs on and the good
