@@ -193,6 +193,106 @@ void run_group(group_job<32>& job) { run_group_impl<32, mask>(job); }
 #pragma GCC pop_options
 #endif
 
+// Bits i..i+63 of the window's region (fewer at its end; the rest of acc is 0), MSB
+// first: acc's bit 63 is bit i.
+void store_bits(const window& win, int i, uint64_t acc)
+{
+    const int nbits = static_cast<int>(win.b - win.a);
+    uint8_t* dst = win.out + win.a / 8 + i / 8; // regions start on 512-bit multiples
+    if (nbits - i >= 64) {
+        const uint64_t be = __builtin_bswap64(acc);
+        std::memcpy(dst, &be, sizeof(be));
+        return;
+    }
+    const int bytes = (nbits - i + 7) / 8;
+    for (int k = 0; k < bytes; k++)
+        dst[k] = static_cast<uint8_t>(acc >> (56 - 8 * k));
+}
+
+#if GPUFEC_X86_KERNELS
+#pragma GCC push_options
+#pragma GCC target("avx2")
+namespace avx2 {
+// Traceback of a group whose windows share len, a - ws and b - ws: 8 lanes per vector,
+// each step gathers the decision word of every lane's state. Decision words are read as
+// 32-bit words: W = 16, word (j, s >> 1), bit (l & 7) + 16 (l >> 3) + 8 (s & 1);
+// W = 32, word (j, s) of the 64-bit butterfly words, bit l.
+template <int W>
+void traceback_uniform(const window* w,
+                       size_t count,
+                       int k,
+                       const int16_t* best_state,
+                       const typename simd<W>::word* decisions)
+{
+    const int half = 1 << (k - 2);
+    const int len = w[0].len;
+    const int ja = static_cast<int>(w[0].a - w[0].ws);
+    const int jb = static_cast<int>(w[0].b - w[0].ws);
+    const int row = W == 16 ? half : 2 * half; // 32-bit words per stage
+    const int* dec = reinterpret_cast<const int*>(decisions);
+    const __m256i one = _mm256_set1_epi32(1);
+    const __m256i idx_shift = _mm256_set1_epi64x(W == 16 ? 1 : 0);
+    constexpr int groups = W / 8;
+    __m256i state[groups], base[groups], acc_lo[groups], acc_hi[groups];
+    for (int g = 0; g < groups; g++) {
+        alignas(32) int st[8], bs[8];
+        for (int i = 0; i < 8; i++) {
+            const size_t l = static_cast<size_t>(8 * g + i);
+            st[i] = l < count && !w[l].end_at_zero ? best_state[l] : 0;
+            bs[i] = W == 16 ? (i & 7) + 16 * (g & 1) : 8 * g + i;
+        }
+        state[g] = _mm256_load_si256(reinterpret_cast<const __m256i*>(st));
+        base[g] = _mm256_load_si256(reinterpret_cast<const __m256i*>(bs));
+        acc_lo[g] = _mm256_setzero_si256();
+        acc_hi[g] = _mm256_setzero_si256();
+    }
+    const __m128i idx_sh = _mm256_castsi256_si128(idx_shift);
+    const __m128i top_sh = _mm_cvtsi32_si128(k - 2);
+    for (int j = len - 1; j >= ja; j--) {
+        const int* d = dec + static_cast<size_t>(j) * row;
+        const bool emit = j < jb;
+        for (int g = 0; g < groups; g++) {
+            const __m256i s = state[g];
+            if (emit) {
+                // acc = (acc >> 1) | (s & 1) << 63, per lane in 64 bits.
+                const __m256i bit = _mm256_and_si256(s, one);
+                const __m256i lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(bit));
+                const __m256i hi =
+                    _mm256_cvtepu32_epi64(_mm256_extracti128_si256(bit, 1));
+                acc_lo[g] = _mm256_or_si256(_mm256_srli_epi64(acc_lo[g], 1),
+                                            _mm256_slli_epi64(lo, 63));
+                acc_hi[g] = _mm256_or_si256(_mm256_srli_epi64(acc_hi[g], 1),
+                                            _mm256_slli_epi64(hi, 63));
+            }
+            const __m256i idx = _mm256_srl_epi32(s, idx_sh);
+            const __m256i word = _mm256_i32gather_epi32(d, idx, 4);
+            __m256i sh = base[g];
+            if (W == 16)
+                sh = _mm256_add_epi32(sh, _mm256_slli_epi32(_mm256_and_si256(s, one), 3));
+            const __m256i keep = _mm256_and_si256(_mm256_srlv_epi32(word, sh), one);
+            // New state: (s >> 1) | (!keep) << (K-2).
+            state[g] =
+                _mm256_or_si256(_mm256_srli_epi32(s, 1),
+                                _mm256_sll_epi32(_mm256_xor_si256(keep, one), top_sh));
+        }
+        const int i = j - ja;
+        if (emit && (i & 63) == 0)
+            for (int g = 0; g < groups; g++) {
+                alignas(32) uint64_t a[8];
+                _mm256_store_si256(reinterpret_cast<__m256i*>(a), acc_lo[g]);
+                _mm256_store_si256(reinterpret_cast<__m256i*>(a + 4), acc_hi[g]);
+                for (int x = 0; x < 8; x++) {
+                    const size_t l = static_cast<size_t>(8 * g + x);
+                    if (l < count)
+                        store_bits(w[l], i, a[x]);
+                }
+            }
+    }
+}
+} // namespace avx2
+#pragma GCC pop_options
+#endif
+
 enum class simd_level { portable, avx2, avx512 };
 
 // GPUFEC_CPU_SIMD=portable|avx2|avx512 caps the level (tests compare the variants).
@@ -493,6 +593,18 @@ private:
 
         run(job);
 
+#if GPUFEC_X86_KERNELS
+        bool uniform = d_simd != simd_level::portable;
+        for (size_t l = 1; l < count; l++)
+            uniform = uniform && w[l].len == w[0].len &&
+                      w[l].a - w[l].ws == w[0].a - w[0].ws &&
+                      w[l].b - w[l].ws == w[0].b - w[0].ws;
+        if (uniform) {
+            avx2::traceback_uniform<W>(
+                w, count, d_code.k(), job.best_state, ws.decisions.data());
+            return;
+        }
+#endif
         traceback<W>(w, count, maxlen, job.best_state, ws.decisions.data());
     }
 
@@ -564,21 +676,6 @@ private:
                 state[l] = (s >> 1) | (keep ? 0u : top);
             }
         }
-    }
-
-    // Bits i..i+63 of the window's region (fewer at its end; the rest of acc is 0).
-    static void store_bits(const window& win, int i, uint64_t acc)
-    {
-        const int nbits = static_cast<int>(win.b - win.a);
-        uint8_t* dst = win.out + win.a / 8 + i / 8; // regions start on 512-bit multiples
-        if (nbits - i >= 64) {
-            const uint64_t be = __builtin_bswap64(acc);
-            std::memcpy(dst, &be, sizeof(be));
-            return;
-        }
-        const int bytes = (nbits - i + 7) / 8;
-        for (int k = 0; k < bytes; k++)
-            dst[k] = static_cast<uint8_t>(acc >> (56 - 8 * k));
     }
 
     conv_code d_code;
