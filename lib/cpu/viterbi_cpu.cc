@@ -145,12 +145,24 @@ struct mask {
     typedef simd<16>::v v;
     static __attribute__((always_inline)) inline uint32_t keep(v m0e, v ne, v m0o, v no)
     {
+#if defined(__SSE2__)
+        // The AVX2 layout from two 128-bit halves (SSE2 is baseline on x86-64).
+        const v e = m0e == ne;
+        const v o = m0o == no;
+        __m128i eh[2], oh[2];
+        std::memcpy(eh, &e, sizeof(eh));
+        std::memcpy(oh, &o, sizeof(oh));
+        return static_cast<uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(eh[0], oh[0]))) |
+               static_cast<uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(eh[1], oh[1])))
+                   << 16;
+#else
         uint32_t m = 0;
         for (int l = 0; l < 16; l++) {
             m |= static_cast<uint32_t>(m0e[l] == ne[l]) << simd<16>::bit(l, 0);
             m |= static_cast<uint32_t>(m0o[l] == no[l]) << simd<16>::bit(l, 1);
         }
         return m;
+#endif
     }
 };
 #include "viterbi_cpu_kernels.h"

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -264,6 +265,52 @@ TEST(ViterbiCpu, BitExactWithInt32ReferenceOnRandomLlrs)
                 << case_name(c) << " frame of " << want.size() << " bits";
         }
     }
+}
+
+// Full groups of equal windows (the transposed LLR load and the vector traceback) on
+// every SIMD variant the CPU has: GPUFEC_CPU_SIMD caps the level, so each pass decodes
+// with portable, AVX2 and AVX-512 code where available; all must equal the reference.
+TEST(ViterbiCpu, EverySimdLevelIsBitExactOnFullGroups)
+{
+    std::mt19937 rng(77);
+    const std::vector<code_case> cases = {
+        { 7, { 0171, 0133 }, termination::terminated, "" },
+        { 7, { 0171, 0133 }, termination::truncated, "" },
+        { 7, { 0171, 0133 }, termination::tail_biting, "" },
+        { 7, { 0133, 0171 }, termination::terminated, "" },
+        { 7, { 0171, 0133 }, termination::terminated, "3/4" },
+        { 3, { 07, 05 }, termination::truncated, "" },
+        { 5, { 025, 033, 037 }, termination::terminated, "" },
+        { 6, { 046, 075 }, termination::tail_biting, "" },
+        { 9, { 0473, 0513, 0671, 0765 }, termination::terminated, "" },
+    };
+    for (const char* level : { "portable", "avx2", "avx512" }) {
+        ASSERT_EQ(setenv("GPUFEC_CPU_SIMD", level, 1), 0);
+        for (const auto& c : cases) {
+            const conv_code code(1100, c.k, c.polys, c.term, c.puncture);
+            std::vector<std::vector<int8_t>> frames;
+            // 1100 bits: three windows of different lengths per frame; 36 frames give
+            // full groups of 16 and 32 equal windows, 256 bits one window per frame.
+            for (int f = 0; f < 36 + 40; f++) {
+                const size_t len = f < 36 ? 1100 : 256;
+                std::vector<int8_t> llr(code.coded_bits(len));
+                const auto bits = random_bits(rng, len);
+                std::vector<uint8_t> coded(llr.size());
+                conv_encode(code, bits.data(), len, coded.data());
+                std::uniform_int_distribution<int> noise(-128, 127);
+                for (size_t i = 0; i < llr.size(); i++) {
+                    const int v = (coded[i] ? -30 : 30) + noise(rng) / (1 + f % 3);
+                    llr[i] = static_cast<int8_t>(std::max(-128, std::min(127, v)));
+                }
+                frames.push_back(llr);
+            }
+            const auto got = batch_decode(code, frames, false);
+            for (size_t f = 0; f < frames.size(); f++)
+                ASSERT_EQ(got[f], reference_decode(code, frames[f]))
+                    << level << " " << case_name(c) << " frame " << f;
+        }
+    }
+    unsetenv("GPUFEC_CPU_SIMD");
 }
 
 TEST(ViterbiCpu, NoiselessDecodeReturnsInfoBitsForAllCodes)
