@@ -4,14 +4,14 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "../common/cuda_utils.h"
-#include "viterbi_cuda.h"
 #include "kernel_bench.cuh"
+#include "viterbi_cuda.h"
 #include "viterbi_kernels.cuh"
 #include <gpufec/viterbi.h>
+#include <type_traits>
 #include <algorithm>
 #include <cstring>
 #include <sstream>
-#include <type_traits>
 
 namespace gpufec {
 namespace cuda {
@@ -21,10 +21,8 @@ constexpr int threads_per_block = 128;
 
 //! Branch metric of output-sign row `row` of butterfly j: sum_i sign_i * L_i.
 template <int NOUT>
-__device__ __forceinline__ int32_t branch_metric(const viterbi_code_params& code,
-                                                 int row,
-                                                 int j,
-                                                 const int32_t (&llr)[NOUT])
+__device__ __forceinline__ int32_t
+branch_metric(const viterbi_code_params& code, int row, int j, const int32_t (&llr)[NOUT])
 {
     int32_t m = llr[0] * code.sign[row][j][0];
 #pragma unroll
@@ -73,7 +71,8 @@ __device__ __forceinline__ void static_for(F&& f)
  */
 template <int K, int NOUT, bool SYM, uint32_t TAP0 = 0, uint32_t TAP1 = 0>
 __global__ void __launch_bounds__(threads_per_block)
-    viterbi_window_kernel(const viterbi_code_params code, const viterbi_batch_params batch)
+    viterbi_window_kernel(const viterbi_code_params code,
+                          const viterbi_batch_params batch)
 {
     constexpr bool STATIC_CODE = TAP0 != 0;
     constexpr int S = 1 << (K - 1);
@@ -84,7 +83,20 @@ __global__ void __launch_bounds__(threads_per_block)
     const int w = blockIdx.x * blockDim.x + threadIdx.x;
     if (w >= batch.num_windows)
         return;
-    const viterbi_window win = batch.windows[w];
+    viterbi_window win;
+    if (batch.windows) {
+        win = batch.windows[w];
+    } else { // find the frame holding window w, then derive the window
+        int lo = 0, hi = batch.num_frames;
+        while (hi - lo > 1) {
+            const int mid = (lo + hi) / 2;
+            if (batch.window_first[mid] <= static_cast<uint32_t>(w))
+                lo = mid;
+            else
+                hi = mid;
+        }
+        win = make_viterbi_window(batch.frames[lo], w - batch.window_first[lo], code);
+    }
     const int8_t* in = batch.llrs + win.in_base;
     const size_t nw = static_cast<size_t>(batch.num_windows);
     uint32_t* dec = batch.decisions + w;
@@ -158,8 +170,10 @@ __global__ void __launch_bounds__(threads_per_block)
             npm[2 * j + 1] = n1;
             // Shift the sign bits in, state order: state s ends at bit 31 - s % 32
             // (for S < 32, at bit S - 1 - s).
-            word[(2 * j) / 32] = __funnelshift_l(static_cast<uint32_t>(d0), word[(2 * j) / 32], 1);
-            word[(2 * j) / 32] = __funnelshift_l(static_cast<uint32_t>(d1), word[(2 * j) / 32], 1);
+            word[(2 * j) / 32] =
+                __funnelshift_l(static_cast<uint32_t>(d0), word[(2 * j) / 32], 1);
+            word[(2 * j) / 32] =
+                __funnelshift_l(static_cast<uint32_t>(d1), word[(2 * j) / 32], 1);
         });
 #pragma unroll
         for (int s = 0; s < S; ++s)
@@ -284,114 +298,126 @@ public:
 
     size_t device_workspace_bytes(const batch_limits& lim) const override
     {
-        const size_t nw = max_windows(lim);
-        return decision_bytes(nw) + nw * sizeof(viterbi_window);
+        return decision_bytes(max_windows(lim)) + frame_table_bytes(lim.max_frames);
     }
     size_t host_workspace_bytes(const batch_limits& lim) const override
     {
-        return max_windows(lim) * sizeof(viterbi_window);
+        return (lim.max_frames + 1) * sizeof(uint32_t);
     }
 
+    /*!
+     * The host only sums windows per frame (one add per frame); every thread derives
+     * its own window on the device from the frame table, so no per-window host work.
+     */
     void decode(const frame_batch& batch, exec_ctx& ctx) override
     {
-        auto* windows = static_cast<viterbi_window*>(ctx.host_workspace);
-        const size_t nw = build_windows(batch, windows);
+        const size_t nf = batch.num_frames;
+        auto* first = static_cast<uint32_t*>(ctx.host_workspace);
+        first[0] = 0;
+        for (size_t f = 0; f < nf; ++f)
+            first[f + 1] =
+                first[f] + viterbi_windows_of(batch.frames[f].out_bits, d_params);
+        const size_t nw = first[nf];
+        for (size_t f = 0; f < nf; ++f)
+            batch.status[f] = frame_status{ 1, true };
         if (nw == 0)
             return;
         cudaStream_t s = static_cast<cudaStream_t>(ctx.stream);
-        viterbi_window* d_windows = device_windows(ctx.device_workspace, nw);
+        frame_extent* d_frames = device_frames(ctx.device_workspace, nw);
+        uint32_t* d_first = device_window_first(ctx.device_workspace, nw, nf);
+        GPUFEC_CUDA_CHECK(cudaMemcpyAsync(d_frames,
+                                          batch.frames,
+                                          nf * sizeof(frame_extent),
+                                          cudaMemcpyHostToDevice,
+                                          s));
         GPUFEC_CUDA_CHECK(cudaMemcpyAsync(
-            d_windows, windows, nw * sizeof(viterbi_window), cudaMemcpyHostToDevice, s));
-        launch(batch.in, batch.out, d_windows, nw, ctx.device_workspace, s);
-        for (size_t f = 0; f < batch.num_frames; ++f)
-            batch.status[f] = frame_status{ 1, true };
+            d_first, first, (nf + 1) * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
+        viterbi_batch_params p =
+            batch_params(batch.in, batch.out, nw, ctx.device_workspace);
+        p.frames = d_frames;
+        p.window_first = d_first;
+        p.num_frames = static_cast<int32_t>(nf);
+        run(p, s);
     }
 
-    //! Workspace layout for a batch of nw windows: decisions first, then the table.
-    size_t decision_bytes(size_t nw) const { return align(nw * max_steps() * words() * 4); }
-    viterbi_window* device_windows(void* workspace, size_t nw) const
+    //! Workspace layout: decisions of nw windows, then the frame table and window sums.
+    size_t decision_bytes(size_t nw) const
     {
-        return reinterpret_cast<viterbi_window*>(static_cast<char*>(workspace) +
-                                                 decision_bytes(nw));
+        return align(nw * max_steps() * words() * 4);
+    }
+    static size_t frame_table_bytes(size_t nf)
+    {
+        return align(nf * sizeof(frame_extent)) + (nf + 1) * sizeof(uint32_t);
+    }
+    frame_extent* device_frames(void* workspace, size_t nw) const
+    {
+        return reinterpret_cast<frame_extent*>(static_cast<char*>(workspace) +
+                                               decision_bytes(nw));
+    }
+    uint32_t* device_window_first(void* workspace, size_t nw, size_t nf) const
+    {
+        return reinterpret_cast<uint32_t*>(
+            reinterpret_cast<char*>(device_frames(workspace, nw)) +
+            align(nf * sizeof(frame_extent)));
     }
 
-    //! Kernel only (window table already on the device): decode() and the benchmark.
-    void launch(const llr8_t* d_in,
-                uint8_t* d_out,
-                const viterbi_window* d_windows,
-                size_t nw,
-                void* workspace,
-                cudaStream_t s) const
+    viterbi_batch_params
+    batch_params(const llr8_t* d_in, uint8_t* d_out, size_t nw, void* workspace) const
     {
-        viterbi_batch_params p;
+        viterbi_batch_params p{};
         p.llrs = d_in;
         p.out = d_out;
-        p.windows = d_windows;
         p.decisions = static_cast<uint32_t*>(workspace);
         p.num_windows = static_cast<int32_t>(nw);
-        const unsigned blocks =
-            static_cast<unsigned>((nw + threads_per_block - 1) / threads_per_block);
+        return p;
+    }
+
+    //! Kernel only, frame table and window sums already on the device (the benchmark).
+    void launch_frames(const llr8_t* d_in,
+                       uint8_t* d_out,
+                       const frame_extent* d_frames,
+                       const uint32_t* d_first,
+                       size_t nf,
+                       size_t nw,
+                       void* workspace,
+                       cudaStream_t s) const
+    {
+        viterbi_batch_params p = batch_params(d_in, d_out, nw, workspace);
+        p.frames = d_frames;
+        p.window_first = d_first;
+        p.num_frames = static_cast<int32_t>(nf);
+        run(p, s);
+    }
+
+    void run(const viterbi_batch_params& p, cudaStream_t s) const
+    {
+        const unsigned blocks = static_cast<unsigned>(
+            (p.num_windows + threads_per_block - 1) / threads_per_block);
         d_kernel<<<blocks, threads_per_block, 0, s>>>(d_params, p);
         GPUFEC_CUDA_CHECK_LAUNCH();
     }
 
     std::string name() const override
     {
-        return "viterbi " + d_code.describe() + " on cuda:" + std::to_string(d_device) + " (" +
-               d_device_name + ")";
+        return "viterbi " + d_code.describe() + " on cuda:" + std::to_string(d_device) +
+               " (" + d_device_name + ")";
     }
 
-    //! Fills `windows` for the batch; returns the count.
+    //! The host-built window table of a batch (the tensor-core kernel's input).
     size_t build_windows(const frame_batch& batch, viterbi_window* windows) const
     {
-        const int D = d_sched.region_bits;
-        const int V = d_sched.overlap;
-        const bool tb = d_code.term() == termination::tail_biting;
-        const bool terminated = d_code.term() == termination::terminated;
-        const int n = d_code.n();
         size_t count = 0;
         for (size_t f = 0; f < batch.num_frames; ++f) {
-            const frame_extent& fe = batch.frames[f];
-            const int I = static_cast<int>(fe.out_bits);
-            const int T = static_cast<int>(d_code.stages(fe.out_bits));
-            for (int a = 0; a < I; a += D) {
-                const int b = std::min(a + D, I);
-                int ws, we;
-                if (tb) {
-                    ws = a - V;
-                    we = b + V;
-                } else {
-                    ws = std::max(0, a - V);
-                    we = std::min(T, b + V);
-                }
-                viterbi_window& w = windows[count++];
-                w.in_base = fe.in_offset;
-                w.out_byte = static_cast<uint32_t>(fe.out_offset + a / 8);
-                w.steps = we - ws;
-                w.out_first = a - ws;
-                w.out_count = b - a;
-                const int t0 = tb ? ((ws % T) + T) % T : ws;
-                w.t0 = t0;
-                w.stages = tb ? T : (1 << 30); // no wrap unless tail-biting
-                const long long p0 = static_cast<long long>(t0) * n;
-                w.idx0 = static_cast<uint32_t>(input_index(p0));
-                w.phase0 = static_cast<uint16_t>(p0 % d_period);
-                w.start_state0 = (!tb && ws == 0) ? 1 : 0;
-                w.end_state0 = (terminated && we == T) ? 1 : 0;
-            }
+            const uint32_t regions =
+                viterbi_windows_of(batch.frames[f].out_bits, d_params);
+            for (uint32_t r = 0; r < regions; ++r)
+                windows[count++] = make_viterbi_window(batch.frames[f], r, d_params);
         }
         return count;
     }
 
 private:
     static size_t align(size_t b) { return (b + 255) & ~size_t(255); }
-
-    long long input_index(long long mother_pos) const
-    {
-        if (!d_code.punctured())
-            return mother_pos;
-        return (mother_pos / d_period) * d_ones + d_prefix[mother_pos % d_period];
-    }
 
     void build_params()
     {
@@ -416,8 +442,10 @@ private:
             d_params.keep_mask = (uint64_t(1) << n) - 1;
         } else {
             if (mask.size() > 64)
-                throw error("viterbi (cuda): puncture patterns longer than 64 are not supported "
-                            "(pattern length " + std::to_string(mask.size()) + ")");
+                throw error(
+                    "viterbi (cuda): puncture patterns longer than 64 are not supported "
+                    "(pattern length " +
+                    std::to_string(mask.size()) + ")");
             d_period = static_cast<int>(mask.size());
             d_params.keep_mask = 0;
             for (int p = 0; p < d_period; ++p)
@@ -426,12 +454,17 @@ private:
         }
         d_params.period = d_period;
         d_params.outputs = n;
-        d_prefix.assign(d_period, 0);
-        d_ones = 0;
+        d_params.region_bits = d_sched.region_bits;
+        d_params.overlap = d_sched.overlap;
+        d_params.tail = d_code.term() == termination::terminated ? d_code.k() - 1 : 0;
+        d_params.tail_biting = d_code.term() == termination::tail_biting;
+        d_params.terminated = d_code.term() == termination::terminated;
+        uint32_t ones = 0;
         for (int p = 0; p < d_period; ++p) {
-            d_prefix[p] = d_ones;
-            d_ones += (d_params.keep_mask >> p) & 1;
+            d_params.prefix_ones[p] = static_cast<uint8_t>(ones);
+            ones += (d_params.keep_mask >> p) & 1;
         }
+        d_params.mask_ones = ones;
     }
 
     conv_code d_code;
@@ -441,14 +474,13 @@ private:
     viterbi_code_params d_params;
     kernel_fn d_kernel = nullptr;
     int d_period = 2;
-    int d_ones = 2;
-    std::vector<int> d_prefix;
 };
 
 } // namespace
 } // namespace cuda
 
-std::unique_ptr<batch_decoder> make_viterbi_decoder_cuda(const conv_code& code, int device)
+std::unique_ptr<batch_decoder> make_viterbi_decoder_cuda(const conv_code& code,
+                                                         int device)
 {
     return std::make_unique<cuda::viterbi_decoder_cuda>(code, device);
 }
@@ -473,20 +505,31 @@ size_t build_viterbi_windows(const conv_code& code,
     return nw;
 }
 
-kernel_timing time_viterbi_kernel(const conv_code& code, int device, size_t num_frames, int reps)
+kernel_timing
+time_viterbi_kernel(const conv_code& code, int device, size_t num_frames, int reps)
 {
     device_guard guard(device);
     viterbi_decoder_cuda dec(code, device);
     kernel_bench_batch bench(code, device, num_frames);
     const size_t nw = bench.windows.size();
-    const batch_limits lim{ num_frames, num_frames * code.coded_bits(),
+    const batch_limits lim{ num_frames,
+                            num_frames * code.coded_bits(),
                             num_frames * aligned_packed_bytes(code.frame_bits()) };
     device_buffer<uint8_t> ws(dec.device_workspace_bytes(lim));
-    viterbi_window* d_windows = dec.device_windows(ws.get(), nw);
-    GPUFEC_CUDA_CHECK(cudaMemcpy(d_windows, bench.windows.data(), nw * sizeof(viterbi_window),
+    std::vector<uint32_t> first(num_frames + 1, 0);
+    for (size_t f = 0; f < num_frames; ++f)
+        first[f + 1] = static_cast<uint32_t>(first[f] + nw / num_frames);
+    frame_extent* d_frames = dec.device_frames(ws.get(), nw);
+    uint32_t* d_first = dec.device_window_first(ws.get(), nw, num_frames);
+    GPUFEC_CUDA_CHECK(cudaMemcpy(d_frames,
+                                 bench.frames.data(),
+                                 num_frames * sizeof(frame_extent),
                                  cudaMemcpyHostToDevice));
+    GPUFEC_CUDA_CHECK(cudaMemcpy(
+        d_first, first.data(), first.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
     return bench.time(code, reps, [&](const int8_t* in, cudaStream_t s) {
-        dec.launch(in, bench.out.get(), d_windows, nw, ws.get(), s);
+        dec.launch_frames(
+            in, bench.out.get(), d_frames, d_first, num_frames, nw, ws.get(), s);
     });
 }
 

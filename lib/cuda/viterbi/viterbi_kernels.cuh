@@ -4,12 +4,19 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // Windowed Viterbi decoding, one thread per window, all path metrics in registers.
-// The schedule and every tie-break follow viterbi_schedule (gpufec/convolutional.h) so the hard
-// decisions equal the CPU reference bit for bit.
+// The schedule and every tie-break follow viterbi_schedule (gpufec/convolutional.h) so
+// the hard decisions equal the CPU reference bit for bit.
 #ifndef INCLUDED_GPUFEC_VITERBI_KERNELS_CUH
 #define INCLUDED_GPUFEC_VITERBI_KERNELS_CUH
 
+#include <gpufec/common.h>
 #include <cstdint>
+
+#ifdef __CUDACC__
+#define GPUFEC_HD __host__ __device__
+#else
+#define GPUFEC_HD
+#endif
 
 namespace gpufec {
 namespace cuda {
@@ -19,15 +26,15 @@ constexpr int viterbi_max_outputs = 4;
 
 //! One decode window (host-built per batch).
 struct viterbi_window {
-    uint64_t in_base;   //!< frame's first input LLR
-    uint32_t out_byte;  //!< output byte of the region's first bit
-    int32_t steps;      //!< trellis stages run by the window
-    int32_t out_first;  //!< step index of the region's first stage
-    int32_t out_count;  //!< decoded bits of the region
-    int32_t t0;         //!< frame stage of step 0 (already wrapped for tail-biting)
-    int32_t stages;     //!< stages of the frame (wrap point)
-    uint32_t idx0;      //!< input index of stage t0 (relative to in_base)
-    uint16_t phase0;    //!< puncture phase of stage t0's first output
+    uint64_t in_base;     //!< frame's first input LLR
+    uint32_t out_byte;    //!< output byte of the region's first bit
+    int32_t steps;        //!< trellis stages run by the window
+    int32_t out_first;    //!< step index of the region's first stage
+    int32_t out_count;    //!< decoded bits of the region
+    int32_t t0;           //!< frame stage of step 0 (already wrapped for tail-biting)
+    int32_t stages;       //!< stages of the frame (wrap point)
+    uint32_t idx0;        //!< input index of stage t0 (relative to in_base)
+    uint16_t phase0;      //!< puncture phase of stage t0's first output
     uint8_t start_state0; //!< trellis known to start in state 0
     uint8_t end_state0;   //!< traceback starts at state 0
 };
@@ -41,12 +48,69 @@ struct viterbi_code_params {
     uint64_t keep_mask; //!< puncture keep-mask over the serialized stream (bit p)
     int32_t period;     //!< mask period
     int32_t outputs;    //!< n: coded bits per stage (the general kernel is built for 4)
+    // The window schedule (viterbi_schedule), so windows can be derived on the device.
+    int32_t region_bits;
+    int32_t overlap;
+    int32_t tail; //!< K-1 for terminated frames, else 0
+    uint8_t tail_biting;
+    uint8_t terminated;
+    uint32_t mask_ones;      //!< kept positions per period
+    uint8_t prefix_ones[64]; //!< kept positions before each phase
 };
 
+//! Windows of a frame of `info_bits` information bits.
+GPUFEC_HD inline uint32_t viterbi_windows_of(uint32_t info_bits,
+                                             const viterbi_code_params& c)
+{
+    return (info_bits + c.region_bits - 1) / c.region_bits;
+}
+
+//! Window `region` of a frame, per the normative schedule (host and device share it).
+GPUFEC_HD inline viterbi_window
+make_viterbi_window(const frame_extent& fe, int region, const viterbi_code_params& c)
+{
+    const int I = static_cast<int>(fe.out_bits);
+    const int T = I + c.tail;
+    const int a = region * c.region_bits;
+    const int b = a + c.region_bits < I ? a + c.region_bits : I;
+    int ws, we;
+    if (c.tail_biting) {
+        ws = a - c.overlap;
+        we = b + c.overlap;
+    } else {
+        ws = a - c.overlap > 0 ? a - c.overlap : 0;
+        we = b + c.overlap < T ? b + c.overlap : T;
+    }
+    viterbi_window w;
+    w.in_base = fe.in_offset;
+    w.out_byte = static_cast<uint32_t>(fe.out_offset + a / 8);
+    w.steps = we - ws;
+    w.out_first = a - ws;
+    w.out_count = b - a;
+    const int t0 = c.tail_biting ? ((ws % T) + T) % T : ws;
+    w.t0 = t0;
+    w.stages = c.tail_biting ? T : (1 << 30); // no wrap unless tail-biting
+    const long long p0 = static_cast<long long>(t0) * c.outputs;
+    w.idx0 = static_cast<uint32_t>((p0 / c.period) * c.mask_ones +
+                                   c.prefix_ones[p0 % c.period]);
+    w.phase0 = static_cast<uint16_t>(p0 % c.period);
+    w.start_state0 = (!c.tail_biting && ws == 0) ? 1 : 0;
+    w.end_state0 = (c.terminated && we == T) ? 1 : 0;
+    return w;
+}
+
+/*!
+ * A batch. Either `windows` holds a host-built window table, or it is null and each
+ * thread derives its window from `frames` and `window_first` (the prefix sum of windows
+ * per frame, num_frames + 1 entries), which keeps per-window work off the host.
+ */
 struct viterbi_batch_params {
     const int8_t* llrs;
     uint8_t* out;
     const viterbi_window* windows;
+    const frame_extent* frames;
+    const uint32_t* window_first;
+    int32_t num_frames;
     uint32_t* decisions; //!< [step][word][window]
     int32_t num_windows;
 };
