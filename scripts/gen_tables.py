@@ -65,6 +65,35 @@ def gen_nr_ldpc(data_dir):
     write("nr_ldpc_tables.inc", "\n".join(out) + "\n\n" + body)
 
 
+def gen_nr_polar(data_dir):
+    """TS 38.212 Table 5.3.1.2-1 (polar sequence, Nmax = 1024) and Table 5.4.1.1-1 (sub-block interleaver)."""
+    out = [
+        "// 5G NR polar tables (TS 38.212 Table 5.3.1.2-1, Table 5.4.1.1-1).",
+        "// Included by lib/codes/nr_polar.cc.",
+    ]
+    path = os.path.join(data_dir, "nr_polar_reliability.txt")
+    comments, rows = read_table(path)
+    assert len(rows) == 1024 and [r[0] for r in rows] == list(range(1024)), path
+    seq = [r[1] for r in rows]
+    assert sorted(seq) == list(range(1024)), path
+    body = header(comments, "from ../shared/data/nr_polar_reliability.txt: Q_i, i = 0 (least reliable) .. 1023")
+    body += "static const uint16_t nr_polar_reliability_table[1024] = {\n"
+    for i in range(0, 1024, 16):
+        body += "    " + ", ".join(str(v) for v in seq[i:i + 16]) + ",\n"
+    body += "};\n\n"
+    path = os.path.join(data_dir, "nr_polar_subblock_interleaver.txt")
+    comments, rows = read_table(path)
+    assert len(rows) == 32 and [r[0] for r in rows] == list(range(32)), path
+    pat = [r[1] for r in rows]
+    assert sorted(pat) == list(range(32)), path
+    body += header(comments, "from ../shared/data/nr_polar_subblock_interleaver.txt: P(i), i = 0..31")
+    body += "static const uint8_t nr_polar_subblock_table[32] = {\n"
+    for i in range(0, 32, 16):
+        body += "    " + ", ".join(str(v) for v in pat[i:i + 16]) + ",\n"
+    body += "};\n"
+    write("nr_polar_tables.inc", "\n".join(out) + "\n\n" + body)
+
+
 def write(name, text):
     os.makedirs(OUT_DIR, exist_ok=True)
     path = os.path.join(OUT_DIR, name)
@@ -74,6 +103,7 @@ def write(name, text):
 
 
 GENERATORS = {
+    "nr_polar": gen_nr_polar,
     "nr_ldpc": gen_nr_ldpc,
 }
 
