@@ -1,0 +1,129 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// 5G NR polar code definition and CPU encoder (layer codes/), TS 38.212 5.3.1 and 5.4.1.
+#ifndef INCLUDED_GPUFEC_POLAR_H
+#define INCLUDED_GPUFEC_POLAR_H
+
+#include <gpufec/common.h>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpufec {
+
+//! CRCs of TS 38.212 5.1 that the polar chain can attach.
+enum class polar_crc { none, crc6, crc11, crc24c };
+
+//! "none" | "crc6" | "crc11" | "crc24c" (throws naming the allowed values).
+polar_crc parse_polar_crc(const std::string& s);
+std::string to_string(polar_crc c);
+//! Number of parity bits L: 0, 6, 11, 24.
+int crc_length(polar_crc c);
+/*!
+ * CRC parity bits of TS 38.212 5.1 (register starts at 0, no reflection, no final xor):
+ * the remainder of a(D) D^L divided by the generator, highest power first.
+ * in: n bits, one per byte (0/1); parity: L bytes (0/1). Generators:
+ * CRC6 = D^6+D^5+1, CRC11 = D^11+D^10+D^9+D^5+1,
+ * CRC24C = D^24+D^23+D^21+D^20+D^17+D^15+D^13+D^12+D^8+D^4+D^2+D+1.
+ */
+void nr_crc_parity(polar_crc c, const uint8_t* in, size_t n, uint8_t* parity);
+
+//! TS 38.212 Table 5.3.1.2-1: Q_0..Q_1023, least reliable first (compiled-in table).
+const uint16_t* nr_polar_reliability_sequence();
+//! TS 38.212 Table 5.4.1.1-1: sub-block interleaver pattern P(0..31).
+const uint8_t* nr_polar_subblock_pattern();
+
+enum class polar_rate_matching { puncturing, shortening, repetition };
+std::string to_string(polar_rate_matching m);
+
+/*!
+ * A 5G NR polar code with its rate matching, uplink (UCI) chain of TS 38.212 without
+ * code-block segmentation:
+ *   a (k bits) -> CRC attachment (5.1) -> c (K = k + L bits)
+ *   -> u: c on the information set Q_I^N in increasing index order, frozen bits 0
+ * (5.3.1.2)
+ *   -> d = u G_N, G_N = [1 0; 1 1]^(x)n, no bit reversal (5.3.1.2)
+ *   -> sub-block interleaving y_n = d_J(n) (5.4.1.1)
+ *   -> bit selection: repetition (E >= N), puncturing (K/E <= 7/16) or shortening
+ * (5.4.1.2)
+ *   -> e (E bits) -> optional channel interleaving, I_BIL = 1 (5.4.1.3) -> f (E bits).
+ *
+ * Mother length N (5.3.1): n_max = 10, R_min = 1/8, n_min = 5. Input bit interleaving is
+ * off (I_IL = 0, uplink) and no parity-check bits are used (n_PC = 0), which is the UCI
+ * case A >= 20 (CRC11). Not supported: the 12 <= A <= 19 UCI case (CRC6 plus 3 PC bits;
+ * "crc6" here attaches CRC6 without PC bits), the downlink I_IL = 1 / n_max = 9 chain,
+ * and code-block segmentation (A >= 1013, or A >= 360 with E >= 1088); such parameters
+ * throw.
+ *
+ * The frozen set contains the pre-frozen (punctured / shortened) positions of 5.4.1.1.
+ * Bits are one per byte (0/1) everywhere.
+ */
+class nr_polar_code
+{
+public:
+    /*!
+     * k: payload bits before the CRC, e: transmitted bits (1..8192), crc: "crc11" |
+     * "crc24c" | "crc6" | "none". channel_interleave: apply 5.4.1.3 (I_BIL = 1) as the
+     * uplink does; false gives e instead of f (e.g. for a decoder working on e).
+     * Throws gpufec::error naming the allowed values.
+     */
+    nr_polar_code(int k,
+                  int e,
+                  const std::string& crc = "crc11",
+                  bool channel_interleave = true);
+
+    int k() const { return d_k; }              //!< payload bits A
+    int e() const { return d_e; }              //!< transmitted bits E
+    int crc_bits() const { return d_crc_len; } //!< L
+    int K() const { return d_k + d_crc_len; }  //!< polar information bits (payload + CRC)
+    int n() const { return d_n; }              //!< log2 N
+    int N() const { return 1 << d_n; }         //!< mother code length
+    polar_crc crc() const { return d_crc; }
+    bool channel_interleave() const { return d_channel_interleave; }
+    polar_rate_matching rate_matching() const { return d_mode; }
+
+    //! N flags, 1 = frozen (includes the rate-matching pre-frozen positions).
+    const std::vector<uint8_t>& frozen() const { return d_frozen; }
+    //! The K information positions of u, increasing.
+    const std::vector<uint16_t>& info_positions() const { return d_info; }
+    //! Sub-block interleaver J(0..N-1): y_n = d_J(n).
+    const std::vector<uint16_t>& subblock_interleaver() const { return d_subblock; }
+    /*!
+     * For each of the E output bits (after channel interleaving when enabled), the index
+     * of the mother codeword bit d it carries; the decoder adds the LLRs of repeated bits
+     * and treats d bits never transmitted as punctured (LLR 0) or shortened (known 0).
+     */
+    const std::vector<uint16_t>& output_to_codeword() const { return d_out_map; }
+
+    // The chain step by step (each output buffer must hold the stated number of bits).
+    void attach_crc(const uint8_t* a, uint8_t* c) const;   //!< k -> K
+    void polar_encode(const uint8_t* c, uint8_t* d) const; //!< K -> N (u placement + G_N)
+    void rate_match(const uint8_t* d,
+                    uint8_t* e) const; //!< N -> E (sub-block + bit selection)
+    void interleave_channel(const uint8_t* e,
+                            uint8_t* f) const; //!< E -> E (5.4.1.3, always applied)
+    //! Whole chain: k payload bits -> E bits (f, or e when channel interleaving is off).
+    void encode(const uint8_t* a, uint8_t* out) const;
+    std::vector<uint8_t> encode(const std::vector<uint8_t>& a) const;
+
+    //! In-place polar transform x = u G_N over n_bits = 2^m bits.
+    static void transform(uint8_t* bits, int n_bits);
+    //! Channel interleaver permutation of 5.4.1.3: f_k = e_{pattern[k]}, for any E >= 1.
+    static std::vector<uint16_t> channel_interleaver_pattern(int e);
+
+private:
+    int d_k, d_e, d_crc_len, d_n;
+    polar_crc d_crc;
+    bool d_channel_interleave;
+    polar_rate_matching d_mode;
+    std::vector<uint8_t> d_frozen;
+    std::vector<uint16_t> d_info, d_subblock, d_select, d_chan, d_out_map;
+};
+
+} // namespace gpufec
+
+#endif

@@ -1,0 +1,339 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// 5G NR polar code: compiled-in tables, CRCs, parameters and the encoder chain against
+// the Sionna-derived vectors in GPUFEC_VECTORS_DIR/nr_polar.
+#include <gpufec/polar.h>
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+
+namespace {
+
+using gpufec::nr_polar_code;
+using gpufec::polar_crc;
+
+bool is_dir(const std::string& p)
+{
+    struct stat st;
+    return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::vector<uint8_t> to_bits(const std::string& s)
+{
+    std::vector<uint8_t> v(s.size());
+    for (size_t i = 0; i < s.size(); ++i)
+        v[i] = s[i] == '1';
+    return v;
+}
+
+// Reference CRC by polynomial long division of a(D) D^L by g(D) on an explicit bit array
+// (generator given by its exponents), independent of the LFSR in the library.
+std::vector<uint8_t> crc_by_division(const std::vector<uint8_t>& a,
+                                     const std::vector<int>& exponents)
+{
+    const int L = *std::max_element(exponents.begin(), exponents.end());
+    std::vector<uint8_t> g(L + 1, 0); // g[0] = coefficient of D^L
+    for (int e : exponents)
+        g[L - e] = 1;
+    std::vector<uint8_t> r(a);
+    r.resize(a.size() + L, 0);
+    for (size_t i = 0; i < a.size(); ++i)
+        if (r[i])
+            for (int j = 0; j <= L; ++j)
+                r[i + j] ^= g[j];
+    return std::vector<uint8_t>(r.end() - L, r.end());
+}
+
+std::vector<uint8_t> parity_of(polar_crc c, const std::vector<uint8_t>& a)
+{
+    std::vector<uint8_t> p(gpufec::crc_length(c));
+    gpufec::nr_crc_parity(c, a.data(), a.size(), p.data());
+    return p;
+}
+
+bool is_permutation_of_range(std::vector<int> v)
+{
+    std::sort(v.begin(), v.end());
+    for (size_t i = 0; i < v.size(); ++i)
+        if (v[i] != static_cast<int>(i))
+            return false;
+    return true;
+}
+
+TEST(NrPolarTables, ReliabilitySequence)
+{
+    const uint16_t* q = gpufec::nr_polar_reliability_sequence();
+    const std::vector<int> head = { 0, 1, 2, 4, 8, 16, 32, 3, 5, 64, 9, 6 };
+    for (size_t i = 0; i < head.size(); ++i)
+        EXPECT_EQ(q[i], head[i]) << "Q_" << i;
+    EXPECT_EQ(q[1023], 1023);
+    EXPECT_TRUE(is_permutation_of_range(std::vector<int>(q, q + 1024)));
+}
+
+TEST(NrPolarTables, SubblockInterleaverPattern)
+{
+    const uint8_t* p = gpufec::nr_polar_subblock_pattern();
+    const std::vector<int> expected = { 0,  1,  2,  4,  3,  5,  6,  7,  8,  16, 9,
+                                        17, 10, 18, 11, 19, 12, 20, 13, 21, 14, 22,
+                                        15, 23, 24, 25, 26, 28, 27, 29, 30, 31 };
+    EXPECT_EQ(std::vector<int>(p, p + 32), expected);
+}
+
+TEST(NrPolarTables, MatchSharedDataFiles)
+{
+    const std::string data = std::string(GPUFEC_VECTORS_DIR) + "/..";
+    std::ifstream rel(data + "/nr_polar_reliability.txt"),
+        sub(data + "/nr_polar_subblock_interleaver.txt");
+    if (!rel || !sub)
+        GTEST_SKIP() << "standard tables not found next to " << GPUFEC_VECTORS_DIR;
+    auto read = [](std::ifstream& in) {
+        std::vector<int> col;
+        std::string line;
+        while (std::getline(in, line)) {
+            if (line.empty() || line[0] == '#')
+                continue;
+            std::istringstream ls(line);
+            int i, v;
+            ls >> i >> v;
+            col.push_back(v);
+        }
+        return col;
+    };
+    const uint16_t* q = gpufec::nr_polar_reliability_sequence();
+    const uint8_t* p = gpufec::nr_polar_subblock_pattern();
+    EXPECT_EQ(read(rel), std::vector<int>(q, q + 1024));
+    EXPECT_EQ(read(sub), std::vector<int>(p, p + 32));
+}
+
+TEST(NrPolarTables, SubblockInterleaverIsPermutationWithBlocksOfN32)
+{
+    for (int N : { 32, 64, 128, 256, 512, 1024 }) {
+        // Choose (k, e) so that N comes out as wanted: E = N, K small enough for R >= 1/8
+        // not to bind.
+        nr_polar_code code(std::max(1, N / 8 - 6), N, "crc6", false);
+        ASSERT_EQ(code.N(), N);
+        const auto& j = code.subblock_interleaver();
+        EXPECT_TRUE(is_permutation_of_range(std::vector<int>(j.begin(), j.end())));
+        const int sub = N / 32;
+        const uint8_t* p = gpufec::nr_polar_subblock_pattern();
+        for (int n = 0; n < N; ++n)
+            ASSERT_EQ(j[n], p[n / sub] * sub + n % sub) << "N=" << N << " n=" << n;
+    }
+}
+
+TEST(NrPolarCrc, MatchesLongDivision)
+{
+    const std::map<polar_crc, std::vector<int>> gens = {
+        { polar_crc::crc6, { 6, 5, 0 } },
+        { polar_crc::crc11, { 11, 10, 9, 5, 0 } },
+        { polar_crc::crc24c, { 24, 23, 21, 20, 17, 15, 13, 12, 8, 4, 2, 1, 0 } },
+    };
+    std::mt19937 rng(11);
+    for (const auto& [crc, exps] : gens) {
+        for (int len : { 1, 7, 20, 64, 333, 1000 }) {
+            std::vector<uint8_t> a(len);
+            for (auto& b : a)
+                b = rng() & 1;
+            EXPECT_EQ(parity_of(crc, a), crc_by_division(a, exps))
+                << gpufec::to_string(crc) << " len " << len;
+        }
+    }
+}
+
+TEST(NrPolarCrc, KnownAnswers)
+{
+    // A single 1 followed by zeros: the remainder of D^(L+m) mod g, worked by hand for m
+    // = 0: D^L mod g(D) = g(D) - D^L, i.e. the generator's lower coefficients.
+    EXPECT_EQ(parity_of(polar_crc::crc6, { 1 }),
+              (std::vector<uint8_t>{ 1, 0, 0, 0, 0, 1 }));
+    EXPECT_EQ(parity_of(polar_crc::crc11, { 1 }),
+              (std::vector<uint8_t>{ 1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1 }));
+    EXPECT_EQ(parity_of(polar_crc::crc24c, { 1 }),
+              to_bits("101100101011000100010111")); // 0xB2B117
+    // Leading zeros do not change the remainder (register starts at 0); the all-zero
+    // message has zero CRC.
+    EXPECT_EQ(parity_of(polar_crc::crc11, { 0, 0, 0, 1 }),
+              parity_of(polar_crc::crc11, { 1 }));
+    EXPECT_EQ(parity_of(polar_crc::crc24c, std::vector<uint8_t>(50, 0)),
+              std::vector<uint8_t>(24, 0));
+    // A codeword a || crc(a) is divisible by g: its own CRC is zero.
+    std::vector<uint8_t> a = to_bits("110110011101101001111011111010");
+    auto c = a;
+    const auto p = parity_of(polar_crc::crc11, a);
+    c.insert(c.end(), p.begin(), p.end());
+    EXPECT_EQ(parity_of(polar_crc::crc11, c), std::vector<uint8_t>(11, 0));
+    // First message of the UCI vectors (E=45, A=30): CRC11 = 01011000100.
+    EXPECT_EQ(p, to_bits("01011000100"));
+}
+
+TEST(NrPolarCode, MotherLengthAndRateMatchingMode)
+{
+    struct row {
+        int a, e, N;
+        gpufec::polar_rate_matching mode;
+    };
+    using gpufec::polar_rate_matching;
+    // The five vector configurations (vectors/README.md) plus hand-worked 5.3.1 cases.
+    const row rows[] = {
+        { 30, 45, 64, polar_rate_matching::shortening },
+        { 28, 70, 64, polar_rate_matching::repetition },
+        { 32, 70, 128, polar_rate_matching::shortening },
+        { 29, 127, 128, polar_rate_matching::puncturing },
+        { 400, 1023, 1024, polar_rate_matching::puncturing },
+        { 20, 8192, 256, polar_rate_matching::repetition }, // n2 = ceil(log2(8*31)) = 8
+        { 1000, 1050, 1024, polar_rate_matching::repetition }, // n_max = 10 caps n1 = 11
+    };
+    for (const auto& r : rows) {
+        nr_polar_code code(r.a, r.e);
+        EXPECT_EQ(code.N(), r.N) << "A=" << r.a << " E=" << r.e;
+        EXPECT_EQ(code.rate_matching(), r.mode) << "A=" << r.a << " E=" << r.e;
+        EXPECT_EQ(code.K(), r.a + 11);
+        EXPECT_EQ(static_cast<int>(code.info_positions().size()), code.K());
+        EXPECT_EQ(std::count(code.frozen().begin(), code.frozen().end(), 0), code.K());
+    }
+}
+
+TEST(NrPolarCode, PreFrozenPositionsNeverCarryInformation)
+{
+    // Shortening: outputs y_n for n >= E are dropped, so u at J(n) must be frozen; the
+    // encoder then puts 0 there in d for every message (u_J(n) frozen and G_N lower
+    // triangular).
+    nr_polar_code sh(32, 70, "crc11", false);
+    ASSERT_EQ(sh.rate_matching(), gpufec::polar_rate_matching::shortening);
+    for (int n = sh.e(); n < sh.N(); ++n)
+        EXPECT_TRUE(sh.frozen()[sh.subblock_interleaver()[n]]) << n;
+    // Puncturing: J(n) for n < N-E and the low indices of 5.4.1.1 are frozen.
+    nr_polar_code pu(29, 127, "crc11", false);
+    ASSERT_EQ(pu.rate_matching(), gpufec::polar_rate_matching::puncturing);
+    EXPECT_TRUE(pu.frozen()[pu.subblock_interleaver()[0]]);
+    // E = 127 >= 3N/4 = 96: ceil(3N/4 - E/2) = ceil(32.5) = 33 lowest indices frozen.
+    for (int i = 0; i < 33; ++i)
+        EXPECT_TRUE(pu.frozen()[i]) << i;
+}
+
+TEST(NrPolarCode, ChannelInterleaverSmallCase)
+{
+    // E = 5: T = 3, rows {e0 e1 e2 / e3 e4 / NULL}, read by columns: e0 e3 e1 e4 e2.
+    EXPECT_EQ(nr_polar_code::channel_interleaver_pattern(5),
+              (std::vector<uint16_t>{ 0, 3, 1, 4, 2 }));
+    auto p = nr_polar_code::channel_interleaver_pattern(1023);
+    EXPECT_TRUE(is_permutation_of_range(std::vector<int>(p.begin(), p.end())));
+}
+
+TEST(NrPolarCode, OutputMapMatchesEncoder)
+{
+    nr_polar_code code(28, 70);
+    std::mt19937 rng(3);
+    std::vector<uint8_t> a(code.k()), c(code.K()), d(code.N());
+    for (auto& b : a)
+        b = rng() & 1;
+    code.attach_crc(a.data(), c.data());
+    code.polar_encode(c.data(), d.data());
+    const auto f = code.encode(a);
+    for (int i = 0; i < code.e(); ++i)
+        EXPECT_EQ(f[i], d[code.output_to_codeword()[i]]) << i;
+}
+
+void expect_throw_naming(const std::function<void()>& fn, const std::string& needle)
+{
+    try {
+        fn();
+        ADD_FAILURE() << "no exception; expected one naming '" << needle << "'";
+    } catch (const gpufec::error& e) {
+        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+}
+
+TEST(NrPolarCode, BadParametersThrowNamingAllowedValues)
+{
+    expect_throw_naming([] { nr_polar_code(40, 100, "crc16"); },
+                        "\"crc11\", \"crc24c\", \"crc6\", \"none\"");
+    expect_throw_naming([] { nr_polar_code(15, 100, "crc11"); }, "allowed: 20..1012");
+    expect_throw_naming([] { nr_polar_code(1013, 2000, "crc11"); }, "allowed: 20..1012");
+    expect_throw_naming([] { nr_polar_code(400, 1088, "crc11"); },
+                        "allowed: k < 360 or e < 1088");
+    expect_throw_naming([] { nr_polar_code(40, 0); }, "allowed: 1..8192");
+    expect_throw_naming([] { nr_polar_code(40, 8193); }, "allowed: 1..8192");
+    expect_throw_naming([] { nr_polar_code(40, 45); }, "must be <= e");
+    expect_throw_naming([] { nr_polar_code(0, 45, "none"); }, "allowed: k >= 1");
+    expect_throw_naming([] { nr_polar_code(1010, 1100, "crc24c"); }, "<= 1024");
+    nr_polar_code ok(40, 100);
+    expect_throw_naming([&] { ok.encode(std::vector<uint8_t>(39)); }, "exactly k = 40");
+}
+
+TEST(NrPolarVectors, UciChainBitExact)
+{
+    const std::string dir = std::string(GPUFEC_VECTORS_DIR) + "/nr_polar";
+    if (!is_dir(dir))
+        GTEST_SKIP() << dir << " not found";
+    std::ifstream in(dir + "/nr_polar_uci_vectors.txt");
+    ASSERT_TRUE(in) << "cannot open nr_polar_uci_vectors.txt in " << dir;
+
+    std::map<std::pair<int, int>, std::unique_ptr<nr_polar_code>> codes, codes_no_ci;
+    std::map<std::pair<int, int>, int> checked;
+    std::vector<uint8_t> a, c, d, e;
+    std::string line;
+    int lines = 0;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#')
+            continue;
+        std::istringstream ls(line);
+        int E, A, cs;
+        std::string field, bits;
+        ASSERT_TRUE(static_cast<bool>(ls >> E >> A >> cs >> field >> bits)) << line;
+        ++lines;
+        const auto key = std::make_pair(E, A);
+        if (!codes.count(key)) {
+            codes[key] = std::make_unique<nr_polar_code>(A, E, "crc11");
+            codes_no_ci[key] = std::make_unique<nr_polar_code>(A, E, "crc11", false);
+        }
+        const nr_polar_code& code = *codes[key];
+        const auto want = to_bits(bits);
+        const std::string where = "E=" + std::to_string(E) + " A=" + std::to_string(A) +
+                                  " case " + std::to_string(cs) + " field " + field;
+        if (field == "a") {
+            ASSERT_EQ(static_cast<int>(want.size()), A) << where;
+            a = want;
+            c.assign(code.K(), 0);
+            d.assign(code.N(), 0);
+            e.assign(E, 0);
+            code.attach_crc(a.data(), c.data());
+            code.polar_encode(c.data(), d.data());
+            code.rate_match(d.data(), e.data());
+        } else if (field == "c") {
+            ASSERT_EQ(c, want) << where;
+        } else if (field == "d") {
+            ASSERT_EQ(d, want) << where;
+        } else if (field == "e") {
+            ASSERT_EQ(e, want) << where;
+            ASSERT_EQ(codes_no_ci[key]->encode(a), want)
+                << where << " (channel_interleave = false)";
+        } else if (field == "f") {
+            std::vector<uint8_t> f(E);
+            code.interleave_channel(e.data(), f.data());
+            ASSERT_EQ(f, want) << where << " (step by step)";
+            ASSERT_EQ(code.encode(a), want) << where << " (encode)";
+            ++checked[key];
+        } else {
+            FAIL() << "unknown field in " << line;
+        }
+    }
+    // 5 configurations x 100 messages x 5 fields.
+    EXPECT_EQ(lines, 2500);
+    EXPECT_EQ(checked.size(), 5u);
+    for (const auto& [key, n] : checked)
+        EXPECT_EQ(n, 100) << "E=" << key.first << " A=" << key.second;
+}
+
+} // namespace
