@@ -94,6 +94,27 @@ def gen_nr_polar(data_dir):
     write("nr_polar_tables.inc", "\n".join(out) + "\n\n" + body)
 
 
+def gen_lte_turbo(data_dir):
+    """TS 36.212 Table 5.1.3-3 (turbo code internal interleaver parameters: K, f1, f2)."""
+    out = [
+        "// LTE turbo QPP interleaver parameters (TS 36.212 Table 5.1.3-3).",
+        "// Included by lib/codes/lte_turbo.cc, which defines lte_qpp_entry {K, f1, f2}.",
+    ]
+    path = os.path.join(data_dir, "lte_turbo_qpp.txt")
+    comments, rows = read_table(path)
+    assert len(rows) == 188 and [r[0] for r in rows] == list(range(1, 189)), path
+    ks = [r[1] for r in rows]
+    expected = list(range(40, 513, 8)) + list(range(528, 1025, 16)) + \
+        list(range(1056, 2049, 32)) + list(range(2112, 6145, 64))
+    assert ks == expected, path
+    body = header(comments, "from ../shared/data/lte_turbo_qpp.txt: { K, f1, f2 }, i = 1..188")
+    body += "static const lte_qpp_entry lte_qpp_table[188] = {\n"
+    for _, k, f1, f2 in rows:
+        body += "    { %d, %d, %d },\n" % (k, f1, f2)
+    body += "};\n"
+    write("lte_qpp_table.inc", "\n".join(out) + "\n\n" + body)
+
+
 def write(name, text):
     os.makedirs(OUT_DIR, exist_ok=True)
     path = os.path.join(OUT_DIR, name)
@@ -105,6 +126,7 @@ def write(name, text):
 GENERATORS = {
     "nr_polar": gen_nr_polar,
     "nr_ldpc": gen_nr_ldpc,
+    "lte_turbo": gen_lte_turbo,
 }
 
 

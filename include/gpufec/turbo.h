@@ -1,0 +1,109 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// LTE turbo code definition (TS 36.212 5.1.3), QPP interleaver, CRC24B and the CPU
+// encoder (layer codes/).
+#ifndef INCLUDED_GPUFEC_TURBO_H
+#define INCLUDED_GPUFEC_TURBO_H
+
+#include <gpufec/common.h>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpufec {
+
+/*!
+ * The LTE turbo code of TS 36.212 5.1.3.2: a rate-1/3 PCCC of two identical 8-state
+ * RSC encoders with transfer function [1, g1/g0], g0 = 1 + D^2 + D^3 (13 octal,
+ * feedback), g1 = 1 + D + D^3 (15 octal), both starting in state 0 and each
+ * terminated by 3 tail steps whose input is the register feedback (12 tail bits in
+ * all). The second encoder reads the input through the QPP interleaver
+ * c'_i = c_{Pi(i)}, Pi(i) = (f1*i + f2*i^2) mod K, with (f1, f2) from TS 36.212
+ * Table 5.1.3-3.
+ *
+ * `k` is the code block size K: the number of bits entering the turbo encoder, one of
+ * the 188 sizes 40..512 step 8, 528..1024 step 16, 1056..2048 step 32, 2112..6144
+ * step 64. With `crc24b` set, K COUNTS the 24 CRC bits: the payload is K - 24 bits
+ * and the encoder appends their CRC24B (TS 36.212 5.1.1, as for a segmented
+ * transport block's code blocks), so the decoder can stop early on a CRC match. No
+ * filler bits: every K is a valid block size as it is.
+ *
+ * Coded stream (what encode() writes and decoders read): the three TS 36.212
+ * streams d^(0), d^(1), d^(2) of K + 4 bits each, one after the other:
+ *   [d0_0 .. d0_{K+3}, d1_0 .. d1_{K+3}, d2_0 .. d2_{K+3}], 3K + 12 bits.
+ * This is the layout the LTE rate matcher (5.1.4.1, one sub-block interleaver per
+ * stream) consumes directly. With x = systematic, z = parity 1, z' = parity 2 and
+ * x'/z' tail bits from encoder 2:
+ *   d0 = x_0..x_{K-1}, x_K,  z_{K+1}, x'_K,  z'_{K+1}
+ *   d1 = z_0..z_{K-1}, z_K,  x_{K+2}, z'_K,  x'_{K+2}
+ *   d2 = z'_0..z'_{K-1}, x_{K+1}, z_{K+2}, x'_{K+1}, z'_{K+2}
+ *
+ * RSC state convention (for decoders): state = (r1 << 2) | (r2 << 1) | r3 with r1 the
+ * newest register bit; feedback a = c ^ r2 ^ r3, parity z = a ^ r1 ^ r3, next state
+ * = (a << 2) | (r1 << 1) | r2.
+ */
+class lte_turbo_code
+{
+public:
+    static constexpr int min_k = 40;
+    static constexpr int max_k = 6144;
+    static constexpr int num_block_sizes = 188;
+    static constexpr int crc_bits = 24;
+    static constexpr int tail_bits = 12;
+    //! "40..512 step 8, 528..1024 step 16, 1056..2048 step 32, 2112..6144 step 64"
+    static const char* allowed_k_text();
+    static bool is_valid_k(int k);
+    //! The 188 block sizes of Table 5.1.3-3 in increasing order.
+    static std::vector<int> block_sizes();
+    //! Table 5.1.3-3 row for block size k: {f1, f2}; throws for an invalid k.
+    static void qpp_parameters(int k, int& f1, int& f2);
+
+    explicit lte_turbo_code(int k = 6144, bool crc24b = false);
+
+    int k() const { return d_k; }            //!< code block size K (includes the CRC)
+    bool crc24b() const { return d_crc24b; } //!< CRC24B attached by the encoder
+    int f1() const { return d_f1; }
+    int f2() const { return d_f2; }
+    //! Payload bits per block fed to encode(): K - 24 with CRC24B, else K.
+    int info_bits() const { return d_k - (d_crc24b ? crc_bits : 0); }
+    int stream_bits() const { return d_k + 4; } //!< length of each d^(i)
+    size_t coded_bits() const { return 3 * static_cast<size_t>(d_k) + tail_bits; }
+    double rate() const { return double(info_bits()) / double(coded_bits()); }
+    //! Pi(i) for i = 0..K-1: the second encoder's input i is c_{Pi(i)}.
+    const std::vector<uint32_t>& interleaver() const { return d_pi; }
+
+    //! One step of the constituent RSC: returns the parity bit and updates `state`.
+    static int rsc_step(uint32_t& state, int bit);
+
+    //! e.g. "LTE turbo K=6144 (f1=263, f2=480) r=1/3 +CRC24B"
+    std::string describe() const;
+
+private:
+    int d_k;
+    bool d_crc24b;
+    int d_f1 = 0;
+    int d_f2 = 0;
+    std::vector<uint32_t> d_pi;
+};
+
+/*!
+ * CRC24B of TS 36.212 5.1.1: g(D) = D^24 + D^23 + D^6 + D^5 + D + 1, register
+ * starting at 0, bits fed first bit first, no final inversion. Returns p_0..p_23 with
+ * p_0 (the coefficient of D^23) in bit 23; appending them first-first gives a block
+ * whose CRC is 0.
+ */
+uint32_t crc24b(const uint8_t* bits, size_t n);
+
+/*!
+ * Encodes one code block. `in` holds code.info_bits() bits (one per byte, LSB used);
+ * with CRC24B the encoder appends the 24 parity bits before turbo encoding. `out`
+ * receives code.coded_bits() bits in the d0 | d1 | d2 layout described above.
+ */
+void lte_turbo_encode(const lte_turbo_code& code, const uint8_t* in, uint8_t* out);
+
+} // namespace gpufec
+
+#endif

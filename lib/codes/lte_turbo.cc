@@ -1,0 +1,179 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// LTE turbo code: QPP table, validation, CRC24B and the CPU encoder (TS 36.212 5.1).
+#include <gpufec/turbo.h>
+
+#include <sstream>
+
+namespace gpufec {
+
+namespace {
+
+struct lte_qpp_entry {
+    int k;
+    int f1;
+    int f2;
+};
+
+#include "tables/lte_qpp_table.inc"
+
+const lte_qpp_entry* find_entry(int k)
+{
+    // Sizes are sorted; 188 entries make a linear scan cheap enough at construction.
+    for (const auto& e : lte_qpp_table)
+        if (e.k == k)
+            return &e;
+    return nullptr;
+}
+
+} // namespace
+
+const char* lte_turbo_code::allowed_k_text()
+{
+    return "40..512 step 8, 528..1024 step 16, 1056..2048 step 32, 2112..6144 step 64";
+}
+
+bool lte_turbo_code::is_valid_k(int k) { return find_entry(k) != nullptr; }
+
+std::vector<int> lte_turbo_code::block_sizes()
+{
+    std::vector<int> v;
+    v.reserve(num_block_sizes);
+    for (const auto& e : lte_qpp_table)
+        v.push_back(e.k);
+    return v;
+}
+
+void lte_turbo_code::qpp_parameters(int k, int& f1, int& f2)
+{
+    const lte_qpp_entry* e = find_entry(k);
+    if (!e) {
+        std::ostringstream msg;
+        msg << "lte_turbo_code: K = " << k
+            << " is not an LTE turbo block size (TS 36.212 Table 5.1.3-3); allowed: "
+            << allowed_k_text();
+        throw error(msg.str());
+    }
+    f1 = e->f1;
+    f2 = e->f2;
+}
+
+lte_turbo_code::lte_turbo_code(int k, bool crc24b) : d_k(k), d_crc24b(crc24b)
+{
+    qpp_parameters(k, d_f1, d_f2);
+    d_pi.resize(k);
+    // Pi(i+1) = Pi(i) + g(i), g(i+1) = g(i) + 2*f2 (mod K): exact integer recursion,
+    // no 64-bit products needed.
+    const uint32_t K = static_cast<uint32_t>(k);
+    uint32_t pi = 0;
+    uint32_t g = static_cast<uint32_t>(d_f1 + d_f2) % K;
+    const uint32_t step = static_cast<uint32_t>(2 * d_f2) % K;
+    for (uint32_t i = 0; i < K; ++i) {
+        d_pi[i] = pi;
+        pi = (pi + g) % K;
+        g = (g + step) % K;
+    }
+}
+
+int lte_turbo_code::rsc_step(uint32_t& state, int bit)
+{
+    const int r1 = (state >> 2) & 1, r2 = (state >> 1) & 1, r3 = state & 1;
+    const int a = (bit & 1) ^ r2 ^ r3; // g0 = 1 + D^2 + D^3
+    const int z = a ^ r1 ^ r3;         // g1 = 1 + D + D^3
+    state = static_cast<uint32_t>((a << 2) | (r1 << 1) | r2);
+    return z;
+}
+
+std::string lte_turbo_code::describe() const
+{
+    std::ostringstream s;
+    s << "LTE turbo K=" << d_k << " (f1=" << d_f1 << ", f2=" << d_f2 << ") r=1/3";
+    if (d_crc24b)
+        s << " +CRC24B";
+    return s.str();
+}
+
+uint32_t crc24b(const uint8_t* bits, size_t n)
+{
+    // g(D) without the D^24 term: D^23 + D^6 + D^5 + D + 1.
+    constexpr uint32_t poly = 0x800063;
+    uint32_t reg = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const uint32_t fb = ((reg >> 23) ^ bits[i]) & 1;
+        reg = (reg << 1) & 0xFFFFFF;
+        if (fb)
+            reg ^= poly;
+    }
+    return reg;
+}
+
+namespace {
+
+// Encodes K input bits (given through an index map) with one RSC, writing K parity
+// bits, then 3 tail steps: returns the tail as {x_K, z_K, x_K+1, z_K+1, x_K+2, z_K+2}.
+struct rsc_tail {
+    int x[3];
+    int z[3];
+};
+
+template <typename Input>
+rsc_tail rsc_encode(int k, Input input, uint8_t* parity)
+{
+    uint32_t state = 0;
+    for (int i = 0; i < k; ++i)
+        parity[i] = static_cast<uint8_t>(lte_turbo_code::rsc_step(state, input(i)));
+    rsc_tail t;
+    for (int j = 0; j < 3; ++j) {
+        // Termination input equals the feedback, so the register shifts in a zero.
+        const int x = ((state >> 1) ^ state) & 1;
+        t.x[j] = x;
+        t.z[j] = lte_turbo_code::rsc_step(state, x);
+    }
+    return t;
+}
+
+} // namespace
+
+void lte_turbo_encode(const lte_turbo_code& code, const uint8_t* in, uint8_t* out)
+{
+    const int K = code.k();
+    const int S = code.stream_bits();
+    uint8_t* d0 = out;
+    uint8_t* d1 = out + S;
+    uint8_t* d2 = out + 2 * S;
+
+    const int payload = code.info_bits();
+    for (int i = 0; i < payload; ++i)
+        d0[i] = in[i] & 1;
+    if (code.crc24b()) {
+        const uint32_t p = crc24b(d0, payload);
+        for (int j = 0; j < lte_turbo_code::crc_bits; ++j)
+            d0[payload + j] = (p >> (23 - j)) & 1;
+    }
+    const uint8_t* c = d0; // systematic bits x_i = c_i, already in place
+    const auto& pi = code.interleaver();
+
+    const rsc_tail t1 = rsc_encode(
+        K, [c](int i) { return c[i]; }, d1);
+    const rsc_tail t2 = rsc_encode(
+        K, [c, &pi](int i) { return c[pi[i]]; }, d2);
+
+    // Tail layout of TS 36.212 5.1.3.2.2.
+    d0[K] = t1.x[0];
+    d0[K + 1] = t1.z[1];
+    d0[K + 2] = t2.x[0];
+    d0[K + 3] = t2.z[1];
+    d1[K] = t1.z[0];
+    d1[K + 1] = t1.x[2];
+    d1[K + 2] = t2.z[0];
+    d1[K + 3] = t2.x[2];
+    d2[K] = t1.x[1];
+    d2[K + 1] = t1.z[2];
+    d2[K + 2] = t2.x[1];
+    d2[K + 3] = t2.z[2];
+}
+
+} // namespace gpufec

@@ -1,0 +1,294 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// lte_turbo_code: QPP table (TS 36.212 Table 5.1.3-3), validation, CRC24B, and the
+// encoder against the TS 36.212 vectors (from Sionna) in GPUFEC_VECTORS_DIR/lte_turbo.
+#include <gpufec/turbo.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace gpufec;
+
+namespace {
+
+template <typename F>
+void expect_error(F&& f, std::initializer_list<const char*> needles)
+{
+    try {
+        f();
+        ADD_FAILURE() << "no gpufec::error thrown";
+    } catch (const error& e) {
+        const std::string msg = e.what();
+        for (const char* n : needles)
+            EXPECT_NE(msg.find(n), std::string::npos)
+                << "message: " << msg << "\nmissing: " << n;
+    }
+}
+
+std::vector<uint8_t> random_bits(std::mt19937& rng, size_t n)
+{
+    std::vector<uint8_t> v(n);
+    for (auto& b : v)
+        b = rng() & 1;
+    return v;
+}
+
+std::vector<uint8_t> encode(const lte_turbo_code& code, const std::vector<uint8_t>& in)
+{
+    std::vector<uint8_t> out(code.coded_bits(), 0xEE);
+    lte_turbo_encode(code, in.data(), out.data());
+    return out;
+}
+
+// Remainder of M(D) * D^24 divided by g(D), by explicit polynomial long division over
+// GF(2) on an array of coefficients (independent of the shift-register form).
+uint32_t crc24b_long_division(const std::vector<uint8_t>& msg)
+{
+    const int g[25] = { 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, // D^24, D^23, D^22..D^12
+                        0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1 };  // D^11..D^0
+    std::vector<uint8_t> r(msg);
+    r.resize(msg.size() + 24, 0); // r[0] is the highest power
+    for (size_t i = 0; i < msg.size(); ++i)
+        if (r[i])
+            for (int j = 0; j < 25; ++j)
+                r[i + j] ^= g[j];
+    uint32_t p = 0;
+    for (size_t i = msg.size(); i < r.size(); ++i)
+        p = (p << 1) | r[i];
+    return p;
+}
+
+std::vector<uint8_t> parse_bits(const std::string& s)
+{
+    std::vector<uint8_t> v;
+    for (char ch : s)
+        v.push_back(ch == '1');
+    return v;
+}
+
+} // namespace
+
+TEST(LteTurbo, QppTableMatchesStandardShape)
+{
+    const auto sizes = lte_turbo_code::block_sizes();
+    ASSERT_EQ(sizes.size(), 188u);
+    std::vector<int> expected;
+    for (int k = 40; k <= 512; k += 8)
+        expected.push_back(k);
+    for (int k = 528; k <= 1024; k += 16)
+        expected.push_back(k);
+    for (int k = 1056; k <= 2048; k += 32)
+        expected.push_back(k);
+    for (int k = 2112; k <= 6144; k += 64)
+        expected.push_back(k);
+    EXPECT_EQ(sizes, expected);
+
+    int f1 = 0, f2 = 0;
+    lte_turbo_code::qpp_parameters(40, f1, f2);
+    EXPECT_EQ(f1, 3);
+    EXPECT_EQ(f2, 10);
+    lte_turbo_code::qpp_parameters(6144, f1, f2);
+    EXPECT_EQ(f1, 263);
+    EXPECT_EQ(f2, 480);
+    lte_turbo_code::qpp_parameters(1024, f1, f2); // row i = 92 of Table 5.1.3-3
+    EXPECT_EQ(f1, 31);
+    EXPECT_EQ(f2, 64);
+}
+
+TEST(LteTurbo, EveryQppIsAPermutationMatchingTheFormula)
+{
+    for (int k : lte_turbo_code::block_sizes()) {
+        const lte_turbo_code code(k);
+        const auto& pi = code.interleaver();
+        ASSERT_EQ(pi.size(), size_t(k));
+        std::vector<uint8_t> seen(k, 0);
+        for (int i = 0; i < k; ++i) {
+            // Direct formula in 64 bits as the independent reference to the recursion.
+            const uint64_t ii = uint64_t(i);
+            const uint64_t direct =
+                (uint64_t(code.f1()) * ii + uint64_t(code.f2()) * ii * ii) % uint64_t(k);
+            ASSERT_EQ(pi[i], direct) << "K=" << k << " i=" << i;
+            ASSERT_LT(pi[i], uint32_t(k));
+            ASSERT_FALSE(seen[pi[i]]) << "K=" << k << " repeats " << pi[i];
+            seen[pi[i]] = 1;
+        }
+    }
+}
+
+TEST(LteTurbo, RejectsBadBlockSizeNamingAllowedValues)
+{
+    for (int k : { 0, 39, 41, 520, 1040, 2080, 6145, 6208, -8 })
+        expect_error([k] { lte_turbo_code code(k); },
+                     { "40..512 step 8",
+                       "528..1024 step 16",
+                       "1056..2048 step 32",
+                       "2112..6144 step 64" });
+    expect_error([] { lte_turbo_code code(530, true); }, { "K = 530" });
+    EXPECT_FALSE(lte_turbo_code::is_valid_k(6200));
+    EXPECT_TRUE(lte_turbo_code::is_valid_k(6144));
+}
+
+TEST(LteTurbo, LengthsAndRate)
+{
+    const lte_turbo_code a(6144);
+    EXPECT_EQ(a.info_bits(), 6144);
+    EXPECT_EQ(a.stream_bits(), 6148);
+    EXPECT_EQ(a.coded_bits(), 3u * 6144 + 12);
+    const lte_turbo_code b(40, true);
+    EXPECT_TRUE(b.crc24b());
+    EXPECT_EQ(b.k(), 40);
+    EXPECT_EQ(b.info_bits(), 16);
+    EXPECT_EQ(b.coded_bits(), 132u);
+    EXPECT_DOUBLE_EQ(b.rate(), 16.0 / 132.0);
+    EXPECT_NE(b.describe().find("K=40"), std::string::npos);
+    EXPECT_NE(b.describe().find("CRC24B"), std::string::npos);
+}
+
+TEST(LteTurbo, Crc24bKnownAnswers)
+{
+    // All-zero message: remainder 0. Single '1': D^24 mod g = D^23 + D^6 + D^5 + D + 1.
+    const std::vector<uint8_t> zeros(100, 0), one{ 1 };
+    EXPECT_EQ(crc24b(zeros.data(), zeros.size()), 0u);
+    EXPECT_EQ(crc24b(one.data(), 1), 0x800063u);
+    EXPECT_EQ(crc24b_long_division(one), 0x800063u);
+    // Leading zeros do not change a CRC with zero initial register.
+    const std::vector<uint8_t> zero_one{ 0, 0, 0, 1 };
+    EXPECT_EQ(crc24b(zero_one.data(), zero_one.size()), 0x800063u);
+    // '1' followed by one zero: D^25 mod g = D * (D^23+D^6+D^5+D+1) + D^24 terms
+    //  = (D^24 + D^7 + D^6 + D^2 + D) + (D^23 + D^6 + D^5 + D + 1) = D^23+D^7+D^5+D^2+1.
+    const std::vector<uint8_t> one_zero{ 1, 0 };
+    EXPECT_EQ(crc24b(one_zero.data(), 2), 0x8000A5u);
+
+    std::mt19937 rng(2405);
+    for (int n : { 1, 7, 24, 25, 100, 6120 }) {
+        const auto msg = random_bits(rng, n);
+        const uint32_t p = crc24b(msg.data(), msg.size());
+        EXPECT_EQ(p, crc24b_long_division(msg)) << "n=" << n;
+        // Appending the parity (p_0 first) gives a codeword with zero remainder.
+        auto cw = msg;
+        for (int j = 0; j < 24; ++j)
+            cw.push_back((p >> (23 - j)) & 1);
+        EXPECT_EQ(crc24b(cw.data(), cw.size()), 0u);
+        // A single flipped bit is always detected.
+        cw[rng() % cw.size()] ^= 1;
+        EXPECT_NE(crc24b(cw.data(), cw.size()), 0u);
+    }
+}
+
+TEST(LteTurbo, EncoderStructure)
+{
+    std::mt19937 rng(7);
+    for (int k : { 40, 512, 1056, 6144 }) {
+        const lte_turbo_code code(k);
+        const auto in = random_bits(rng, k);
+        const auto out = encode(code, in);
+        const int S = code.stream_bits();
+        // Systematic stream d0 starts with the input; every output is a bit.
+        for (int i = 0; i < k; ++i)
+            ASSERT_EQ(out[i], in[i]);
+        for (uint8_t b : out)
+            ASSERT_LE(b, 1);
+        // Linearity over GF(2): enc(a ^ b) = enc(a) ^ enc(b) (zero state start, linear
+        // tail).
+        const auto in2 = random_bits(rng, k);
+        auto sum = in;
+        for (int i = 0; i < k; ++i)
+            sum[i] ^= in2[i];
+        const auto o2 = encode(code, in2), os = encode(code, sum);
+        for (size_t i = 0; i < out.size(); ++i)
+            ASSERT_EQ(os[i], out[i] ^ o2[i]) << "K=" << k << " i=" << i;
+        // All-zero input gives the all-zero codeword.
+        const auto oz = encode(code, std::vector<uint8_t>(k, 0));
+        for (uint8_t b : oz)
+            ASSERT_EQ(b, 0);
+        // The tail drives each RSC to state 0: replaying encoder 1 with its tail inputs
+        // from the serialized stream ends in state 0 (x_K = d0[K], x_K+1 = d2[K],
+        // x_K+2 = d1[K+1]).
+        uint32_t state = 0;
+        for (int i = 0; i < k; ++i)
+            EXPECT_EQ(lte_turbo_code::rsc_step(state, in[i]), out[S + i]);
+        EXPECT_EQ(lte_turbo_code::rsc_step(state, out[k]), out[S + k]);         // z_K
+        EXPECT_EQ(lte_turbo_code::rsc_step(state, out[2 * S + k]), out[k + 1]); // z_K+1
+        EXPECT_EQ(lte_turbo_code::rsc_step(state, out[S + k + 1]),
+                  out[2 * S + k + 1]); // z_K+2
+        EXPECT_EQ(state, 0u);
+    }
+}
+
+TEST(LteTurbo, CrcAttachmentEqualsEncodingMessagePlusCrc)
+{
+    std::mt19937 rng(11);
+    for (int k : { 40, 1024, 6144 }) {
+        const lte_turbo_code with_crc(k, true), plain(k, false);
+        const auto payload = random_bits(rng, k - 24);
+        auto block = payload;
+        const uint32_t p = crc24b_long_division(payload);
+        for (int j = 0; j < 24; ++j)
+            block.push_back((p >> (23 - j)) & 1);
+        EXPECT_EQ(encode(with_crc, payload), encode(plain, block)) << "K=" << k;
+        EXPECT_EQ(crc24b(block.data(), block.size()), 0u);
+    }
+}
+
+TEST(LteTurbo, EncoderMatchesVectors)
+{
+    const std::string path =
+        std::string(GPUFEC_VECTORS_DIR) + "/lte_turbo/lte_turbo_vectors.txt";
+    std::ifstream f(path);
+    if (!f)
+        GTEST_SKIP() << "no test vectors at " << path;
+
+    // (K, case) -> field -> bits
+    std::map<std::pair<int, int>, std::map<std::string, std::vector<uint8_t>>> cases;
+    std::string line;
+    while (std::getline(f, line)) {
+        if (line.empty() || line[0] == '#')
+            continue;
+        std::istringstream ls(line);
+        int k = 0, c = 0;
+        std::string field, bits;
+        ASSERT_TRUE(ls >> k >> c >> field >> bits) << line;
+        cases[{ k, c }][field] = parse_bits(bits);
+    }
+    ASSERT_EQ(cases.size(), 40u);
+
+    int checked = 0;
+    for (const auto& [key, fields] : cases) {
+        const int K = key.first;
+        const lte_turbo_code code(K);
+        const auto& u = fields.at("u");
+        ASSERT_EQ(u.size(), size_t(K));
+        const auto out = encode(code, u);
+        const size_t S = code.stream_bits();
+        const std::vector<uint8_t> d0(out.begin(), out.begin() + S);
+        const std::vector<uint8_t> d1(out.begin() + S, out.begin() + 2 * S);
+        const std::vector<uint8_t> d2(out.begin() + 2 * S, out.end());
+        EXPECT_EQ(d0, fields.at("d0")) << "K=" << K << " case " << key.second;
+        EXPECT_EQ(d1, fields.at("d1")) << "K=" << K << " case " << key.second;
+        EXPECT_EQ(d2, fields.at("d2")) << "K=" << K << " case " << key.second;
+
+        // Sionna's interleaved order x_i z_i z'_i, then the 12 tail bits.
+        std::vector<uint8_t> x;
+        for (int i = 0; i < K; ++i) {
+            x.push_back(d0[i]);
+            x.push_back(d1[i]);
+            x.push_back(d2[i]);
+        }
+        const uint8_t tail[12] = { d0[K],     d1[K],     d2[K],     d0[K + 1],
+                                   d1[K + 1], d2[K + 1], d0[K + 2], d1[K + 2],
+                                   d2[K + 2], d0[K + 3], d1[K + 3], d2[K + 3] };
+        x.insert(x.end(), tail, tail + 12);
+        EXPECT_EQ(x, fields.at("x")) << "K=" << K << " case " << key.second;
+        ++checked;
+    }
+    EXPECT_EQ(checked, 40);
+}
