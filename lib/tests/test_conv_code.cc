@@ -7,6 +7,7 @@
 #include <gpufec/convolutional.h>
 
 #include <gtest/gtest.h>
+#include "test_helpers.h"
 
 #include <cmath>
 #include <limits>
@@ -14,37 +15,16 @@
 #include <vector>
 
 using namespace gpufec;
+using gpufec::test::expect_error;
+using gpufec::test::random_bits;
 
 namespace {
-
-// Expects gpufec::error whose message contains every one of `needles`.
-template <typename F>
-void expect_error(F&& f, std::initializer_list<const char*> needles)
-{
-    try {
-        f();
-        ADD_FAILURE() << "no gpufec::error thrown";
-    } catch (const error& e) {
-        const std::string msg = e.what();
-        for (const char* n : needles)
-            EXPECT_NE(msg.find(n), std::string::npos)
-                << "message: " << msg << "\nmissing: " << n;
-    }
-}
 
 std::vector<uint8_t> encode(const conv_code& code, const std::vector<uint8_t>& info)
 {
     std::vector<uint8_t> out(code.coded_bits(info.size()));
     EXPECT_EQ(conv_encode(code, info.data(), info.size(), out.data()), out.size());
     return out;
-}
-
-std::vector<uint8_t> random_bits(std::mt19937& rng, size_t n)
-{
-    std::vector<uint8_t> v(n);
-    for (auto& b : v)
-        b = rng() & 1;
-    return v;
 }
 
 } // namespace

@@ -8,6 +8,7 @@
 #include <gpufec/turbo.h>
 
 #include <gtest/gtest.h>
+#include "test_helpers.h"
 
 #include <fstream>
 #include <map>
@@ -17,30 +18,10 @@
 #include <vector>
 
 using namespace gpufec;
+using gpufec::test::expect_error;
+using gpufec::test::random_bits;
 
 namespace {
-
-template <typename F>
-void expect_error(F&& f, std::initializer_list<const char*> needles)
-{
-    try {
-        f();
-        ADD_FAILURE() << "no gpufec::error thrown";
-    } catch (const error& e) {
-        const std::string msg = e.what();
-        for (const char* n : needles)
-            EXPECT_NE(msg.find(n), std::string::npos)
-                << "message: " << msg << "\nmissing: " << n;
-    }
-}
-
-std::vector<uint8_t> random_bits(std::mt19937& rng, size_t n)
-{
-    std::vector<uint8_t> v(n);
-    for (auto& b : v)
-        b = rng() & 1;
-    return v;
-}
 
 std::vector<uint8_t> encode(const lte_turbo_code& code, const std::vector<uint8_t>& in)
 {

@@ -8,6 +8,7 @@
 #include <gpufec/ldpc.h>
 
 #include <gtest/gtest.h>
+#include "test_helpers.h"
 
 #include <algorithm>
 #include <fstream>
@@ -16,30 +17,10 @@
 #include <vector>
 
 using namespace gpufec;
+using gpufec::test::expect_error;
+using gpufec::test::random_bits;
 
 namespace {
-
-template <typename F>
-void expect_error(F&& f, std::initializer_list<const char*> needles)
-{
-    try {
-        f();
-        ADD_FAILURE() << "no gpufec::error thrown";
-    } catch (const error& e) {
-        const std::string msg = e.what();
-        for (const char* n : needles)
-            EXPECT_NE(msg.find(n), std::string::npos)
-                << "message: " << msg << "\nmissing: " << n;
-    }
-}
-
-std::vector<uint8_t> random_bits(std::mt19937& rng, size_t n)
-{
-    std::vector<uint8_t> v(n);
-    for (auto& b : v)
-        b = rng() & 1;
-    return v;
-}
 
 // Number of parity checks of H (lifted from the circulant list) that fail on cw.
 int failed_checks(const nr_ldpc_code& code, const std::vector<uint8_t>& cw)

@@ -8,6 +8,7 @@
 #include <gpufec/viterbi.h>
 
 #include <gtest/gtest.h>
+#include "test_helpers.h"
 
 #include <cmath>
 #include <cstdio>
@@ -19,6 +20,8 @@
 #include <vector>
 
 using namespace gpufec;
+using gpufec::test::expect_error;
+using gpufec::test::random_bits;
 
 namespace {
 
@@ -171,14 +174,6 @@ batch_decode(const conv_code& code,
         result.push_back(bits);
     }
     return result;
-}
-
-std::vector<uint8_t> random_bits(std::mt19937& rng, size_t n)
-{
-    std::vector<uint8_t> v(n);
-    for (auto& b : v)
-        b = rng() & 1;
-    return v;
 }
 
 struct code_case {
