@@ -50,6 +50,7 @@
 #include <thread>
 #include <vector>
 
+#include "gpufec_git_commit.h" // generated at build time (apps/git_commit.cmake)
 #ifndef GPUFEC_GIT_COMMIT
 #define GPUFEC_GIT_COMMIT "unknown"
 #endif
