@@ -1,0 +1,54 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// 5G NR LDPC decoders (layered min-sum) behind the batch_decoder contract.
+#ifndef INCLUDED_GPUFEC_LDPC_DECODER_H
+#define INCLUDED_GPUFEC_LDPC_DECODER_H
+
+#include <gpufec/batch_decoder.h>
+#include <gpufec/ldpc.h>
+#include <memory>
+#include <string>
+
+namespace gpufec {
+
+enum class ldpc_algorithm {
+    normalized, //!< check message = alpha * min
+    offset      //!< check message = max(min - beta, 0)
+};
+enum class ldpc_arithmetic {
+    int8,   //!< int8 check messages, int16 saturating APP (the GPU-exact path)
+    float32 //!< float APP and messages
+};
+
+struct ldpc_decoder_options {
+    int iterations = 10; //!< maximum layered iterations, 1..100
+    ldpc_algorithm algorithm = ldpc_algorithm::normalized;
+    float alpha = 0.75f; //!< normalisation, (0, 1]; int8 uses round(alpha*16)/16
+    //! Offset in input LLR units (int8 steps; 4 = 0.5 natural LLR at quantize scale 8),
+    //! >= 0; int8 uses round(beta).
+    float beta = 4.0f;
+    ldpc_arithmetic arithmetic = ldpc_arithmetic::int8;
+    bool early_termination = true; //!< stop once every parity check holds
+};
+
+//! "normalized" | "offset"; throws gpufec::error naming the allowed values.
+ldpc_algorithm parse_ldpc_algorithm(const std::string& s);
+//! "int8" | "float"; throws gpufec::error naming the allowed values.
+ldpc_arithmetic parse_ldpc_arithmetic(const std::string& s);
+
+/*!
+ * CPU layered min-sum decoder of `code`. Each frame is code.e() int8 LLRs (rate-matched,
+ * L > 0 means bit 0); the output is the code.k() information bits, packed MSB first at
+ * out_offset. frame_status: iterations run, ok = every parity check holds. Layers are
+ * the base-graph rows in order, so the int8 results are reproducible bit for bit.
+ * Throws gpufec::error naming the allowed values for bad options.
+ */
+std::unique_ptr<batch_decoder> make_ldpc_decoder_cpu(const nr_ldpc_code& code,
+                                                     const ldpc_decoder_options& options);
+
+} // namespace gpufec
+
+#endif

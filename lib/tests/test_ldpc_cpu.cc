@@ -1,0 +1,296 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// CPU layered min-sum LDPC decoder: noiseless frames, int8 vs float, early termination,
+// BER over AWGN against the issue's target, option validation.
+#include <gpufec/ldpc_decoder.h>
+
+#include "test_helpers.h"
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <thread>
+#include <vector>
+
+using namespace gpufec;
+using gpufec::test::expect_error;
+using gpufec::test::random_bits;
+
+namespace {
+
+struct decoded_batch {
+    std::vector<std::vector<uint8_t>> bits; // one bit per byte, per frame
+    std::vector<frame_status> status;
+};
+
+// parallel_for on two plain threads (interleaved items).
+void two_thread_for(size_t n, const std::function<void(size_t)>& body)
+{
+    std::thread t([&] {
+        for (size_t i = 1; i < n; i += 2)
+            body(i);
+    });
+    for (size_t i = 0; i < n; i += 2)
+        body(i);
+    t.join();
+}
+
+decoded_batch decode_all(batch_decoder& dec,
+                         const nr_ldpc_code& code,
+                         const std::vector<std::vector<llr8_t>>& frames)
+{
+    const size_t e = code.e(), k = code.k();
+    std::vector<llr8_t> in;
+    std::vector<frame_extent> ext;
+    size_t out_bytes = 0;
+    for (const auto& f : frames) {
+        ext.push_back(
+            { in.size(), static_cast<uint32_t>(e), out_bytes, static_cast<uint32_t>(k) });
+        in.insert(in.end(), f.begin(), f.end());
+        out_bytes += aligned_packed_bytes(k);
+    }
+    std::vector<uint8_t> out(out_bytes, 0xAA);
+    decoded_batch r;
+    r.status.resize(frames.size());
+    frame_batch b;
+    b.in = in.data();
+    b.out = out.data();
+    b.frames = ext.data();
+    b.num_frames = frames.size();
+    b.status = r.status.data();
+    exec_ctx ctx;
+    ctx.parallel_for = two_thread_for;
+    dec.decode(b, ctx);
+    for (const auto& x : ext) {
+        std::vector<uint8_t> bits(k);
+        unpack_bits(out.data() + x.out_offset, bits.data(), k);
+        r.bits.push_back(bits);
+    }
+    return r;
+}
+
+// BPSK over AWGN at Eb/N0 (rate k/e), LLR = 2y/sigma^2 quantised with scale 8.
+std::vector<llr8_t> awgn_llrs(const std::vector<uint8_t>& coded,
+                              double rate,
+                              double ebn0_db,
+                              std::mt19937_64& rng)
+{
+    const double sigma2 = 1.0 / (2.0 * rate * std::pow(10.0, ebn0_db / 10.0));
+    std::normal_distribution<double> noise(0.0, std::sqrt(sigma2));
+    std::vector<float> llr(coded.size());
+    for (size_t i = 0; i < coded.size(); i++)
+        llr[i] =
+            static_cast<float>(2.0 * ((coded[i] ? -1.0 : 1.0) + noise(rng)) / sigma2);
+    std::vector<llr8_t> q(coded.size());
+    quantize_llrs(llr.data(), q.data(), q.size(), 8.0f);
+    return q;
+}
+
+struct trial {
+    std::vector<std::vector<uint8_t>> info;
+    std::vector<std::vector<llr8_t>> llrs;
+};
+
+trial make_trial(const nr_ldpc_code& code, int frames, double ebn0_db, uint64_t seed)
+{
+    std::mt19937 bit_rng(static_cast<uint32_t>(seed));
+    std::mt19937_64 noise_rng(seed * 7919 + 1);
+    trial t;
+    const double rate = static_cast<double>(code.k()) / code.e();
+    for (int f = 0; f < frames; f++) {
+        t.info.push_back(random_bits(bit_rng, code.k()));
+        std::vector<uint8_t> coded(code.e());
+        code.encode(t.info.back().data(), coded.data());
+        if (std::isinf(ebn0_db)) { // noiseless: +/-40 (5 in natural LLR units)
+            std::vector<llr8_t> q(coded.size());
+            for (size_t i = 0; i < coded.size(); i++)
+                q[i] = coded[i] ? -40 : 40;
+            t.llrs.push_back(q);
+        } else {
+            t.llrs.push_back(awgn_llrs(coded, rate, ebn0_db, noise_rng));
+        }
+    }
+    return t;
+}
+
+size_t bit_errors(const trial& t, const decoded_batch& d)
+{
+    size_t errors = 0;
+    for (size_t f = 0; f < t.info.size(); f++)
+        for (size_t i = 0; i < t.info[f].size(); i++)
+            errors += t.info[f][i] != d.bits[f][i];
+    return errors;
+}
+
+ldpc_decoder_options
+opts(ldpc_arithmetic a, ldpc_algorithm alg = ldpc_algorithm::normalized, bool et = true)
+{
+    ldpc_decoder_options o;
+    o.arithmetic = a;
+    o.algorithm = alg;
+    o.early_termination = et;
+    return o;
+}
+
+const double noiseless = INFINITY;
+
+} // namespace
+
+TEST(LdpcCpu, NoiselessFramesDecodeInOneIteration)
+{
+    struct cfg {
+        int bg, z, k, e;
+    };
+    // Full length, fillers, repetition (e > N) and shortened (parity not all sent).
+    const cfg cfgs[] = { { 1, 384, 0, 0 },    { 1, 384, 8000, 3 * 8000 },
+                         { 1, 16, 300, 400 }, { 1, 104, 2000, 6000 },
+                         { 2, 52, 0, 0 },     { 2, 52, 400, 2000 },
+                         { 2, 10, 50, 120 },  { 2, 384, 3840, 7000 } };
+    for (const auto& c : cfgs) {
+        const nr_ldpc_code code(c.bg, c.z, c.k, c.e);
+        const trial t = make_trial(code, 3, noiseless, 11 + c.z);
+        for (auto a : { ldpc_arithmetic::int8, ldpc_arithmetic::float32 })
+            for (auto alg : { ldpc_algorithm::normalized, ldpc_algorithm::offset }) {
+                auto dec = make_ldpc_decoder_cpu(code, opts(a, alg));
+                const auto d = decode_all(*dec, code, t.llrs);
+                SCOPED_TRACE("bg " + std::to_string(c.bg) + " z " + std::to_string(c.z) +
+                             " k " + std::to_string(code.k()) + " e " +
+                             std::to_string(code.e()) + " " + dec->name());
+                EXPECT_EQ(bit_errors(t, d), 0u);
+                for (const auto& s : d.status) {
+                    EXPECT_TRUE(s.ok);
+                    EXPECT_EQ(s.iterations, 1);
+                }
+            }
+    }
+}
+
+TEST(LdpcCpu, Int8AndFloatAgreeAtHighSnr)
+{
+    const nr_ldpc_code code(2, 52, 0, 1040); // rate 1/2
+    const trial t = make_trial(code, 40, 3.5, 5);
+    auto d8 = decode_all(
+        *make_ldpc_decoder_cpu(code, opts(ldpc_arithmetic::int8)), code, t.llrs);
+    auto df = decode_all(
+        *make_ldpc_decoder_cpu(code, opts(ldpc_arithmetic::float32)), code, t.llrs);
+    EXPECT_EQ(bit_errors(t, d8), 0u);
+    EXPECT_EQ(bit_errors(t, df), 0u);
+    for (size_t f = 0; f < t.info.size(); f++) {
+        EXPECT_EQ(d8.bits[f], df.bits[f]);
+        EXPECT_TRUE(d8.status[f].ok);
+        EXPECT_TRUE(df.status[f].ok);
+    }
+}
+
+TEST(LdpcCpu, EarlyTerminationStopsSooner)
+{
+    const nr_ldpc_code code(1, 96, 0, 3 * 22 * 96);
+    const trial t = make_trial(code, 20, 2.5, 9);
+    auto with = decode_all(
+        *make_ldpc_decoder_cpu(code, opts(ldpc_arithmetic::int8)), code, t.llrs);
+    auto without = decode_all(
+        *make_ldpc_decoder_cpu(
+            code, opts(ldpc_arithmetic::int8, ldpc_algorithm::normalized, false)),
+        code,
+        t.llrs);
+    int total = 0;
+    for (size_t f = 0; f < t.info.size(); f++) {
+        EXPECT_TRUE(with.status[f].ok);
+        EXPECT_LT(with.status[f].iterations, 10);
+        EXPECT_GE(with.status[f].iterations, 1);
+        total += with.status[f].iterations;
+        EXPECT_EQ(without.status[f].iterations, 10);
+        EXPECT_TRUE(without.status[f].ok);
+    }
+    EXPECT_EQ(bit_errors(t, with), 0u);
+    EXPECT_EQ(bit_errors(t, without), 0u);
+    std::printf("early termination at 2.5 dB: %.2f iterations on average\n",
+                static_cast<double>(total) / t.info.size());
+}
+
+// Issue 3 target: BG1 Z = 384, rate 1/3 (e = 3 * 8448), 10 iterations: BER <= 1e-4 at
+// Eb/N0 = 1.5 dB. 150 frames = 1,267,200 bits per arithmetic; the 1e-4 budget is 126
+// errors, less than one failed frame (a failure leaves thousands), so this asserts FER
+// well below 1%. Measured: 0 errors (int8 and float); the waterfall sits near 1.0 dB
+// (int8: FER 9/100 at 1.0 dB, 0/100 at 1.2 dB), so 1.5 dB has ~0.3 dB margin.
+TEST(LdpcCpu, Bg1Rate13BerAt1p5dB)
+{
+    const nr_ldpc_code code(1, 384, 0, 3 * 8448);
+    const int frames = 150;
+    const trial t = make_trial(code, frames, 1.5, 2026);
+    for (auto a : { ldpc_arithmetic::int8, ldpc_arithmetic::float32 }) {
+        auto dec = make_ldpc_decoder_cpu(code, opts(a));
+        const auto d = decode_all(*dec, code, t.llrs);
+        const size_t errors = bit_errors(t, d);
+        const double bits = static_cast<double>(frames) * code.k();
+        int failed = 0;
+        for (const auto& s : d.status)
+            failed += !s.ok;
+        std::printf("%s: %zu bit errors in %.0f bits (BER %.2e), %d frames failed\n",
+                    dec->name().c_str(),
+                    errors,
+                    bits,
+                    errors / bits,
+                    failed);
+        EXPECT_LE(errors / bits, 1e-4) << dec->name();
+    }
+}
+
+// BG2 Z = 52, k = 520, rate 1/5 (e = 2600), 10 iterations at Eb/N0 = 1.75 dB: BER <=
+// 1e-4 over 600 frames (312,000 bits). Measured with int8: FER 45/400 at 1.0 dB, 1/400
+// at 1.5 dB, 0/400 at 2.0 dB.
+TEST(LdpcCpu, Bg2Rate15Ber)
+{
+    const nr_ldpc_code code(2, 52, 0, 2600);
+    const int frames = 600;
+    const trial t = make_trial(code, frames, 1.75, 77);
+    auto dec = make_ldpc_decoder_cpu(code, opts(ldpc_arithmetic::int8));
+    const auto d = decode_all(*dec, code, t.llrs);
+    const size_t errors = bit_errors(t, d);
+    const double bits = static_cast<double>(frames) * code.k();
+    std::printf("%s: %zu bit errors in %.0f bits (BER %.2e)\n",
+                dec->name().c_str(),
+                errors,
+                bits,
+                errors / bits);
+    EXPECT_LE(errors / bits, 1e-4);
+}
+
+TEST(LdpcCpu, BadOptionsThrow)
+{
+    const nr_ldpc_code code(2, 52);
+    auto with = [&](auto change) {
+        ldpc_decoder_options o;
+        change(o);
+        return [&code, o] { make_ldpc_decoder_cpu(code, o); };
+    };
+    expect_error(with([](ldpc_decoder_options& o) { o.iterations = 0; }), { "1..100" });
+    expect_error(with([](ldpc_decoder_options& o) { o.alpha = 1.5f; }),
+                 { "0 < alpha <= 1" });
+    expect_error(with([](ldpc_decoder_options& o) {
+                     o.algorithm = ldpc_algorithm::offset;
+                     o.beta = -1.0f;
+                 }),
+                 { "beta" });
+    expect_error(with([](ldpc_decoder_options& o) {
+                     o.algorithm = static_cast<ldpc_algorithm>(7);
+                 }),
+                 { "normalized", "offset" });
+    expect_error(with([](ldpc_decoder_options& o) {
+                     o.arithmetic = static_cast<ldpc_arithmetic>(7);
+                 }),
+                 { "int8", "float" });
+    expect_error([] { parse_ldpc_algorithm("layered"); }, { "normalized", "offset" });
+    expect_error([] { parse_ldpc_arithmetic("int16"); }, { "int8", "float" });
+    EXPECT_EQ(parse_ldpc_algorithm("offset"), ldpc_algorithm::offset);
+    EXPECT_EQ(parse_ldpc_arithmetic("float"), ldpc_arithmetic::float32);
+    auto dec = make_ldpc_decoder_cpu(code, {});
+    expect_error([&] { dec->output_bits_for_input(code.e() + 1); },
+                 { std::to_string(code.e()).c_str() });
+    EXPECT_EQ(dec->output_bits_for_input(code.e()), static_cast<size_t>(code.k()));
+}
