@@ -1,0 +1,361 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// CPU SC / CA-SCL polar decoder.
+//
+// Tree layout (x = u G_N, G_N = F^(x)n, no bit reversal): a node at level l covers 2^l
+// codeword bits; x = [(u1 ^ u2) G, u2 G], so the left child sees f(a, b) of the two
+// halves (a, b) of its parent's LLRs, the right child g = b + (1 - 2 v) a with v the
+// re-encoded left child, and the parent's bits are [v ^ w, w]. Per level the LLRs
+// (llr + 2^l, 2^l values; level n holds the channel) and the re-encoded bits of the
+// last left child (left + 2^l) are kept. Going from leaf i-1 to leaf i only levels
+// 0..ctz(i) change: a g at level ctz(i), then f down to the leaf.
+#include <gpufec/polar_decoder.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace gpufec {
+
+namespace {
+
+// Stands for "known zero" on shortened positions: far above any sum of int8 LLRs.
+constexpr float known_zero_llr = 1e5f;
+
+inline float f_minsum(float a, float b)
+{
+    const float m = std::min(std::fabs(a), std::fabs(b));
+    return ((a < 0) != (b < 0)) ? -m : m;
+}
+
+int ctz_nonzero(unsigned x)
+{
+    int t = 0;
+    for (; !(x & 1u); x >>= 1)
+        t++;
+    return t;
+}
+
+// State of one decoding path.
+struct path {
+    std::vector<float> llr;    // N: level l < n at offset 2^l (channel kept apart)
+    std::vector<uint8_t> left; // N: re-encoded left child at level l < n, offset 2^l
+    std::vector<uint8_t> u;    // N decided bits
+    float metric = 0;
+
+    void init(int N)
+    {
+        llr.assign(N, 0.f);
+        left.assign(N, 0);
+        u.assign(N, 0);
+        metric = 0;
+    }
+};
+
+// Computes the leaf LLR of bit i (levels 0..top, top = n-1 for i = 0).
+inline float compute_leaf(path& p, const float* channel, int n, int i)
+{
+    float* L = p.llr.data();
+    int top = (i == 0) ? n - 1 : ctz_nonzero(static_cast<unsigned>(i));
+    {
+        // Level top: g when this node is a right child (i > 0), else f (i == 0).
+        const int s = 1 << top;
+        const float* a = top == n - 1 ? channel : L + 2 * s;
+        const float* b = a + s;
+        float* o = L + s;
+        if (i == 0) {
+            for (int j = 0; j < s; j++)
+                o[j] = f_minsum(a[j], b[j]);
+        } else {
+            const uint8_t* v = p.left.data() + s;
+            for (int j = 0; j < s; j++)
+                o[j] = v[j] ? b[j] - a[j] : b[j] + a[j];
+        }
+    }
+    for (int l = top - 1; l >= 0; l--) {
+        const int s = 1 << l;
+        const float* a = L + 2 * s;
+        const float* b = a + s;
+        float* o = L + s;
+        for (int j = 0; j < s; j++)
+            o[j] = f_minsum(a[j], b[j]);
+    }
+    return L[1];
+}
+
+// Records decision u of leaf i and propagates the partial sums up to the first left
+// child.
+inline void commit_bit(path& p, int n, int i, uint8_t bit)
+{
+    p.u[i] = bit;
+    uint8_t* B = p.left.data();
+    // cur holds the re-encoded bits of the node just finished at level l; a right child
+    // combines with its stored left sibling into the parent (level l+1, stored at the
+    // parent's left slot only if the parent itself is a left child).
+    uint8_t cur_buf[2048];
+    cur_buf[0] = bit;
+    int len = 1;
+    for (int l = 0; l < n; l++) {
+        const int node = i >> l;
+        if ((node & 1) == 0) {
+            std::memcpy(B + len, cur_buf, len);
+            return;
+        }
+        const uint8_t* v = B + len;
+        // parent = [v ^ w, w]
+        for (int j = len - 1; j >= 0; j--) {
+            cur_buf[len + j] = cur_buf[j];
+            cur_buf[j] = static_cast<uint8_t>(v[j] ^ cur_buf[j]);
+        }
+        len *= 2;
+    }
+}
+
+class polar_decoder_cpu : public batch_decoder
+{
+public:
+    polar_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& opt)
+        : d_code(code), d_scl(opt.algorithm == "scl"), d_list(opt.list_size)
+    {
+        if (opt.algorithm != "sc" && opt.algorithm != "scl")
+            throw error("polar decoder: algorithm \"" + opt.algorithm +
+                        "\" unknown; allowed: \"sc\", \"scl\"");
+        if (opt.list_size < 1 || opt.list_size > 32)
+            throw error("polar decoder: list_size " + std::to_string(opt.list_size) +
+                        " out of range; allowed: 1..32");
+        const int N = code.N();
+        std::vector<uint8_t> sent(N, 0);
+        for (uint16_t d : code.output_to_codeword())
+            sent[d] = 1;
+        d_fill.assign(N, 0.f);
+        if (code.rate_matching() == polar_rate_matching::shortening)
+            for (int j = 0; j < N; j++)
+                if (!sent[j])
+                    d_fill[j] = known_zero_llr;
+    }
+
+    backend_kind backend() const override { return backend_kind::cpu; }
+    size_t max_input_items_per_frame() const override { return d_code.e(); }
+    size_t default_input_items() const override { return d_code.e(); }
+    size_t default_output_bits() const override { return d_code.k(); }
+    size_t output_bits_for_input(size_t input_items) const override
+    {
+        if (input_items != static_cast<size_t>(d_code.e()))
+            throw error("polar decoder: a frame of " + std::to_string(input_items) +
+                        " LLRs does not match the code; allowed: " +
+                        std::to_string(d_code.e()) + " (e)");
+        return d_code.k();
+    }
+
+    void decode(const frame_batch& batch, exec_ctx& ctx) override
+    {
+        for (size_t f = 0; f < batch.num_frames; f++) {
+            const frame_extent& fe = batch.frames[f];
+            const size_t bits = output_bits_for_input(fe.in_items);
+            if (fe.out_bits != bits)
+                throw error("polar decoder: frame " + std::to_string(f) +
+                            " has out_bits " + std::to_string(fe.out_bits) +
+                            "; allowed: " + std::to_string(bits) + " (k)");
+        }
+        auto body = [&](size_t f) {
+            const frame_extent& fe = batch.frames[f];
+            const bool ok =
+                decode_frame(batch.in + fe.in_offset, batch.out + fe.out_offset);
+            if (batch.status)
+                batch.status[f] = frame_status{ 1, ok };
+        };
+        if (ctx.parallel_for && batch.num_frames > 1)
+            ctx.parallel_for(batch.num_frames, body);
+        else
+            for (size_t f = 0; f < batch.num_frames; f++)
+                body(f);
+    }
+
+    std::string name() const override
+    {
+        return std::string("polar ") +
+               (d_scl ? "ca-scl-" + std::to_string(d_list) : "sc") +
+               " (k=" + std::to_string(d_code.k()) + ", e=" + std::to_string(d_code.e()) +
+               ", N=" + std::to_string(d_code.N()) + ", " + to_string(d_code.crc()) +
+               ") on cpu";
+    }
+
+private:
+    // Returns the CRC verdict of the output path.
+    bool decode_frame(const llr8_t* in, uint8_t* out) const
+    {
+        const int N = d_code.N();
+        const int n = d_code.n();
+        const auto& frozen = d_code.frozen();
+        std::vector<path> paths(d_scl ? d_list : 1);
+        for (auto& p : paths)
+            p.init(N);
+        // Mother-code LLRs, shared by all paths.
+        std::vector<float> channel(d_fill);
+        {
+            const auto& map = d_code.output_to_codeword();
+            for (size_t j = 0; j < map.size(); j++)
+                channel[map[j]] += static_cast<float>(in[j]);
+        }
+        const float* ch = channel.data();
+        int active = 1;
+        if (!d_scl) {
+            path& p = paths[0];
+            for (int i = 0; i < N; i++) {
+                const float L = compute_leaf(p, ch, n, i);
+                commit_bit(p, n, i, frozen[i] ? 0 : (L < 0 ? 1 : 0));
+            }
+        } else {
+            struct cand {
+                float metric;
+                int index; // 2 * path + bit
+            };
+            std::vector<cand> cands(2 * d_list);
+            std::vector<int> keep(2 * d_list);
+            std::vector<int> free_slots;
+            // live[q]: slot of the q-th active path (slots never move; clones go to free
+            // slots, so only the paths that branch are copied).
+            std::vector<int> live{ 0 }, next_live;
+            std::vector<uint8_t> used(d_list);
+            for (int i = 0; i < N; i++) {
+                float leaf[32];
+                for (int q = 0; q < active; q++)
+                    leaf[q] = compute_leaf(paths[live[q]], ch, n, i);
+                if (frozen[i]) {
+                    for (int q = 0; q < active; q++) {
+                        path& p = paths[live[q]];
+                        if (leaf[q] < 0)
+                            p.metric += -leaf[q];
+                        commit_bit(p, n, i, 0);
+                    }
+                    continue;
+                }
+                for (int q = 0; q < active; q++) {
+                    const float a = std::fabs(leaf[q]);
+                    const bool hd = leaf[q] < 0;
+                    const float m = paths[live[q]].metric;
+                    cands[2 * q] = { m + (hd ? a : 0.f), 2 * q };
+                    cands[2 * q + 1] = { m + (hd ? 0.f : a), 2 * q + 1 };
+                }
+                const int total = 2 * active;
+                const int survivors = std::min(total, d_list);
+                auto better = [](const cand& x, const cand& y) {
+                    return x.metric < y.metric ||
+                           (x.metric == y.metric && x.index < y.index);
+                };
+                if (survivors < total)
+                    std::nth_element(cands.begin(),
+                                     cands.begin() + survivors,
+                                     cands.begin() + total,
+                                     better);
+                std::fill(keep.begin(), keep.begin() + total, 0);
+                for (int c = 0; c < survivors; c++)
+                    keep[cands[c].index] = 1;
+                // Free slots: never used, or paths with no surviving child.
+                std::fill(used.begin(), used.end(), 0);
+                for (int q = 0; q < active; q++)
+                    if (keep[2 * q] || keep[2 * q + 1])
+                        used[live[q]] = 1;
+                free_slots.clear();
+                for (int s = d_list - 1; s >= 0; s--)
+                    if (!used[s])
+                        free_slots.push_back(s); // back() is the lowest free slot
+                next_live.clear();
+                for (int q = 0; q < active; q++) {
+                    const bool k0 = keep[2 * q], k1 = keep[2 * q + 1];
+                    if (!k0 && !k1)
+                        continue;
+                    path& p = paths[live[q]];
+                    const float a = std::fabs(leaf[q]);
+                    const bool hd = leaf[q] < 0;
+                    const float m0 = p.metric + (hd ? a : 0.f);
+                    const float m1 = p.metric + (hd ? 0.f : a);
+                    next_live.push_back(live[q]);
+                    if (k0 && k1) {
+                        const int slot = free_slots.back();
+                        free_slots.pop_back();
+                        copy_path(paths[slot], p, n, i);
+                        paths[slot].metric = m1;
+                        commit_bit(paths[slot], n, i, 1);
+                        next_live.push_back(slot);
+                        p.metric = m0;
+                        commit_bit(p, n, i, 0);
+                    } else {
+                        p.metric = k0 ? m0 : m1;
+                        commit_bit(p, n, i, k0 ? 0 : 1);
+                    }
+                }
+                live.swap(next_live);
+                active = survivors;
+            }
+            // The live paths in list order, for the selection below.
+            std::vector<path> chosen_paths;
+            chosen_paths.reserve(active);
+            for (int q = 0; q < active; q++)
+                chosen_paths.push_back(std::move(paths[live[q]]));
+            paths.swap(chosen_paths);
+        }
+
+        // Candidate outputs by increasing metric (ties: lower slot).
+        std::vector<int> rank(active);
+        std::iota(rank.begin(), rank.end(), 0);
+        std::stable_sort(rank.begin(), rank.end(), [&](int x, int y) {
+            return paths[x].metric < paths[y].metric;
+        });
+        const auto& info = d_code.info_positions();
+        const int K = d_code.K(), k = d_code.k(), crc_len = d_code.crc_bits();
+        std::vector<uint8_t> c(K);
+        uint8_t parity[24];
+        int chosen = rank[0];
+        bool ok = crc_len == 0;
+        if (crc_len > 0) {
+            for (int r : rank) {
+                for (int j = 0; j < K; j++)
+                    c[j] = paths[r].u[info[j]];
+                nr_crc_parity(d_code.crc(), c.data(), k, parity);
+                if (std::equal(parity, parity + crc_len, c.data() + k)) {
+                    chosen = r;
+                    ok = true;
+                    break;
+                }
+            }
+        }
+        std::memset(out, 0, packed_bytes(k));
+        const path& p = paths[chosen];
+        for (int j = 0; j < k; j++)
+            if (p.u[info[j]])
+                out[j >> 3] |= static_cast<uint8_t>(0x80u >> (j & 7));
+        return ok;
+    }
+
+    // Copies what later leaves read: the LLR levels below the channel, the stored left
+    // children, and the decided bits so far.
+    static void copy_path(path& dst, const path& src, int n, int i)
+    {
+        const int N = 1 << n;
+        std::memcpy(dst.llr.data(), src.llr.data(), sizeof(float) * N);
+        std::memcpy(dst.left.data(), src.left.data(), N);
+        std::memcpy(dst.u.data(), src.u.data(), i);
+    }
+
+    nr_polar_code d_code;
+    bool d_scl;
+    int d_list;
+    std::vector<float> d_fill; // channel LLR before adding the received values
+};
+
+} // namespace
+
+std::unique_ptr<batch_decoder>
+make_polar_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& options)
+{
+    return std::make_unique<polar_decoder_cpu>(code, options);
+}
+
+} // namespace gpufec
