@@ -60,6 +60,7 @@ struct int8_traits {
     typedef int16_t store; // APP
     typedef int8_t msg;    // check messages
     typedef int16_t work;  // Q and minima
+    typedef int16_t index; // position of the minimum, sign product (lane-sized)
     static constexpr work filler = app_max;
     static inline work sat(int x)
     {
@@ -73,11 +74,69 @@ struct float_traits {
     typedef float store;
     typedef float msg;
     typedef float work;
+    typedef int32_t index;
     static constexpr float filler = 1e6f;
     static inline float sat(float x) { return x; }
     static inline store from_sum(int x) { return static_cast<float>(x); }
     static constexpr float big = 3e38f;
 };
+
+// The layer kernels, over n consecutive check rows; restrict lets them vectorise.
+template <typename Tr>
+inline void load_q(const typename Tr::store* __restrict__ L,
+                   const typename Tr::msg* __restrict__ R,
+                   typename Tr::work* __restrict__ Q,
+                   int n)
+{
+    for (int r = 0; r < n; r++)
+        Q[r] = Tr::sat(L[r] - R[r]);
+}
+
+template <typename Tr>
+inline void track_minima(const typename Tr::work* __restrict__ Q,
+                         typename Tr::work* __restrict__ min1,
+                         typename Tr::work* __restrict__ min2,
+                         typename Tr::index* __restrict__ pos,
+                         typename Tr::index* __restrict__ sign,
+                         typename Tr::index j,
+                         int n)
+{
+    typedef typename Tr::work W;
+    typedef typename Tr::index I;
+    for (int r = 0; r < n; r++) {
+        const W q = Q[r];
+        const W a = std::max(q, W(-q));
+        const W m1 = min1[r];
+        sign[r] ^= static_cast<I>(q < 0);
+        pos[r] = a < m1 ? j : pos[r];
+        min2[r] = std::min(min2[r], std::max(m1, a));
+        min1[r] = std::min(m1, a);
+    }
+}
+
+template <typename Tr>
+inline void store_update(const typename Tr::work* __restrict__ Q,
+                         const typename Tr::work* __restrict__ mag1,
+                         const typename Tr::work* __restrict__ mag2,
+                         const typename Tr::index* __restrict__ pos,
+                         const typename Tr::index* __restrict__ sign,
+                         typename Tr::index j,
+                         typename Tr::msg* __restrict__ R,
+                         typename Tr::store* __restrict__ L,
+                         int n)
+{
+    typedef typename Tr::work W;
+    typedef typename Tr::index I;
+    for (int r = 0; r < n; r++) {
+        const W q = Q[r];
+        const W m1 = mag1[r], m2 = mag2[r];
+        const W mag = pos[r] == j ? m2 : m1;
+        const I neg = sign[r] ^ static_cast<I>(q < 0);
+        const W rn = mag * W(1 - 2 * neg);
+        R[r] = static_cast<typename Tr::msg>(rn);
+        L[r] = static_cast<typename Tr::store>(Tr::sat(q + rn));
+    }
+}
 
 struct workspace {
     std::vector<int32_t> acc;
@@ -246,6 +305,7 @@ private:
     {
         typedef typename Tr::store S;
         typedef typename Tr::msg M;
+        typedef typename Tr::index I;
         typedef typename Tr::work W;
         const int z = d_code.z(), total = d_code.codeword_bits();
         const int k = d_code.k(), kmax = d_code.k_max();
@@ -257,11 +317,11 @@ private:
         S* L = reinterpret_cast<S*>(ws.storage.data());
         M* R = reinterpret_cast<M*>(ws.storage.data() + r_offset);
         W* Q = reinterpret_cast<W*>(ws.storage.data() + q_offset);
-        ws.mins.resize((3 * sizeof(W) + 1) * z);
+        ws.mins.resize((2 * sizeof(W) + 2 * sizeof(I)) * z + 64);
         W* min1 = reinterpret_cast<W*>(ws.mins.data());
         W* min2 = min1 + z;
-        W* pos = min2 + z;
-        uint8_t* sign = reinterpret_cast<uint8_t*>(pos + z);
+        I* pos = reinterpret_cast<I*>(min2 + z);
+        I* sign = pos + z;
 
         derate_match<Tr>(in, L, ws);
 
@@ -271,27 +331,17 @@ private:
                 const int c0 = d_row_start[i], deg = d_row_start[i + 1] - c0;
                 std::fill(min1, min1 + z, Tr::big);
                 std::fill(min2, min2 + z, Tr::big);
-                std::fill(pos, pos + z, W(0));
-                std::fill(sign, sign + z, uint8_t(0));
+                std::fill(pos, pos + z, I(0));
+                std::fill(sign, sign + z, I(0));
                 for (int j = 0; j < deg; j++) {
                     const ldpc_circulant& c = circ[c0 + j];
                     const S* Lv = L + c.col * z;
                     const M* Rc = R + static_cast<size_t>(c0 + j) * z;
                     W* Qj = Q + static_cast<size_t>(j) * z;
                     const int sh = c.shift, head = z - sh;
-                    for (int r = 0; r < head; r++)
-                        Qj[r] = Tr::sat(Lv[r + sh] - Rc[r]);
-                    for (int r = head; r < z; r++)
-                        Qj[r] = Tr::sat(Lv[r - head] - Rc[r]);
-                    for (int r = 0; r < z; r++) {
-                        const W q = Qj[r];
-                        const W a = q < 0 ? W(-q) : q;
-                        sign[r] ^= static_cast<uint8_t>(q < 0);
-                        const bool first = a < min1[r];
-                        min2[r] = first ? min1[r] : (a < min2[r] ? a : min2[r]);
-                        min1[r] = first ? a : min1[r];
-                        pos[r] = first ? W(j) : pos[r];
-                    }
+                    load_q<Tr>(Lv + sh, Rc, Qj, head);
+                    load_q<Tr>(Lv, Rc + head, Qj + head, sh);
+                    track_minima<Tr>(Qj, min1, min2, pos, sign, I(j), z);
                 }
                 for (int r = 0; r < z; r++) {
                     // Reuse min1/min2 as the two scaled magnitudes.
@@ -304,18 +354,16 @@ private:
                     M* Rc = R + static_cast<size_t>(c0 + j) * z;
                     const W* Qj = Q + static_cast<size_t>(j) * z;
                     const int sh = c.shift, head = z - sh;
-                    auto update = [&](int r, int v) {
-                        const W q = Qj[r];
-                        const W mag = pos[r] == W(j) ? min2[r] : min1[r];
-                        const bool neg = (sign[r] ^ static_cast<uint8_t>(q < 0)) != 0;
-                        const W rn = neg ? W(-mag) : mag;
-                        Rc[r] = static_cast<M>(rn);
-                        Lv[v] = static_cast<S>(Tr::sat(q + rn));
-                    };
-                    for (int r = 0; r < head; r++)
-                        update(r, r + sh);
-                    for (int r = head; r < z; r++)
-                        update(r, r - head);
+                    store_update<Tr>(Qj, min1, min2, pos, sign, I(j), Rc, Lv + sh, head);
+                    store_update<Tr>(Qj + head,
+                                     min1 + head,
+                                     min2 + head,
+                                     pos + head,
+                                     sign + head,
+                                     I(j),
+                                     Rc + head,
+                                     Lv,
+                                     sh);
                     // Known filler bits stay pinned.
                     const int lo = std::max(k, c.col * z),
                               hi = std::min(kmax, (c.col + 1) * z);
