@@ -105,12 +105,17 @@ inline void track_minima(const typename Tr::work* __restrict__ Q,
     typedef typename Tr::index I;
     for (int r = 0; r < n; r++) {
         const W q = Q[r];
-        const W a = std::max(q, W(-q));
+        const W a = q < 0 ? W(-q) : q;
         const W m1 = min1[r];
-        sign[r] ^= static_cast<I>(q < 0);
-        pos[r] = a < m1 ? j : pos[r];
-        min2[r] = std::min(min2[r], std::max(m1, a));
-        min1[r] = std::min(m1, a);
+        const W m2 = min2[r];
+        const I p = pos[r];
+        sign[r] = sign[r] ^ static_cast<I>(q < 0);
+        // Plain selects (no std::min/max references) so GCC vectorises the int16 case.
+        const W lo = a < m1 ? a : m1;
+        const W hi = a < m1 ? m1 : a;
+        pos[r] = a < m1 ? j : p;
+        min2[r] = hi < m2 ? hi : m2;
+        min1[r] = lo;
     }
 }
 
@@ -235,19 +240,33 @@ public:
     }
 
 private:
-    int16_t magnitude(int16_t m) const
+    // Check-message magnitudes from the minima, in place (see the schedule above).
+    void scale_minima(int16_t* __restrict__ m, int n) const
     {
-        if (m > llr_max)
-            m = llr_max; // no second minimum: cannot happen (every row has degree >= 2)
-        if (d_opt.algorithm == ldpc_algorithm::normalized)
-            return static_cast<int16_t>((m * d_alpha16) >> 4);
-        return static_cast<int16_t>(m > d_beta_int ? m - d_beta_int : 0);
+        // A minimum above 127 only arises with no second minimum (rows have degree
+        // >= 2, so never) or a saturated APP; messages stay int8.
+        if (d_opt.algorithm == ldpc_algorithm::normalized) {
+            const int a = d_alpha16;
+            for (int r = 0; r < n; r++)
+                m[r] = static_cast<int16_t>((std::min<int>(m[r], llr_max) * a) >> 4);
+        } else {
+            const int b = d_beta_int;
+            for (int r = 0; r < n; r++)
+                m[r] =
+                    static_cast<int16_t>(std::max(std::min<int>(m[r], llr_max) - b, 0));
+        }
     }
-    float magnitude(float m) const
+    void scale_minima(float* __restrict__ m, int n) const
     {
-        if (d_opt.algorithm == ldpc_algorithm::normalized)
-            return m * d_opt.alpha;
-        return m > d_opt.beta ? m - d_opt.beta : 0.0f;
+        if (d_opt.algorithm == ldpc_algorithm::normalized) {
+            const float a = d_opt.alpha;
+            for (int r = 0; r < n; r++)
+                m[r] *= a;
+        } else {
+            const float b = d_opt.beta;
+            for (int r = 0; r < n; r++)
+                m[r] = std::max(m[r] - b, 0.0f);
+        }
     }
 
     // Channel LLRs onto the full codeword: repeated positions add up, punctured and
@@ -343,11 +362,9 @@ private:
                     load_q<Tr>(Lv, Rc + head, Qj + head, sh);
                     track_minima<Tr>(Qj, min1, min2, pos, sign, I(j), z);
                 }
-                for (int r = 0; r < z; r++) {
-                    // Reuse min1/min2 as the two scaled magnitudes.
-                    min1[r] = magnitude(min1[r]);
-                    min2[r] = magnitude(min2[r]);
-                }
+                // Reuse min1/min2 as the two scaled magnitudes.
+                scale_minima(min1, z);
+                scale_minima(min2, z);
                 for (int j = 0; j < deg; j++) {
                     const ldpc_circulant& c = circ[c0 + j];
                     S* Lv = L + c.col * z;
