@@ -18,6 +18,9 @@
 // "int8" arithmetic: check messages R are int8 (|R| <= 127); the APP L and Q are int16
 // saturating at +/-32000. (An int8 APP saturating at 127 loses too much with the input
 // scale of 8 used by quantize_llrs: BER 1.4e-1 instead of 0 at the 1.5 dB point.)
+// The floor in (m * round(16 alpha)) >> 4 acts like a small extra offset and helps near
+// the waterfall: BG1 r = 1/3 at 1.0 dB, FER 9/100 for int8 vs 47/100 for float's exact
+// alpha * m (float with floor() reproduces int8 exactly there).
 // De-rate-matching sums repeated LLRs in int32, then saturates to the APP range; fillers
 // are pinned at the APP maximum (known zero bits). Hard decision: bit = L < 0. Early
 // termination checks all parity checks after each iteration.
