@@ -24,6 +24,7 @@
 // De-rate-matching sums repeated LLRs in int32, then saturates to the APP range; fillers
 // are pinned at the APP maximum (known zero bits). Hard decision: bit = L < 0. Early
 // termination checks all parity checks after each iteration.
+#include "cpu/fixed_length_decoder.h"
 #include <gpufec/ldpc_decoder.h>
 
 #include <algorithm>
@@ -153,11 +154,11 @@ struct workspace {
     std::vector<uint8_t> hard, syndrome;
 };
 
-class ldpc_decoder_cpu : public batch_decoder
+class ldpc_decoder_cpu : public fixed_length_cpu_decoder
 {
 public:
     ldpc_decoder_cpu(const nr_ldpc_code& code, const ldpc_decoder_options& opt)
-        : d_code(code), d_opt(opt)
+        : fixed_length_cpu_decoder("ldpc", code.e(), code.k()), d_code(code), d_opt(opt)
     {
         if (opt.iterations < 1 || opt.iterations > 100)
             throw error("ldpc decoder: iterations = " + std::to_string(opt.iterations) +
@@ -188,47 +189,12 @@ public:
         }
     }
 
-    backend_kind backend() const override { return backend_kind::cpu; }
-    size_t max_input_items_per_frame() const override { return d_code.e(); }
-    size_t default_input_items() const override { return d_code.e(); }
-    size_t default_output_bits() const override { return d_code.k(); }
-    size_t output_bits_for_input(size_t input_items) const override
+    frame_status decode_one(const llr8_t* llrs, uint8_t* packed) override
     {
-        if (input_items != static_cast<size_t>(d_code.e()))
-            throw error("ldpc decoder: a frame of " + std::to_string(input_items) +
-                        " LLRs does not match the code; allowed: e = " +
-                        std::to_string(d_code.e()));
-        return d_code.k();
-    }
-
-    void decode(const frame_batch& batch, exec_ctx& ctx) override
-    {
-        for (size_t f = 0; f < batch.num_frames; f++) {
-            const frame_extent& fe = batch.frames[f];
-            output_bits_for_input(fe.in_items);
-            if (fe.out_bits != static_cast<uint32_t>(d_code.k()))
-                throw error("ldpc decoder: frame " + std::to_string(f) +
-                            " has out_bits = " + std::to_string(fe.out_bits) +
-                            "; allowed: k = " + std::to_string(d_code.k()));
-        }
-        auto body = [&](size_t f) {
-            thread_local workspace ws;
-            const frame_extent& fe = batch.frames[f];
-            frame_status st;
-            if (d_opt.arithmetic == ldpc_arithmetic::int8)
-                st = decode_frame<int8_traits>(
-                    batch.in + fe.in_offset, batch.out + fe.out_offset, ws);
-            else
-                st = decode_frame<float_traits>(
-                    batch.in + fe.in_offset, batch.out + fe.out_offset, ws);
-            if (batch.status)
-                batch.status[f] = st;
-        };
-        if (ctx.parallel_for && batch.num_frames > 1)
-            ctx.parallel_for(batch.num_frames, body);
-        else
-            for (size_t f = 0; f < batch.num_frames; f++)
-                body(f);
+        thread_local workspace ws;
+        if (d_opt.arithmetic == ldpc_arithmetic::int8)
+            return decode_frame<int8_traits>(llrs, packed, ws);
+        return decode_frame<float_traits>(llrs, packed, ws);
     }
 
     std::string name() const override

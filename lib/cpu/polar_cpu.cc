@@ -12,6 +12,7 @@
 // (llr + 2^l, 2^l values; level n holds the channel) and the re-encoded bits of the
 // last left child (left + 2^l) are kept. Going from leaf i-1 to leaf i only levels
 // 0..ctz(i) change: a g at level ctz(i), then f down to the leaf.
+#include "cpu/fixed_length_decoder.h"
 #include <gpufec/polar_decoder.h>
 
 #include <algorithm>
@@ -117,11 +118,14 @@ inline void commit_bit(path& p, int n, int i, uint8_t bit)
     }
 }
 
-class polar_decoder_cpu : public batch_decoder
+class polar_decoder_cpu : public fixed_length_cpu_decoder
 {
 public:
     polar_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& opt)
-        : d_code(code), d_scl(opt.algorithm == "scl"), d_list(opt.list_size)
+        : fixed_length_cpu_decoder("polar", code.e(), code.k()),
+          d_code(code),
+          d_scl(opt.algorithm == "scl"),
+          d_list(opt.list_size)
     {
         if (opt.algorithm != "sc" && opt.algorithm != "scl")
             throw error("polar decoder: algorithm \"" + opt.algorithm +
@@ -140,41 +144,9 @@ public:
                     d_fill[j] = known_zero_llr;
     }
 
-    backend_kind backend() const override { return backend_kind::cpu; }
-    size_t max_input_items_per_frame() const override { return d_code.e(); }
-    size_t default_input_items() const override { return d_code.e(); }
-    size_t default_output_bits() const override { return d_code.k(); }
-    size_t output_bits_for_input(size_t input_items) const override
+    frame_status decode_one(const llr8_t* llrs, uint8_t* packed) override
     {
-        if (input_items != static_cast<size_t>(d_code.e()))
-            throw error("polar decoder: a frame of " + std::to_string(input_items) +
-                        " LLRs does not match the code; allowed: " +
-                        std::to_string(d_code.e()) + " (e)");
-        return d_code.k();
-    }
-
-    void decode(const frame_batch& batch, exec_ctx& ctx) override
-    {
-        for (size_t f = 0; f < batch.num_frames; f++) {
-            const frame_extent& fe = batch.frames[f];
-            const size_t bits = output_bits_for_input(fe.in_items);
-            if (fe.out_bits != bits)
-                throw error("polar decoder: frame " + std::to_string(f) +
-                            " has out_bits " + std::to_string(fe.out_bits) +
-                            "; allowed: " + std::to_string(bits) + " (k)");
-        }
-        auto body = [&](size_t f) {
-            const frame_extent& fe = batch.frames[f];
-            const bool ok =
-                decode_frame(batch.in + fe.in_offset, batch.out + fe.out_offset);
-            if (batch.status)
-                batch.status[f] = frame_status{ 1, ok };
-        };
-        if (ctx.parallel_for && batch.num_frames > 1)
-            ctx.parallel_for(batch.num_frames, body);
-        else
-            for (size_t f = 0; f < batch.num_frames; f++)
-                body(f);
+        return frame_status{ 1, decode_frame(llrs, packed) };
     }
 
     std::string name() const override

@@ -1,0 +1,75 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// Internal: the batch_decoder plumbing shared by CPU decoders of block codes with one
+// frame length (LDPC, polar): e LLRs in, k bits out, frames decoded in parallel.
+#ifndef INCLUDED_GPUFEC_FIXED_LENGTH_DECODER_H
+#define INCLUDED_GPUFEC_FIXED_LENGTH_DECODER_H
+
+#include <gpufec/batch_decoder.h>
+#include <string>
+
+namespace gpufec {
+
+class fixed_length_cpu_decoder : public batch_decoder
+{
+public:
+    //! `family` names the decoder in error messages ("ldpc", "polar").
+    fixed_length_cpu_decoder(std::string family, size_t e, size_t k)
+        : d_family(std::move(family)), d_e(e), d_k(k)
+    {
+    }
+
+    backend_kind backend() const override { return backend_kind::cpu; }
+    size_t max_input_items_per_frame() const override { return d_e; }
+    size_t default_input_items() const override { return d_e; }
+    size_t default_output_bits() const override { return d_k; }
+    size_t output_bits_for_input(size_t input_items) const override
+    {
+        if (input_items != d_e)
+            throw error(
+                d_family + " decoder: a frame of " + std::to_string(input_items) +
+                " LLRs does not match the code; allowed: e = " + std::to_string(d_e));
+        return d_k;
+    }
+
+    //! Checks every frame's lengths, then decodes the frames through ctx.parallel_for.
+    void decode(const frame_batch& batch, exec_ctx& ctx) final
+    {
+        for (size_t f = 0; f < batch.num_frames; f++) {
+            const frame_extent& fe = batch.frames[f];
+            output_bits_for_input(fe.in_items);
+            if (fe.out_bits != d_k)
+                throw error(d_family + " decoder: frame " + std::to_string(f) +
+                            " has out_bits = " + std::to_string(fe.out_bits) +
+                            "; allowed: k = " + std::to_string(d_k));
+        }
+        auto body = [&](size_t f) {
+            const frame_extent& fe = batch.frames[f];
+            const frame_status st =
+                decode_one(batch.in + fe.in_offset, batch.out + fe.out_offset);
+            if (batch.status)
+                batch.status[f] = st;
+        };
+        if (ctx.parallel_for && batch.num_frames > 1)
+            ctx.parallel_for(batch.num_frames, body);
+        else
+            for (size_t f = 0; f < batch.num_frames; f++)
+                body(f);
+    }
+
+protected:
+    //! Decodes one frame of e LLRs into k packed bits (MSB first). Called concurrently
+    //! from several threads.
+    virtual frame_status decode_one(const llr8_t* llrs, uint8_t* packed) = 0;
+
+private:
+    std::string d_family;
+    size_t d_e, d_k;
+};
+
+} // namespace gpufec
+
+#endif
