@@ -27,6 +27,13 @@ struct frame_batch {
     const frame_extent* frames = nullptr;
     size_t num_frames = 0;
     frame_status* status = nullptr;
+    /*!
+     * Soft output, set only for decoders whose has_soft_output() is true and only when
+     * the user asked for it (else null): the a-posteriori LLR of every decoded bit, in
+     * the units of the int8 input (L > 0 means bit 0), frame f's bit i at
+     * soft_out[8 * frames[f].out_offset + i]. Device memory for CUDA backends.
+     */
+    float* soft_out = nullptr;
 };
 
 /*!
@@ -64,6 +71,8 @@ public:
     //! Input LLRs of a full-length (default) frame and its decoded bits.
     virtual size_t default_input_items() const = 0;
     virtual size_t default_output_bits() const = 0;
+    //! True when decode() can write frame_batch::soft_out.
+    virtual bool has_soft_output() const { return false; }
     //! CUDA device the decoder runs on (-1: CPU decoders, or the current device).
     virtual int device() const { return -1; }
     //! Per-slot scratch sizes (bytes), for batches within `limits`.

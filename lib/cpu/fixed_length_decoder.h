@@ -49,7 +49,9 @@ public:
         auto body = [&](size_t f) {
             const frame_extent& fe = batch.frames[f];
             const frame_status st =
-                decode_one(batch.in + fe.in_offset, batch.out + fe.out_offset);
+                decode_one(batch.in + fe.in_offset,
+                           batch.out + fe.out_offset,
+                           batch.soft_out ? batch.soft_out + 8 * fe.out_offset : nullptr);
             if (batch.status)
                 batch.status[f] = st;
         };
@@ -61,9 +63,10 @@ public:
     }
 
 protected:
-    //! Decodes one frame of e LLRs into k packed bits (MSB first). Called concurrently
+    //! Decodes one frame of e LLRs into k packed bits (MSB first) and, when `soft` is not
+    //! null, the k a-posteriori LLRs (see frame_batch::soft_out). Called concurrently
     //! from several threads.
-    virtual frame_status decode_one(const llr8_t* llrs, uint8_t* packed) = 0;
+    virtual frame_status decode_one(const llr8_t* llrs, uint8_t* packed, float* soft) = 0;
 
 private:
     std::string d_family;

@@ -189,12 +189,14 @@ public:
         }
     }
 
-    frame_status decode_one(const llr8_t* llrs, uint8_t* packed) override
+    bool has_soft_output() const override { return true; }
+
+    frame_status decode_one(const llr8_t* llrs, uint8_t* packed, float* soft) override
     {
         thread_local workspace ws;
         if (d_opt.arithmetic == ldpc_arithmetic::int8)
-            return decode_frame<int8_traits>(llrs, packed, ws);
-        return decode_frame<float_traits>(llrs, packed, ws);
+            return decode_frame<int8_traits>(llrs, packed, soft, ws);
+        return decode_frame<float_traits>(llrs, packed, soft, ws);
     }
 
     std::string name() const override
@@ -289,7 +291,8 @@ private:
     }
 
     template <typename Tr>
-    frame_status decode_frame(const llr8_t* in, uint8_t* out, workspace& ws) const
+    frame_status
+    decode_frame(const llr8_t* in, uint8_t* out, float* soft, workspace& ws) const
     {
         typedef typename Tr::store S;
         typedef typename Tr::msg M;
@@ -369,6 +372,9 @@ private:
         for (int v = 0; v < k; v++)
             if (L[v] < 0)
                 out[v >> 3] |= static_cast<uint8_t>(0x80u >> (v & 7));
+        if (soft)
+            for (int v = 0; v < k; v++)
+                soft[v] = static_cast<float>(L[v]);
         return st;
     }
 

@@ -144,7 +144,7 @@ public:
                     d_fill[j] = known_zero_llr;
     }
 
-    frame_status decode_one(const llr8_t* llrs, uint8_t* packed) override
+    frame_status decode_one(const llr8_t* llrs, uint8_t* packed, float* /*soft*/) override
     {
         return frame_status{ 1, decode_frame(llrs, packed) };
     }
