@@ -55,6 +55,7 @@ struct batch_limits {
     size_t max_frames;
     size_t max_input_items; //!< total LLRs in a batch
     size_t max_output_bytes;
+    bool soft_output = false; //!< slots also carry 8 * max_output_bytes soft floats
 };
 
 class batch_decoder

@@ -20,6 +20,9 @@ struct engine_config {
     float llr_scale = 8.0f;        //!< float -> int8: round(L*scale), saturated at +/-127
     int cpu_threads = 0;           //!< CPU backend worker threads; 0 = hardware threads
     int copy_threads = 0; //!< threads copying frames in submit_frames(); 0 = min(8, hw)
+    //! Also return a-posteriori LLRs of the decoded bits (completed_frame::soft); the
+    //! decoder must have has_soft_output().
+    bool soft_output = false;
 };
 
 //! One decoded frame, handed back in submission order.
@@ -28,6 +31,10 @@ struct completed_frame {
     const uint8_t* packed; //!< packed bits MSB first; valid until the next pop/submit
     size_t nbits;
     frame_status status;
+    //! With engine_config::soft_output: nbits a-posteriori LLRs in int8-input units
+    //! (divide by llr_scale for the float input's units), L > 0 = bit 0; else null.
+    //! Valid as long as `packed`.
+    const float* soft = nullptr;
 };
 
 /*!

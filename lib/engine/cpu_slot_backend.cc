@@ -34,6 +34,8 @@ public:
         for (slot& s : d_slots) {
             s.input.resize(limits.max_input_items);
             s.output.resize(limits.max_output_bytes);
+            if (limits.soft_output)
+                s.soft.resize(8 * limits.max_output_bytes);
             s.frames.resize(limits.max_frames);
             s.status.resize(limits.max_frames);
             s.workspace.resize(workspace);
@@ -66,6 +68,11 @@ public:
     frame_status* host_status(int slot) override
     {
         return d_slots.at(slot).status.data();
+    }
+    float* host_soft(int slot) override
+    {
+        auto& soft = d_slots.at(slot).soft;
+        return soft.empty() ? nullptr : soft.data();
     }
 
     void launch(int index, size_t num_frames, size_t, size_t) override
@@ -110,6 +117,7 @@ private:
     struct slot {
         std::vector<llr8_t> input;
         std::vector<uint8_t> output;
+        std::vector<float> soft; //!< empty unless soft output was asked for
         std::vector<frame_extent> frames;
         std::vector<frame_status> status;
         std::vector<uint8_t> workspace;
@@ -140,6 +148,7 @@ private:
                 batch.frames = s.frames.data();
                 batch.num_frames = s.num_frames;
                 batch.status = s.status.data();
+                batch.soft_out = s.soft.empty() ? nullptr : s.soft.data();
                 d_decoder->decode(batch, s.ctx);
             } catch (...) {
                 err = std::current_exception();

@@ -247,6 +247,8 @@ struct batch_engine::impl {
         out.packed = backend->host_output(head) + extent.out_offset;
         out.nbits = extent.out_bits;
         out.status = backend->host_status(head)[i];
+        const float* soft = backend->host_soft(head);
+        out.soft = soft ? soft + 8 * extent.out_offset : nullptr;
         --pending;
         // The slot's memory stays untouched until it is filled and launched again, so
         // `out.packed` is valid until the next submit()/pop, as documented.
@@ -382,7 +384,11 @@ batch_engine::batch_engine(std::shared_ptr<batch_decoder> decoder,
     validate_config(config);
     d->decoder = std::move(decoder);
     d->config = config;
+    if (config.soft_output && !d->decoder->has_soft_output())
+        throw error("batch_engine: decoder " + d->decoder->name() +
+                    " has no soft output; set engine_config.soft_output = false");
     d->compute_limits();
+    d->limits.soft_output = config.soft_output;
 
     switch (d->decoder->backend()) {
     case backend_kind::cpu:

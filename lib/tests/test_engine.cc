@@ -6,6 +6,7 @@
 // The batching engine over the CPU slot backend, driven by fake decoders whose output
 // is known exactly: ordering, completeness, partial launches, flush, quantization,
 // errors and the absence of allocations in steady state.
+#include "test_helpers.h"
 #include <condition_variable>
 #include <gpufec/engine.h>
 #include <gtest/gtest.h>
@@ -104,6 +105,7 @@ public:
         return output_bits_for_input(d_max_items);
     }
     std::string name() const override { return "fake decoder"; }
+    bool has_soft_output() const override { return d_mode == mode::hard_decision; }
 
     void decode(const frame_batch& batch, exec_ctx& ctx) override
     {
@@ -158,6 +160,9 @@ private:
             for (size_t k = 0; k < f.in_items; ++k)
                 if (in[k] < 0)
                     out[k / 8] |= uint8_t(0x80u >> (k % 8));
+            if (batch.soft_out)
+                for (size_t k = 0; k < f.in_items; ++k)
+                    batch.soft_out[8 * f.out_offset + k] = 0.5f * float(in[k]);
         }
         batch.status[i].iterations = int32_t(1 + f.in_items % 7);
         batch.status[i].ok = true;
@@ -671,7 +676,8 @@ TEST(Engine, SubmitFramesMatchesOneByOneSubmission)
     const size_t items = 100003; // odd length: chunk boundaries inside frames
     engine_config config = small_config(5, 0, 3, 2);
     config.copy_threads = 3;
-    auto decoder = std::make_shared<fake_decoder>(fake_decoder::mode::hard_decision, items);
+    auto decoder =
+        std::make_shared<fake_decoder>(fake_decoder::mode::hard_decision, items);
     decoder->set_stalls(0.3, 2000, 7);
     batch_engine bulk(decoder, config);
 
@@ -737,6 +743,64 @@ TEST(Engine, SubmitFramesQuantizesLikeSubmit)
         ASSERT_EQ(a.nbits, b.nbits);
         EXPECT_EQ(0, std::memcmp(a.packed, b.packed, a.nbits / 8));
     }
+}
+
+} // namespace
+} // namespace gpufec
+
+namespace gpufec {
+namespace {
+
+// Soft output: each frame's own values come back beside its bits, at any frame length.
+TEST(Engine, SoftOutputTravelsWithEachFrame)
+{
+    engine_config config = small_config(8);
+    config.soft_output = true;
+    batch_engine engine(std::make_shared<fake_decoder>(), config);
+    std::mt19937 rng(5);
+    std::vector<std::vector<llr8_t>> sent;
+    size_t checked = 0;
+    auto check = [&](const completed_frame& f) {
+        const auto& llrs = sent[f.id];
+        expect_frame(f, llrs);
+        ASSERT_NE(f.soft, nullptr);
+        for (size_t k = 0; k < llrs.size(); ++k)
+            ASSERT_EQ(f.soft[k], 0.5f * float(llrs[k]))
+                << "frame " << f.id << " bit " << k;
+        ++checked;
+    };
+    for (uint64_t id = 0; id < 60; ++id) {
+        sent.push_back(random_llrs(rng, 1 + rng() % 200));
+        completed_frame f;
+        while (!engine.submit(sent.back().data(), sent.back().size(), id)) {
+            ASSERT_TRUE(engine.pop_wait(f));
+            check(f);
+        }
+    }
+    engine.flush();
+    completed_frame f;
+    while (engine.try_pop(f))
+        check(f);
+    EXPECT_EQ(checked, sent.size());
+}
+
+TEST(Engine, SoftOutputIsNullWhenNotAskedAndRefusedWithoutSupport)
+{
+    batch_engine engine(std::make_shared<fake_decoder>(), small_config(4));
+    const std::vector<llr8_t> llrs(10, -3);
+    ASSERT_TRUE(engine.submit(llrs.data(), llrs.size(), 0));
+    completed_frame f;
+    ASSERT_TRUE(engine.pop_wait(f));
+    EXPECT_EQ(f.soft, nullptr);
+
+    engine_config config = small_config(4);
+    config.soft_output = true;
+    test::expect_error(
+        [&] {
+            batch_engine e(std::make_shared<fake_decoder>(fake_decoder::mode::echo),
+                           config);
+        },
+        { "has no soft output" });
 }
 
 } // namespace

@@ -38,6 +38,10 @@ public:
             s.host_status.reset(limits.max_frames);
             s.device_input.reset(limits.max_input_items);
             s.device_output.reset(limits.max_output_bytes);
+            if (limits.soft_output) {
+                s.host_soft.reset(8 * limits.max_output_bytes);
+                s.device_soft.reset(8 * limits.max_output_bytes);
+            }
             s.device_workspace.reset(device_workspace);
             s.host_workspace.reset(host_workspace);
             s.ctx.stream = s.stream.get();
@@ -70,6 +74,7 @@ public:
     uint8_t* host_output(int index) override { return get(index).host_output.get(); }
     frame_extent* host_frames(int index) override { return get(index).host_frames.get(); }
     frame_status* host_status(int index) override { return get(index).host_status.get(); }
+    float* host_soft(int index) override { return get(index).host_soft.get(); }
 
     void
     launch(int index, size_t num_frames, size_t input_items, size_t output_bytes) override
@@ -91,7 +96,14 @@ public:
             batch.frames = s.host_frames.get();
             batch.num_frames = num_frames;
             batch.status = s.host_status.get();
+            batch.soft_out = s.device_soft.get();
             d_decoder->decode(batch, s.ctx);
+            if (output_bytes > 0 && s.device_soft.get())
+                GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.host_soft.get(),
+                                                  s.device_soft.get(),
+                                                  8 * output_bytes * sizeof(float),
+                                                  cudaMemcpyDeviceToHost,
+                                                  stream));
             if (output_bytes > 0)
                 GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.host_output.get(),
                                                   s.device_output.get(),
@@ -134,6 +146,8 @@ private:
         cuda::pinned_buffer<frame_status> host_status;
         cuda::device_buffer<llr8_t> device_input;
         cuda::device_buffer<uint8_t> device_output;
+        cuda::pinned_buffer<float> host_soft; //!< empty unless soft output is on
+        cuda::device_buffer<float> device_soft;
         cuda::device_buffer<uint8_t> device_workspace;
         cuda::pinned_buffer<uint8_t> host_workspace;
         cuda::stream stream;
