@@ -9,7 +9,9 @@
 
 #include <gpufec/common.h>
 #include <gpufec/convolutional.h>
+#include <functional>
 #include <memory>
+#include <string>
 
 namespace gpufec {
 
@@ -42,8 +44,28 @@ public:
                           uint8_t* info_bits) = 0;
 };
 
-std::unique_ptr<awgn_bpsk_source>
-make_awgn_bpsk_source(const conv_code& code, double ebn0_db, uint64_t seed, const backend_spec& backend);
+std::unique_ptr<awgn_bpsk_source> make_awgn_bpsk_source(const conv_code& code,
+                                                        double ebn0_db,
+                                                        uint64_t seed,
+                                                        const backend_spec& backend);
+
+//! Any code with one frame length, given by its (thread-safe) encoder.
+struct frame_code {
+    size_t info_bits = 0;
+    size_t coded_bits = 0; //!< transmitted bits; R = info_bits / coded_bits
+    std::function<void(const uint8_t* info, uint8_t* coded)> encode;
+    std::string description; //!< for messages, e.g. "LTE turbo K=6144 ..."
+};
+
+/*!
+ * The same source for codes without a GPU encoder yet (turbo, LDPC, polar): the frame
+ * definition above with `code.encode` as the encoder. CPU backend only; a CUDA spec
+ * throws gpufec::error saying so.
+ */
+std::unique_ptr<awgn_bpsk_source> make_awgn_bpsk_source(const frame_code& code,
+                                                        double ebn0_db,
+                                                        uint64_t seed,
+                                                        const backend_spec& backend);
 
 //! Noise standard deviation for a code rate and Eb/N0 in dB.
 double awgn_sigma(double rate, double ebn0_db);

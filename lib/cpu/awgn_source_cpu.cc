@@ -75,22 +75,22 @@ void noisy_llrs(uint64_t seed,
 class awgn_source_cpu final : public awgn_bpsk_source
 {
 public:
-    awgn_source_cpu(const conv_code& code, double ebn0_db, uint64_t seed)
+    awgn_source_cpu(const frame_code& code, double ebn0_db, uint64_t seed)
         : d_code(code),
           d_seed(seed),
-          d_info_bits(static_cast<size_t>(code.frame_bits())),
-          d_coded_bits(detail::awgn_transmitted_bits(code))
+          d_info_bits(code.info_bits),
+          d_coded_bits(code.coded_bits)
     {
-        // The frame definition indexes noise by transmitted bit; both counts must agree.
-        if (code.coded_bits() != d_coded_bits)
-            throw error("awgn_bpsk_source: conv_code::coded_bits() disagrees with the "
-                        "puncturing arithmetic of the source");
+        if (d_info_bits == 0 || d_coded_bits == 0 || !d_code.encode)
+            throw error(
+                "awgn_bpsk_source: frame_code needs info_bits > 0, coded_bits > 0 "
+                "and an encode function");
         set_ebn0_db(ebn0_db);
     }
 
     void set_ebn0_db(double ebn0_db) override
     {
-        detail::awgn_constants(d_code, ebn0_db); // validates before storing
+        constants(ebn0_db); // validates before storing
         d_ebn0_db.store(ebn0_db);
     }
     double ebn0_db() const override { return d_ebn0_db.load(); }
@@ -105,7 +105,7 @@ public:
     {
         if (num_frames == 0 || (!llrs && !info_bits))
             return;
-        const auto constants = detail::awgn_constants(d_code, d_ebn0_db.load());
+        const auto channel = constants(d_ebn0_db.load());
         // Threads only pay off for sizeable batches; each worker owns whole frames.
         const size_t work = num_frames * (d_coded_bits + d_info_bits);
         size_t workers = std::max(1u, std::thread::hardware_concurrency());
@@ -114,7 +114,7 @@ public:
             std::vector<uint8_t> bits(d_info_bits), coded(d_coded_bits);
             for (size_t i = begin; i < end; ++i)
                 generate_frame(first_frame + i,
-                               constants,
+                               channel,
                                llrs ? llrs + i * d_coded_bits : nullptr,
                                info_bits ? info_bits + i * d_info_bits : bits.data(),
                                coded.data());
@@ -146,7 +146,7 @@ private:
         }
         if (!llrs)
             return;
-        conv_encode(d_code, bits, d_info_bits, coded);
+        d_code.encode(bits, coded);
         noisy_llrs(d_seed,
                    frame,
                    coded,
@@ -156,7 +156,15 @@ private:
                    llrs);
     }
 
-    const conv_code d_code;
+    //! Same arithmetic as detail::awgn_constants (the CUDA source), for any code.
+    detail::awgn_channel_constants constants(double ebn0_db) const
+    {
+        const double rate = double(d_info_bits) / double(d_coded_bits);
+        const double sigma = detail::awgn_sigma_of(rate, ebn0_db);
+        return { static_cast<float>(sigma), static_cast<float>(2.0 / (sigma * sigma)) };
+    }
+
+    const frame_code d_code;
     const uint64_t d_seed;
     const size_t d_info_bits;
     const size_t d_coded_bits;
@@ -177,6 +185,31 @@ std::unique_ptr<awgn_bpsk_source> make_awgn_bpsk_source(const conv_code& code,
 {
     if (backend.kind == backend_kind::cuda)
         return make_awgn_bpsk_source_cuda(code, ebn0_db, seed, backend.device);
+    frame_code frame;
+    frame.info_bits = static_cast<size_t>(code.frame_bits());
+    frame.coded_bits = detail::awgn_transmitted_bits(code);
+    // The frame definition indexes noise by transmitted bit; both counts must agree.
+    if (code.coded_bits() != frame.coded_bits)
+        throw error("awgn_bpsk_source: conv_code::coded_bits() disagrees with the "
+                    "puncturing arithmetic of the source");
+    const size_t info = frame.info_bits;
+    frame.encode = [code, info](const uint8_t* in, uint8_t* out) {
+        conv_encode(code, in, info, out);
+    };
+    frame.description = code.describe();
+    return std::make_unique<awgn_source_cpu>(frame, ebn0_db, seed);
+}
+
+std::unique_ptr<awgn_bpsk_source> make_awgn_bpsk_source(const frame_code& code,
+                                                        double ebn0_db,
+                                                        uint64_t seed,
+                                                        const backend_spec& backend)
+{
+    if (backend.kind == backend_kind::cuda)
+        throw error(
+            "awgn_bpsk_source: backend \"cuda\" is not yet available for " +
+            code.description +
+            " (no GPU encoder yet); allowed: \"cpu\", \"auto\" (runs on the CPU)");
     return std::make_unique<awgn_source_cpu>(code, ebn0_db, seed);
 }
 

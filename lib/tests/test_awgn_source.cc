@@ -6,6 +6,7 @@
 // AWGN/BPSK source: Philox known answers, portable maths, the frame definition, channel
 // statistics against theory, and CUDA == CPU bit for bit.
 #include <gpufec/awgn_source.h>
+#include <gpufec/ldpc.h>
 #include <gpufec/philox.h>
 #include <gtest/gtest.h>
 #include <algorithm>
@@ -207,6 +208,53 @@ TEST(AwgnSource, NoiselessSignsAreTheEncodedBits)
                 ASSERT_EQ(f.llrs[fr * coded.size() + j] < 0, coded[j] == 1)
                     << code.describe() << " frame " << fr << " bit " << j;
         }
+    }
+}
+
+// Block codes go through frame_code: same info bits and noise definition, their own
+// encoder, R = k/e in sigma; the CPU is the only backend for them so far.
+TEST(AwgnSource, FrameCodeUsesItsEncoderAndRate)
+{
+    const nr_ldpc_code ldpc(2, 16, 150, 300);
+    frame_code fc;
+    fc.info_bits = size_t(ldpc.k());
+    fc.coded_bits = size_t(ldpc.e());
+    fc.encode = [ldpc](const uint8_t* in, uint8_t* out) { ldpc.encode(in, out); };
+    fc.description = "NR LDPC BG2 Z=16";
+    auto src = make_awgn_bpsk_source(fc, 60.0, 3, cpu_backend());
+    ASSERT_EQ(src->llrs_per_frame(), 300u);
+    ASSERT_EQ(src->bits_per_frame(), 150u);
+    const frames f = generate(*src, 11, 3);
+    std::vector<uint8_t> coded(300);
+    for (size_t fr = 0; fr < 3; ++fr) {
+        for (size_t i = 0; i < 150; ++i) {
+            const uint32_t word =
+                philox::info_word(3, 11 + fr, static_cast<uint32_t>(i / 32));
+            ASSERT_EQ(f.bits[fr * 150 + i], (word >> (i % 32)) & 1u);
+        }
+        ldpc.encode(&f.bits[fr * 150], coded.data());
+        for (size_t j = 0; j < coded.size(); ++j)
+            ASSERT_EQ(f.llrs[fr * 300 + j] < 0, coded[j] == 1) << fr << " " << j;
+    }
+    // |LLR| = 2|y|/sigma^2 with sigma from R = 1/2: at 0 dB noiseless mean 4 * R * 1.
+    auto noisy = make_awgn_bpsk_source(fc, 0.0, 3, cpu_backend());
+    const frames g = generate(*noisy, 0, 200);
+    double mean = 0;
+    std::vector<uint8_t> c(300);
+    for (size_t fr = 0; fr < 200; ++fr) {
+        ldpc.encode(&g.bits[fr * 150], c.data());
+        for (size_t j = 0; j < 300; ++j)
+            mean += g.llrs[fr * 300 + j] * (c[j] ? -1.0 : 1.0);
+    }
+    mean /= double(g.llrs.size());
+    EXPECT_NEAR(mean, 2.0 / (1.0 / (2 * 0.5)), 0.05); // E[L] = 2/sigma^2 = 4 R Eb/N0
+    backend_spec cuda;
+    cuda.kind = backend_kind::cuda;
+    try {
+        make_awgn_bpsk_source(fc, 1.0, 1, cuda);
+        ADD_FAILURE() << "cuda backend accepted for a frame_code";
+    } catch (const error& e) {
+        EXPECT_NE(std::string(e.what()).find("not yet available"), std::string::npos);
     }
 }
 
