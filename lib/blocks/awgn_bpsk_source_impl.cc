@@ -80,19 +80,42 @@ public:
                 "awgn_bpsk_source: llr_scale = " + std::to_string(llr_scale) +
                 "; allowed: a finite value > 0");
         }
-        const ::gpufec::conv_code& conv = require_conv_code(code, "awgn_bpsk_source");
+        if (!code) {
+            throw ::gpufec::error("awgn_bpsk_source: code is None; allowed: any gpufec "
+                                  "code (conv_code, lte_turbo_code, nr_ldpc_code, "
+                                  "ldpc_code_from_alist, nr_polar_code)");
+        }
         if (frames_per_call < 1) {
             throw ::gpufec::error(
                 "awgn_bpsk_source: frames_per_call = " + std::to_string(frames_per_call) +
                 "; allowed: 1 or more");
         }
-        const ::gpufec::backend_spec spec = ::gpufec::resolve_backend(backend);
-        d_source = ::gpufec::make_awgn_bpsk_source(conv, ebn0_db, seed, spec);
+        ::gpufec::backend_spec spec = ::gpufec::resolve_backend(backend);
+        // Convolutional codes have a GPU encoder; the others run on the CPU for now
+        // ("auto" picks it, an explicit "cuda" raises).
+        auto conv = std::dynamic_pointer_cast<conv_code>(code);
+        auto make_source = [conv, code, ebn0_db, seed](const ::gpufec::backend_spec& s) {
+            if (conv) {
+                return ::gpufec::make_awgn_bpsk_source(conv->core(), ebn0_db, seed, s);
+            }
+            ::gpufec::frame_code frame;
+            frame.info_bits = static_cast<size_t>(code->frame_bits());
+            frame.coded_bits = code->coded_bits();
+            frame.description = code->describe();
+            frame.encode = [code](const uint8_t* in, uint8_t* out) {
+                code->encode_raw(in, static_cast<size_t>(code->frame_bits()), out);
+            };
+            return ::gpufec::make_awgn_bpsk_source(frame, ebn0_db, seed, s);
+        };
+        if (!conv && spec.was_auto) {
+            spec.kind = ::gpufec::backend_kind::cpu;
+        }
+        d_source = make_source(spec);
         d_backend = ::gpufec::describe_backend(spec);
         d_logger->info("awgn_bpsk_source: {}backend {}, {}",
                        spec.was_auto ? "auto selected " : "",
                        d_backend,
-                       conv.describe());
+                       code->describe());
         d_llrs = d_source->llrs_per_frame();
         d_bits = d_source->bits_per_frame();
         d_frames_per_call = static_cast<size_t>(frames_per_call);
@@ -106,7 +129,7 @@ public:
             d_generators.push_back(std::move(d_source));
             while (d_generators.size() < threads) {
                 d_generators.push_back(
-                    ::gpufec::make_awgn_bpsk_source(conv, ebn0_db, seed, spec));
+                    make_source(spec));
             }
             d_generator_mutexes = std::make_unique<std::mutex[]>(threads);
             d_batches.resize(2 * threads);

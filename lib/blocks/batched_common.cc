@@ -33,10 +33,19 @@ batched_engine make_batched_engine(const std::string& block_name,
 
     batched_engine out;
     out.decoder = factory(spec);
-    out.backend_name = ::gpufec::describe_backend(spec);
+    ::gpufec::backend_spec used = spec;
+    if (out.decoder->backend() == ::gpufec::backend_kind::cpu) {
+        used.kind = ::gpufec::backend_kind::cpu; // "auto" with a CPU-only decoder
+    }
+    out.backend_name = ::gpufec::describe_backend(used);
     ::gpufec::engine_config config;
     config.max_batch_frames = static_cast<size_t>(options.max_batch_frames);
     config.llr_scale = static_cast<float>(options.llr_scale);
+    config.soft_output = options.soft_output;
+    if (options.soft_output && !out.decoder->has_soft_output()) {
+        throw ::gpufec::error(block_name + ": soft_output is not available with " +
+                              out.decoder->name() + "; allowed: soft_output=False");
+    }
     out.engine = std::make_unique<::gpufec::batch_engine>(out.decoder, config);
     if (logger) {
         logger->info("{}: {}backend {} ({})",
@@ -75,6 +84,34 @@ const ::gpufec::conv_code& require_conv_code(const code::sptr& code,
                               (code ? "a '" + code->family() + "' code" : "None"));
     }
     return conv->core();
+}
+
+const pmt::pmt_t& iterations_key()
+{
+    static const pmt::pmt_t key = pmt::mp("iterations");
+    return key;
+}
+
+const pmt::pmt_t& crc_ok_key()
+{
+    static const pmt::pmt_t key = pmt::mp("crc_ok");
+    return key;
+}
+
+decoder_factory
+cpu_only_factory(const std::string& block_name,
+                 const std::string& what,
+                 std::function<std::unique_ptr<::gpufec::batch_decoder>()> make_cpu)
+{
+    return [block_name, what, make_cpu](const ::gpufec::backend_spec& spec) {
+        if (spec.kind == ::gpufec::backend_kind::cuda && !spec.was_auto) {
+            throw ::gpufec::error(block_name +
+                                  ": backend \"cuda\" is not yet available for " + what +
+                                  " (its CUDA kernel is still to come); allowed: "
+                                  "\"cpu\", \"auto\" (runs on the CPU)");
+        }
+        return make_cpu();
+    };
 }
 
 decoder_factory viterbi_factory(const code::sptr& code)

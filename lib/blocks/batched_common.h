@@ -14,6 +14,7 @@
 #include <gnuradio/logger.h>
 #include <gpufec/batch_decoder.h>
 #include <gpufec/engine.h>
+#include <pmt/pmt.h>
 #include <functional>
 #include <memory>
 #include <string>
@@ -30,7 +31,15 @@ struct batched_options {
     int max_batch_frames = 64;
     double max_latency_ms = 10.0;
     double llr_scale = 8.0;
+    //! Output a-posteriori LLRs (float, input units) instead of bits.
+    bool soft_output = false;
+    //! Tag each frame (stream) / fill its metadata (PDU) with `iterations` and `crc_ok`.
+    bool status_tags = false;
 };
+
+//! Keys of the per-frame status tags / PDU metadata.
+const pmt::pmt_t& iterations_key();
+const pmt::pmt_t& crc_ok_key();
 
 //! The engine of one block plus what it runs on.
 struct batched_engine {
@@ -58,6 +67,16 @@ const ::gpufec::conv_code& require_conv_code(const code::sptr& code,
 
 //! Decoder factory of the Viterbi decoder for a code definition.
 decoder_factory viterbi_factory(const code::sptr& code);
+
+/*!
+ * Factory for a decoder that has only a CPU implementation so far: "auto" runs it on
+ * the CPU; an explicit "cuda"/"cuda:N" throws, saying that the CUDA kernel is not yet
+ * available and naming the allowed backends.
+ */
+decoder_factory
+cpu_only_factory(const std::string& block_name,
+                 const std::string& what,
+                 std::function<std::unique_ptr<::gpufec::batch_decoder>()> make_cpu);
 
 } // namespace gpufec
 } // namespace gr

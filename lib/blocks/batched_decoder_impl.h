@@ -131,9 +131,14 @@ public:
                                            parse_input_type(block_name, input_type)
                                                ? sizeof(float)
                                                : sizeof(int8_t)),
-                    gr::io_signature::make(1, 1, sizeof(uint8_t))),
+                    gr::io_signature::make(
+                        1, 1, options.soft_output ? sizeof(float) : sizeof(uint8_t))),
           d_float_input(parse_input_type(block_name, input_type)),
-          d_max_latency_s(options.max_latency_ms * 1e-3)
+          d_max_latency_s(options.max_latency_ms * 1e-3),
+          d_soft(options.soft_output),
+          d_status_tags(options.status_tags),
+          d_out_itemsize(options.soft_output ? sizeof(float) : sizeof(uint8_t)),
+          d_soft_gain(static_cast<float>(1.0 / options.llr_scale))
     {
         d_run = make_batched_engine(block_name, factory, options, this->d_logger);
         const auto& dec = *d_run.decoder;
@@ -289,12 +294,26 @@ private:
         uint64_t id = 0;
         size_t out_bits = 0;
         frame_tags tags;
+        ::gpufec::frame_status status;
     };
     struct decoded_frame {
-        std::vector<uint8_t> bits; //!< unpacked; capacity kept for reuse
+        std::vector<uint8_t> bits; //!< output items (bits or floats); capacity reused
         size_t nbits = 0;
         frame_info info;
     };
+
+    //! A popped frame as output items: one bit per byte, or floats in input LLR units.
+    void write_items(const ::gpufec::completed_frame& done, uint8_t* dst) const
+    {
+        if (!d_soft) {
+            unpack_bits_fast(done.packed, dst, done.nbits);
+            return;
+        }
+        float* out = reinterpret_cast<float*>(dst);
+        for (size_t i = 0; i < done.nbits; ++i) {
+            out[i] = done.soft[i] * d_soft_gain;
+        }
+    }
 
     //! Submits up to `count` whole frames starting at `data` (absolute item `first`).
     size_t submit_run(const uint8_t* data, size_t count, uint64_t first, uint64_t end)
@@ -352,6 +371,12 @@ private:
     {
         emit_frame_tags(
             d_io, 0, d_out_first + d_produced, nbits, info.tags, d_assembler->len_key());
+        if (d_status_tags) {
+            const uint64_t at = d_out_first + d_produced;
+            this->add_item_tag(
+                0, at, iterations_key(), pmt::from_long(info.status.iterations));
+            this->add_item_tag(0, at, crc_ok_key(), pmt::from_bool(info.status.ok));
+        }
         d_produced += nbits;
         ++d_decoded;
     }
@@ -376,17 +401,18 @@ private:
         if (d_frames.empty() || d_frames.front().id != done.id) {
             throw std::logic_error("gpufec engine returned frames out of order");
         }
+        d_frames.front().status = done.status;
         if (direct && d_produced + done.nbits <= d_noutput) {
-            unpack_bits_fast(done.packed, d_out + d_produced, done.nbits);
+            write_items(done, d_out + d_produced * d_out_itemsize);
             emit(d_frames.front(), done.nbits);
         } else {
             decoded_frame& frame = d_stash.emplace_back();
-            if (frame.bits.size() < done.nbits) {
-                frame.bits.resize(done.nbits);
+            if (frame.bits.size() < done.nbits * d_out_itemsize) {
+                frame.bits.resize(done.nbits * d_out_itemsize);
             }
             frame.nbits = done.nbits;
             frame.info = std::move(d_frames.front());
-            unpack_bits_fast(done.packed, frame.bits.data(), done.nbits);
+            write_items(done, frame.bits.data());
         }
         d_frames.pop_front();
         return true;
@@ -397,7 +423,9 @@ private:
     {
         while (!d_stash.empty() && d_produced + d_stash.front().nbits <= d_noutput) {
             decoded_frame& frame = d_stash.front();
-            std::memcpy(d_out + d_produced, frame.bits.data(), frame.nbits);
+            std::memcpy(d_out + d_produced * d_out_itemsize,
+                        frame.bits.data(),
+                        frame.nbits * d_out_itemsize);
             emit(frame.info, frame.nbits);
             frame.info.tags.tags.clear();
             d_stash.pop_front(); // the bits buffer stays in the ring for reuse
@@ -406,6 +434,10 @@ private:
 
     const bool d_float_input;
     const double d_max_latency_s;
+    const bool d_soft;
+    const bool d_status_tags;
+    const size_t d_out_itemsize;
+    const float d_soft_gain; //!< int8-input units -> the float input's units
     batched_engine d_run;
     size_t d_max_in = 0;
     size_t d_max_out = 0;

@@ -36,7 +36,10 @@ public:
                     gr::io_signature::make(0, 0, 0),
                     gr::io_signature::make(0, 0, 0)),
           d_in_port(pmt::mp("in")),
-          d_out_port(pmt::mp("out"))
+          d_out_port(pmt::mp("out")),
+          d_soft(options.soft_output),
+          d_status(options.status_tags),
+          d_soft_gain(static_cast<float>(1.0 / options.llr_scale))
     {
         d_run = make_batched_engine(block_name, factory, options, this->d_logger);
         this->message_port_register_in(d_in_port);
@@ -112,11 +115,28 @@ private:
         if (d_meta.empty() || d_meta.front().first != done.id) {
             throw std::logic_error("gpufec engine returned frames out of order");
         }
-        d_bits.resize(done.nbits);
-        ::gpufec::unpack_bits(done.packed, d_bits.data(), done.nbits);
-        this->message_port_pub(
-            d_out_port,
-            pmt::cons(d_meta.front().second, pmt::init_u8vector(d_bits.size(), d_bits)));
+        pmt::pmt_t meta = d_meta.front().second;
+        if (d_status) {
+            if (!pmt::is_dict(meta)) {
+                meta = pmt::make_dict(); // PDUs with nil metadata get a fresh dict
+            }
+            meta = pmt::dict_add(
+                meta, iterations_key(), pmt::from_long(done.status.iterations));
+            meta = pmt::dict_add(meta, crc_ok_key(), pmt::from_bool(done.status.ok));
+        }
+        pmt::pmt_t vec;
+        if (d_soft) {
+            d_soft_values.resize(done.nbits);
+            for (size_t i = 0; i < done.nbits; ++i) {
+                d_soft_values[i] = done.soft[i] * d_soft_gain;
+            }
+            vec = pmt::init_f32vector(d_soft_values.size(), d_soft_values);
+        } else {
+            d_bits.resize(done.nbits);
+            ::gpufec::unpack_bits(done.packed, d_bits.data(), done.nbits);
+            vec = pmt::init_u8vector(d_bits.size(), d_bits);
+        }
+        this->message_port_pub(d_out_port, pmt::cons(meta, vec));
         d_meta.pop_front();
         ++d_decoded;
         return true;
@@ -132,7 +152,11 @@ private:
     const pmt::pmt_t d_out_port;
     batched_engine d_run;
     std::deque<std::pair<uint64_t, pmt::pmt_t>> d_meta;
+    const bool d_soft;
+    const bool d_status;
+    const float d_soft_gain; //!< int8-input units -> the float input's units
     std::vector<uint8_t> d_bits;
+    std::vector<float> d_soft_values;
     uint64_t d_next_id = 0;
     std::atomic<uint64_t> d_decoded{ 0 };
     std::atomic<uint64_t> d_dropped{ 0 };

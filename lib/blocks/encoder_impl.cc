@@ -26,8 +26,17 @@ public:
         const uint64_t max_bits = static_cast<uint64_t>(d_code->frame_bits());
         d_max_out = d_code->coded_bits_for(max_bits);
         d_assembler = std::make_unique<frame_assembler>(
-            access(), sizeof(uint8_t), max_bits, len_tag_key, max_bits, [](uint64_t) {
-                return std::string();
+            access(),
+            sizeof(uint8_t),
+            max_bits,
+            len_tag_key,
+            max_bits,
+            [code = d_code](uint64_t bits) {
+                // Block codes (turbo, LDPC, polar) take exactly frame_bits() bits.
+                return code->coded_bits_for(bits) == 0
+                           ? "the code takes frames of exactly " +
+                                 std::to_string(code->frame_bits()) + " bits"
+                           : std::string();
             });
         set_tag_propagation_policy(TPP_DONT);
         set_relative_rate(static_cast<uint64_t>(d_max_out), max_bits);

@@ -7,8 +7,8 @@
 # The presence of this file turns this directory into a Python package
 
 '''
-This is the GNU Radio GPUFEC module. Place your Python package
-description here (python/__init__.py).
+gr-gpufec: batched channel decoders (Viterbi, turbo, LDPC, polar) on NVIDIA GPUs
+and, with the same results, on the CPU.
 '''
 import os
 
@@ -20,4 +20,11 @@ except ModuleNotFoundError:
     pass
 
 # import any pure python here
-#
+
+
+def ldpc_code_from_alist(path):
+    """LDPC code from the parity-check matrix in an alist file (MacKay format, as
+    gr-fec's ldpc_H_matrix reads): systematic encoder, k = n - rank(H) information
+    bits per frame, n transmitted bits. Same as ldpc_alist_code(path)."""
+    return ldpc_alist_code(path)
+

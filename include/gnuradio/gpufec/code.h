@@ -38,7 +38,8 @@ public:
     virtual std::string family() const = 0;
     //! Default (and largest) frame length in information bits.
     virtual int frame_bits() const = 0;
-    //! Transmitted coded bits for a frame of \p info_bits information bits.
+    //! Transmitted coded bits for a frame of \p info_bits information bits; 0 when the
+    //! code cannot take a frame of that length (block codes take exactly frame_bits()).
     virtual size_t coded_bits_for(size_t info_bits) const = 0;
     //! Information bits of a frame with \p coded transmitted bits (0 when none fits).
     virtual size_t info_bits_for_coded(size_t coded) const = 0;

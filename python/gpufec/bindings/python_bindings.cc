@@ -29,6 +29,16 @@ void bind_viterbi_decoder(py::module& m);
 void bind_viterbi_decoder_pdu(py::module& m);
 void bind_awgn_bpsk_source(py::module& m);
 void bind_ber_counter(py::module& m);
+void bind_lte_turbo_code(py::module& m);
+void bind_nr_ldpc_code(py::module& m);
+void bind_ldpc_alist_code(py::module& m);
+void bind_nr_polar_code(py::module& m);
+void bind_turbo_decoder(py::module& m);
+void bind_turbo_decoder_pdu(py::module& m);
+void bind_ldpc_decoder(py::module& m);
+void bind_ldpc_decoder_pdu(py::module& m);
+void bind_polar_decoder(py::module& m);
+void bind_polar_decoder_pdu(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -67,5 +77,15 @@ PYBIND11_MODULE(gpufec_python, m)
     bind_viterbi_decoder_pdu(m);
     bind_awgn_bpsk_source(m);
     bind_ber_counter(m);
+    bind_lte_turbo_code(m);
+    bind_nr_ldpc_code(m);
+    bind_ldpc_alist_code(m);
+    bind_nr_polar_code(m);
+    bind_turbo_decoder(m);
+    bind_turbo_decoder_pdu(m);
+    bind_ldpc_decoder(m);
+    bind_ldpc_decoder_pdu(m);
+    bind_polar_decoder(m);
+    bind_polar_decoder_pdu(m);
     // ) END BINDING_FUNCTION_CALLS
 }

@@ -1,0 +1,72 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_GR_GPUFEC_LDPC_DECODER_H
+#define INCLUDED_GR_GPUFEC_LDPC_DECODER_H
+
+#include <gnuradio/block.h>
+#include <gnuradio/gpufec/api.h>
+#include <gnuradio/gpufec/code.h>
+#include <string>
+
+namespace gr {
+namespace gpufec {
+
+/*!
+ * \brief LDPC decoder (layered min-sum) for gpufec.nr_ldpc_code and
+ * gpufec.ldpc_code_from_alist \ingroup gpufec
+ *
+ * \details
+ * \p iterations: maximum layered iterations, 1..100; \p algorithm: "normalized"
+ * (check messages times \p alpha, (0, 1]) | "offset" (minus \p beta, in input LLR
+ * units, >= 0); \p arithmetic: "int8" (int8 messages, int16 APP) | "float";
+ * \p early_termination: stop once every parity check holds.
+ *
+ * Input: soft values (float LLRs, or int8 with input_type="byte"), L = ln P(0)/P(1),
+ * positive for bit 0, one frame = the code's transmitted bits; frames are cut at a
+ * fixed length or by the length tag \p len_tag_key (each tagged frame must have
+ * exactly that length; others are dropped with an error log). Output: the decoded
+ * information bits, one per byte, or with \p soft_output their a-posteriori LLRs
+ * (float, same units as the input). Each output frame starts with the tags
+ * "iterations" (long) and "crc_ok" (bool: every parity check holds), besides the input
+ * frame's tags. Float input is quantized to int8 as round(L * llr_scale), saturated at
+ * +/-127. \p backend: "auto" | "cpu" | "cuda" | "cuda:N"; only the CPU decoder exists so
+ * far ("auto" uses it, "cuda" raises an error saying so). Frames are batched up to
+ * \p max_batch_frames, launched when a batch is full, the input is drained, or the
+ * oldest frame waited \p max_latency_ms.
+ */
+class GPUFEC_API ldpc_decoder : virtual public gr::block
+{
+public:
+    typedef std::shared_ptr<ldpc_decoder> sptr;
+
+    static sptr make(code::sptr code,
+                     int iterations = 10,
+                     const std::string& algorithm = "normalized",
+                     double alpha = 0.75,
+                     double beta = 0.5,
+                     const std::string& arithmetic = "int8",
+                     bool early_termination = true,
+                     bool soft_output = false,
+                     const std::string& input_type = "float",
+                     const std::string& len_tag_key = "",
+                     const std::string& backend = "auto",
+                     int max_batch_frames = 64,
+                     double max_latency_ms = 10.0,
+                     double llr_scale = 8.0);
+
+    //! The backend in use, e.g. "cpu".
+    virtual std::string backend_name() const = 0;
+    //! Frames decoded so far.
+    virtual uint64_t decoded_frames() const = 0;
+    //! Frames dropped because of an invalid length.
+    virtual uint64_t dropped_frames() const = 0;
+};
+
+} // namespace gpufec
+} // namespace gr
+
+#endif /* INCLUDED_GR_GPUFEC_LDPC_DECODER_H */

@@ -1,0 +1,56 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_GR_GPUFEC_NR_POLAR_CODE_H
+#define INCLUDED_GR_GPUFEC_NR_POLAR_CODE_H
+
+#include <gnuradio/gpufec/api.h>
+#include <gnuradio/gpufec/code.h>
+#include <string>
+
+namespace gpufec {
+class nr_polar_code;
+}
+
+namespace gr {
+namespace gpufec {
+
+/*!
+ * \brief 5G NR polar code (TS 38.212 5.3.1) with its rate matching (5.4.1), uplink
+ * (UCI) chain.
+ * \ingroup gpufec
+ *
+ * \details
+ * \p k payload bits get the CRC \p crc ("crc11", "crc24c", "crc6" or "none") and are
+ * polar encoded with the frozen set of the reliability sequence (Table 5.3.1.2-1),
+ * mother length N <= 1024; sub-block interleaving and bit selection (puncturing,
+ * shortening or repetition) give \p e transmitted bits, channel interleaved (5.4.1.3)
+ * when \p channel_interleave. Without code-block segmentation: k + CRC <= e, k < 1013.
+ */
+class GPUFEC_API nr_polar_code : public code
+{
+public:
+    typedef std::shared_ptr<nr_polar_code> sptr;
+
+    static sptr make(int k = 512,
+                     int e = 1024,
+                     const std::string& crc = "crc11",
+                     bool channel_interleave = true);
+
+    virtual int k() const = 0;             //!< payload bits per frame
+    virtual int e() const = 0;             //!< transmitted bits per frame
+    virtual int mother_length() const = 0; //!< N
+    virtual std::string crc() const = 0;
+    //! "puncturing", "shortening" or "repetition"
+    virtual std::string rate_matching() const = 0;
+    //! The core-library code (C++ only).
+    virtual const ::gpufec::nr_polar_code& core() const = 0;
+};
+
+} // namespace gpufec
+} // namespace gr
+
+#endif /* INCLUDED_GR_GPUFEC_NR_POLAR_CODE_H */

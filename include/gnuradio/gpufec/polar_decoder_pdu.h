@@ -1,0 +1,62 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_GR_GPUFEC_POLAR_DECODER_PDU_H
+#define INCLUDED_GR_GPUFEC_POLAR_DECODER_PDU_H
+
+#include <gnuradio/block.h>
+#include <gnuradio/gpufec/api.h>
+#include <gnuradio/gpufec/code.h>
+#include <string>
+
+namespace gr {
+namespace gpufec {
+
+/*!
+ * \brief Polar decoder (SC, CRC-aided SCL, belief propagation) for gpufec.nr_polar_code,
+ * PDU form \ingroup gpufec
+ *
+ * \details
+ * \p algorithm: "sc" | "scl" (CRC-aided list decoding, \p list_size 1..32) | "bp"
+ * (belief propagation, up to \p bp_iterations 1..200 iterations, stopping early when
+ * the G-matrix check holds with \p early_termination). Soft output: BP gives the
+ * a-posteriori LLRs of the payload bits, SC/SCL the decision LLRs along the chosen
+ * path.
+ *
+ * Message port "in": PDUs of f32vector (float LLRs) or s8vector (int8 LLRs), one
+ * frame each; port "out": PDUs of the decoded bits (u8vector, one bit per byte) or,
+ * with \p soft_output, their a-posteriori LLRs (f32vector), with the input metadata
+ * plus "iterations" (long) and "crc_ok" (bool: the CRC holds; true without CRC). Frames
+ * of a wrong length are dropped with an error log. Queued PDUs are decoded together in
+ * batches.
+ */
+class GPUFEC_API polar_decoder_pdu : virtual public gr::block
+{
+public:
+    typedef std::shared_ptr<polar_decoder_pdu> sptr;
+
+    static sptr make(code::sptr code,
+                     const std::string& algorithm = "scl",
+                     int list_size = 8,
+                     int bp_iterations = 50,
+                     bool early_termination = true,
+                     bool soft_output = false,
+                     const std::string& backend = "auto",
+                     int max_batch_frames = 64,
+                     double llr_scale = 8.0);
+
+    //! The backend in use, e.g. "cpu".
+    virtual std::string backend_name() const = 0;
+    //! Frames decoded so far.
+    virtual uint64_t decoded_frames() const = 0;
+    //! Frames dropped because of an invalid length.
+    virtual uint64_t dropped_frames() const = 0;
+};
+
+} // namespace gpufec
+} // namespace gr
+
+#endif /* INCLUDED_GR_GPUFEC_POLAR_DECODER_PDU_H */

@@ -1,0 +1,65 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_GR_GPUFEC_TURBO_DECODER_PDU_H
+#define INCLUDED_GR_GPUFEC_TURBO_DECODER_PDU_H
+
+#include <gnuradio/block.h>
+#include <gnuradio/gpufec/api.h>
+#include <gnuradio/gpufec/code.h>
+#include <string>
+
+namespace gr {
+namespace gpufec {
+
+/*!
+ * \brief LTE turbo decoder (max-log-MAP / scaled max-log-MAP) for gpufec.lte_turbo_code,
+ * PDU form \ingroup gpufec
+ *
+ * \details
+ * \p iterations: full iterations (two half-iterations each), 1..32; \p algorithm:
+ * "max-log-map" | "scaled-max-log-map" (extrinsic information times
+ * \p extrinsic_scale, (0, 1]); \p arithmetic: "int8" | "int16" | "float";
+ * \p sub_blocks: windows decoded in parallel per code block (1..64, the structure of
+ * the GPU decoder); \p early_termination: stop when the CRC24B holds (codes with
+ * crc24b only).
+ *
+ * Message port "in": PDUs of f32vector (float LLRs) or s8vector (int8 LLRs), one
+ * frame each; port "out": PDUs of the decoded bits (u8vector, one bit per byte) or,
+ * with \p soft_output, their a-posteriori LLRs (f32vector), with the input metadata
+ * plus "iterations" (long) and "crc_ok" (bool: CRC24B holds; true without CRC). Frames of
+ * a wrong length are dropped with an error log. Queued PDUs are decoded together in
+ * batches.
+ */
+class GPUFEC_API turbo_decoder_pdu : virtual public gr::block
+{
+public:
+    typedef std::shared_ptr<turbo_decoder_pdu> sptr;
+
+    static sptr make(code::sptr code,
+                     int iterations = 6,
+                     const std::string& algorithm = "scaled-max-log-map",
+                     double extrinsic_scale = 0.7,
+                     const std::string& arithmetic = "int16",
+                     int sub_blocks = 1,
+                     bool early_termination = true,
+                     bool soft_output = false,
+                     const std::string& backend = "auto",
+                     int max_batch_frames = 64,
+                     double llr_scale = 8.0);
+
+    //! The backend in use, e.g. "cpu".
+    virtual std::string backend_name() const = 0;
+    //! Frames decoded so far.
+    virtual uint64_t decoded_frames() const = 0;
+    //! Frames dropped because of an invalid length.
+    virtual uint64_t dropped_frames() const = 0;
+};
+
+} // namespace gpufec
+} // namespace gr
+
+#endif /* INCLUDED_GR_GPUFEC_TURBO_DECODER_PDU_H */

@@ -1,0 +1,215 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// Code definitions of the block codes (one frame length each): LTE turbo, NR LDPC,
+// LDPC from alist, NR polar. Each wraps its core-library code.
+
+#include <gnuradio/gpufec/ldpc_alist_code.h>
+#include <gnuradio/gpufec/lte_turbo_code.h>
+#include <gnuradio/gpufec/nr_ldpc_code.h>
+#include <gnuradio/gpufec/nr_polar_code.h>
+#include <gpufec/ldpc.h>
+#include <gpufec/ldpc_alist.h>
+#include <gpufec/polar.h>
+#include <gpufec/turbo.h>
+#include <cstdio>
+
+namespace gr {
+namespace gpufec {
+
+namespace {
+
+std::string rate_text(double r)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.3f", r);
+    return buf;
+}
+
+/*!
+ * The code interface of a block code: frames of exactly info_bits() bits become
+ * coded_bits() bits. Derived classes supply the sizes and encode_frame().
+ */
+template <class Interface>
+class block_code_base : public Interface
+{
+public:
+    int frame_bits() const override { return static_cast<int>(info_bits()); }
+    size_t coded_bits_for(size_t bits) const override
+    {
+        return bits == info_bits() ? coded_frame_bits() : 0;
+    }
+    size_t info_bits_for_coded(size_t coded) const override
+    {
+        return coded == coded_frame_bits() ? info_bits() : 0;
+    }
+    double rate() const override
+    {
+        return double(info_bits()) / double(coded_frame_bits());
+    }
+    size_t encode_raw(const uint8_t* in, size_t bits, uint8_t* out) const override
+    {
+        if (bits != info_bits()) {
+            throw ::gpufec::error(this->family() + " encoder: a frame of " +
+                                  std::to_string(bits) + " bits; allowed: exactly " +
+                                  std::to_string(info_bits()) + " (the code's k)");
+        }
+        // Encoders read one bit per byte and use the LSB only.
+        thread_local std::vector<uint8_t> lsb;
+        lsb.assign(in, in + bits);
+        for (auto& b : lsb) {
+            b &= 1u;
+        }
+        encode_frame(lsb.data(), out);
+        return coded_frame_bits();
+    }
+
+protected:
+    virtual size_t info_bits() const = 0;
+    virtual size_t coded_frame_bits() const = 0;
+    virtual void encode_frame(const uint8_t* in, uint8_t* out) const = 0;
+};
+
+class lte_turbo_code_impl : public block_code_base<lte_turbo_code>
+{
+public:
+    lte_turbo_code_impl(int k, bool crc24b) : d_code(k, crc24b) {}
+    std::string family() const override { return "turbo"; }
+    std::string describe() const override { return d_code.describe(); }
+    int k() const override { return d_code.k(); }
+    bool crc24b() const override { return d_code.crc24b(); }
+    const ::gpufec::lte_turbo_code& core() const override { return d_code; }
+
+protected:
+    size_t info_bits() const override { return d_code.info_bits(); }
+    size_t coded_frame_bits() const override { return d_code.coded_bits(); }
+    void encode_frame(const uint8_t* in, uint8_t* out) const override
+    {
+        ::gpufec::lte_turbo_encode(d_code, in, out);
+    }
+
+private:
+    ::gpufec::lte_turbo_code d_code;
+};
+
+class nr_ldpc_code_impl : public block_code_base<nr_ldpc_code>
+{
+public:
+    nr_ldpc_code_impl(int bg, int z, int k, int e) : d_code(bg, z, k, e) {}
+    std::string family() const override { return "ldpc"; }
+    std::string describe() const override
+    {
+        return "NR LDPC BG" + std::to_string(d_code.bg()) +
+               " Z=" + std::to_string(d_code.z()) + " k=" + std::to_string(d_code.k()) +
+               " e=" + std::to_string(d_code.e()) + " r=" + rate_text(rate());
+    }
+    int bg() const override { return d_code.bg(); }
+    int z() const override { return d_code.z(); }
+    int k() const override { return d_code.k(); }
+    int e() const override { return d_code.e(); }
+    const ::gpufec::nr_ldpc_code& core() const override { return d_code; }
+
+protected:
+    size_t info_bits() const override { return d_code.k(); }
+    size_t coded_frame_bits() const override { return d_code.e(); }
+    void encode_frame(const uint8_t* in, uint8_t* out) const override
+    {
+        d_code.encode(in, out);
+    }
+
+private:
+    ::gpufec::nr_ldpc_code d_code;
+};
+
+class ldpc_alist_code_impl : public block_code_base<ldpc_alist_code>
+{
+public:
+    explicit ldpc_alist_code_impl(const std::string& path)
+        : d_code(::gpufec::ldpc_alist_code::from_alist(path))
+    {
+    }
+    std::string family() const override { return "ldpc"; }
+    std::string describe() const override { return d_code.describe(); }
+    int n() const override { return d_code.n(); }
+    int k() const override { return d_code.k(); }
+    int m() const override { return d_code.m(); }
+    std::vector<int> info_positions() const override { return d_code.info_positions(); }
+    const ::gpufec::ldpc_alist_code& core() const override { return d_code; }
+
+protected:
+    size_t info_bits() const override { return d_code.k(); }
+    size_t coded_frame_bits() const override { return d_code.n(); }
+    void encode_frame(const uint8_t* in, uint8_t* out) const override
+    {
+        d_code.encode(in, out);
+    }
+
+private:
+    ::gpufec::ldpc_alist_code d_code;
+};
+
+class nr_polar_code_impl : public block_code_base<nr_polar_code>
+{
+public:
+    nr_polar_code_impl(int k, int e, const std::string& crc, bool channel_interleave)
+        : d_code(k, e, crc, channel_interleave)
+    {
+    }
+    std::string family() const override { return "polar"; }
+    std::string describe() const override
+    {
+        return "NR polar k=" + std::to_string(d_code.k()) +
+               " e=" + std::to_string(d_code.e()) + " N=" + std::to_string(d_code.N()) +
+               " " + crc() + " " + rate_matching() +
+               (d_code.channel_interleave() ? " +chan-il" : "") +
+               " r=" + rate_text(rate());
+    }
+    int k() const override { return d_code.k(); }
+    int e() const override { return d_code.e(); }
+    int mother_length() const override { return d_code.N(); }
+    std::string crc() const override { return ::gpufec::to_string(d_code.crc()); }
+    std::string rate_matching() const override
+    {
+        return ::gpufec::to_string(d_code.rate_matching());
+    }
+    const ::gpufec::nr_polar_code& core() const override { return d_code; }
+
+protected:
+    size_t info_bits() const override { return d_code.k(); }
+    size_t coded_frame_bits() const override { return d_code.e(); }
+    void encode_frame(const uint8_t* in, uint8_t* out) const override
+    {
+        d_code.encode(in, out);
+    }
+
+private:
+    ::gpufec::nr_polar_code d_code;
+};
+
+} // namespace
+
+lte_turbo_code::sptr lte_turbo_code::make(int k, bool crc24b)
+{
+    return std::make_shared<lte_turbo_code_impl>(k, crc24b);
+}
+
+nr_ldpc_code::sptr nr_ldpc_code::make(int bg, int z, int k, int e)
+{
+    return std::make_shared<nr_ldpc_code_impl>(bg, z, k, e);
+}
+
+ldpc_alist_code::sptr ldpc_alist_code::make(const std::string& path)
+{
+    return std::make_shared<ldpc_alist_code_impl>(path);
+}
+
+nr_polar_code::sptr
+nr_polar_code::make(int k, int e, const std::string& crc, bool channel_interleave)
+{
+    return std::make_shared<nr_polar_code_impl>(k, e, crc, channel_interleave);
+}
+
+} // namespace gpufec
+} // namespace gr

@@ -1,0 +1,314 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// The turbo, LDPC and polar decoder blocks: the shared batching templates plus a
+// factory per algorithm. Their CUDA kernels are still to come: cpu_only_factory.
+
+#include "batched_decoder_impl.h"
+#include "batched_pdu_decoder_impl.h"
+#include <gnuradio/gpufec/ldpc_alist_code.h>
+#include <gnuradio/gpufec/ldpc_decoder.h>
+#include <gnuradio/gpufec/ldpc_decoder_pdu.h>
+#include <gnuradio/gpufec/lte_turbo_code.h>
+#include <gnuradio/gpufec/nr_ldpc_code.h>
+#include <gnuradio/gpufec/nr_polar_code.h>
+#include <gnuradio/gpufec/polar_decoder.h>
+#include <gnuradio/gpufec/polar_decoder_pdu.h>
+#include <gnuradio/gpufec/turbo_decoder.h>
+#include <gnuradio/gpufec/turbo_decoder_pdu.h>
+#include <gpufec/ldpc_alist.h>
+#include <gpufec/ldpc_decoding.h>
+#include <gpufec/polar_decoding.h>
+#include <gpufec/turbo_decoding.h>
+
+namespace gr {
+namespace gpufec {
+
+namespace {
+
+std::string code_name(const code::sptr& code)
+{
+    return code ? "a '" + code->family() + "' code (" + code->describe() + ")" : "None";
+}
+
+batched_options stream_options(bool soft_output,
+                               const std::string& backend,
+                               int max_batch_frames,
+                               double max_latency_ms,
+                               double llr_scale)
+{
+    batched_options options;
+    options.backend = backend;
+    options.max_batch_frames = max_batch_frames;
+    options.max_latency_ms = max_latency_ms;
+    options.llr_scale = llr_scale;
+    options.soft_output = soft_output;
+    options.status_tags = true;
+    return options;
+}
+
+// ---- turbo ----------------------------------------------------------------------
+
+decoder_factory turbo_factory(const std::string& block,
+                              const code::sptr& code,
+                              int iterations,
+                              const std::string& algorithm,
+                              double extrinsic_scale,
+                              const std::string& arithmetic,
+                              int sub_blocks,
+                              bool early_termination)
+{
+    auto turbo = std::dynamic_pointer_cast<lte_turbo_code>(code);
+    if (!turbo) {
+        throw ::gpufec::error(block + ": needs gpufec.lte_turbo_code, got " +
+                              code_name(code));
+    }
+    ::gpufec::turbo_decoder_options opt;
+    opt.iterations = iterations;
+    opt.algorithm = ::gpufec::parse_turbo_algorithm(algorithm);
+    opt.extrinsic_scale = static_cast<float>(extrinsic_scale);
+    opt.arithmetic = ::gpufec::parse_turbo_arithmetic(arithmetic);
+    opt.sub_blocks = sub_blocks;
+    opt.early_termination = early_termination;
+    const ::gpufec::lte_turbo_code core = turbo->core();
+    // Built once here so bad options raise at construction, whatever the backend.
+    ::gpufec::make_turbo_decoder_cpu(core, opt);
+    return cpu_only_factory(block, "turbo decoding", [core, opt] {
+        return ::gpufec::make_turbo_decoder_cpu(core, opt);
+    });
+}
+
+// ---- LDPC -----------------------------------------------------------------------
+
+decoder_factory ldpc_factory(const std::string& block,
+                             const code::sptr& code,
+                             int iterations,
+                             const std::string& algorithm,
+                             double alpha,
+                             double beta,
+                             const std::string& arithmetic,
+                             bool early_termination,
+                             double llr_scale)
+{
+    ::gpufec::ldpc_decoder_options opt;
+    opt.iterations = iterations;
+    opt.algorithm = ::gpufec::parse_ldpc_algorithm(algorithm);
+    opt.alpha = static_cast<float>(alpha);
+    if (!(beta >= 0.0)) {
+        throw ::gpufec::error(block + ": beta = " + std::to_string(beta) +
+                              "; allowed: >= 0 (input LLR units)");
+    }
+    // The core takes the offset in int8 input steps.
+    opt.beta = static_cast<float>(beta * llr_scale);
+    opt.arithmetic = ::gpufec::parse_ldpc_arithmetic(arithmetic);
+    opt.early_termination = early_termination;
+    std::function<std::unique_ptr<::gpufec::batch_decoder>()> make_cpu;
+    if (auto nr = std::dynamic_pointer_cast<nr_ldpc_code>(code)) {
+        const ::gpufec::nr_ldpc_code core = nr->core();
+        make_cpu = [core, opt] { return ::gpufec::make_ldpc_decoder_cpu(core, opt); };
+    } else if (auto alist = std::dynamic_pointer_cast<ldpc_alist_code>(code)) {
+        auto core = std::make_shared<const ::gpufec::ldpc_alist_code>(alist->core());
+        make_cpu = [core, opt] { return ::gpufec::make_ldpc_decoder_cpu(*core, opt); };
+    } else {
+        throw ::gpufec::error(
+            block +
+            ": needs gpufec.nr_ldpc_code or gpufec.ldpc_code_from_alist, "
+            "got " +
+            code_name(code));
+    }
+    make_cpu(); // bad options raise at construction, whatever the backend
+    return cpu_only_factory(block, "LDPC decoding", make_cpu);
+}
+
+// ---- polar ----------------------------------------------------------------------
+
+decoder_factory polar_factory(const std::string& block,
+                              const code::sptr& code,
+                              const std::string& algorithm,
+                              int list_size,
+                              int bp_iterations,
+                              bool early_termination)
+{
+    auto polar = std::dynamic_pointer_cast<nr_polar_code>(code);
+    if (!polar) {
+        throw ::gpufec::error(block + ": needs gpufec.nr_polar_code, got " +
+                              code_name(code));
+    }
+    ::gpufec::polar_decoder_options opt;
+    opt.algorithm = algorithm;
+    opt.list_size = list_size;
+    opt.bp_iterations = bp_iterations;
+    opt.bp_early_termination = early_termination;
+    const ::gpufec::nr_polar_code core = polar->core();
+    ::gpufec::make_polar_decoder_cpu(core, opt);
+    return cpu_only_factory(block, "polar decoding", [core, opt] {
+        return ::gpufec::make_polar_decoder_cpu(core, opt);
+    });
+}
+
+} // namespace
+
+turbo_decoder::sptr turbo_decoder::make(code::sptr code,
+                                        int iterations,
+                                        const std::string& algorithm,
+                                        double extrinsic_scale,
+                                        const std::string& arithmetic,
+                                        int sub_blocks,
+                                        bool early_termination,
+                                        bool soft_output,
+                                        const std::string& input_type,
+                                        const std::string& len_tag_key,
+                                        const std::string& backend,
+                                        int max_batch_frames,
+                                        double max_latency_ms,
+                                        double llr_scale)
+{
+    const std::string block = "turbo_decoder";
+    return gnuradio::make_block_sptr<batched_decoder_impl<turbo_decoder>>(
+        block,
+        turbo_factory(block,
+                      code,
+                      iterations,
+                      algorithm,
+                      extrinsic_scale,
+                      arithmetic,
+                      sub_blocks,
+                      early_termination),
+        input_type,
+        len_tag_key,
+        stream_options(
+            soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
+}
+
+turbo_decoder_pdu::sptr turbo_decoder_pdu::make(code::sptr code,
+                                                int iterations,
+                                                const std::string& algorithm,
+                                                double extrinsic_scale,
+                                                const std::string& arithmetic,
+                                                int sub_blocks,
+                                                bool early_termination,
+                                                bool soft_output,
+                                                const std::string& backend,
+                                                int max_batch_frames,
+                                                double llr_scale)
+{
+    const std::string block = "turbo_decoder_pdu";
+    return gnuradio::make_block_sptr<batched_pdu_decoder_impl<turbo_decoder_pdu>>(
+        block,
+        turbo_factory(block,
+                      code,
+                      iterations,
+                      algorithm,
+                      extrinsic_scale,
+                      arithmetic,
+                      sub_blocks,
+                      early_termination),
+        stream_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
+}
+
+ldpc_decoder::sptr ldpc_decoder::make(code::sptr code,
+                                      int iterations,
+                                      const std::string& algorithm,
+                                      double alpha,
+                                      double beta,
+                                      const std::string& arithmetic,
+                                      bool early_termination,
+                                      bool soft_output,
+                                      const std::string& input_type,
+                                      const std::string& len_tag_key,
+                                      const std::string& backend,
+                                      int max_batch_frames,
+                                      double max_latency_ms,
+                                      double llr_scale)
+{
+    const std::string block = "ldpc_decoder";
+    return gnuradio::make_block_sptr<batched_decoder_impl<ldpc_decoder>>(
+        block,
+        ldpc_factory(block,
+                     code,
+                     iterations,
+                     algorithm,
+                     alpha,
+                     beta,
+                     arithmetic,
+                     early_termination,
+                     llr_scale),
+        input_type,
+        len_tag_key,
+        stream_options(
+            soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
+}
+
+ldpc_decoder_pdu::sptr ldpc_decoder_pdu::make(code::sptr code,
+                                              int iterations,
+                                              const std::string& algorithm,
+                                              double alpha,
+                                              double beta,
+                                              const std::string& arithmetic,
+                                              bool early_termination,
+                                              bool soft_output,
+                                              const std::string& backend,
+                                              int max_batch_frames,
+                                              double llr_scale)
+{
+    const std::string block = "ldpc_decoder_pdu";
+    return gnuradio::make_block_sptr<batched_pdu_decoder_impl<ldpc_decoder_pdu>>(
+        block,
+        ldpc_factory(block,
+                     code,
+                     iterations,
+                     algorithm,
+                     alpha,
+                     beta,
+                     arithmetic,
+                     early_termination,
+                     llr_scale),
+        stream_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
+}
+
+polar_decoder::sptr polar_decoder::make(code::sptr code,
+                                        const std::string& algorithm,
+                                        int list_size,
+                                        int bp_iterations,
+                                        bool early_termination,
+                                        bool soft_output,
+                                        const std::string& input_type,
+                                        const std::string& len_tag_key,
+                                        const std::string& backend,
+                                        int max_batch_frames,
+                                        double max_latency_ms,
+                                        double llr_scale)
+{
+    const std::string block = "polar_decoder";
+    return gnuradio::make_block_sptr<batched_decoder_impl<polar_decoder>>(
+        block,
+        polar_factory(
+            block, code, algorithm, list_size, bp_iterations, early_termination),
+        input_type,
+        len_tag_key,
+        stream_options(
+            soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
+}
+
+polar_decoder_pdu::sptr polar_decoder_pdu::make(code::sptr code,
+                                                const std::string& algorithm,
+                                                int list_size,
+                                                int bp_iterations,
+                                                bool early_termination,
+                                                bool soft_output,
+                                                const std::string& backend,
+                                                int max_batch_frames,
+                                                double llr_scale)
+{
+    const std::string block = "polar_decoder_pdu";
+    return gnuradio::make_block_sptr<batched_pdu_decoder_impl<polar_decoder_pdu>>(
+        block,
+        polar_factory(
+            block, code, algorithm, list_size, bp_iterations, early_termination),
+        stream_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
+}
+
+} // namespace gpufec
+} // namespace gr
