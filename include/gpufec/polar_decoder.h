@@ -3,7 +3,8 @@
  * Copyright 2026 gr-gpufec developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// Polar decoders for nr_polar_code (layer cpu/): SC and CRC-aided SCL.
+// Polar decoders for nr_polar_code (layer cpu/): SC, CRC-aided SCL and belief
+// propagation.
 #ifndef INCLUDED_GPUFEC_POLAR_DECODER_H
 #define INCLUDED_GPUFEC_POLAR_DECODER_H
 
@@ -15,24 +16,46 @@
 namespace gpufec {
 
 struct polar_decoder_options {
-    //! "sc" (successive cancellation) | "scl" (CRC-aided successive cancellation list).
+    //! "sc" (successive cancellation) | "scl" (CRC-aided successive cancellation list)
+    //! | "bp" (belief propagation on the factor graph).
     std::string algorithm = "scl";
-    //! SCL list size, 1..32 (validated for both algorithms; SC ignores it).
+    //! SCL list size, 1..32 (validated for every algorithm; only SCL uses it).
     int list_size = 8;
+    //! BP iteration limit, 1..200 (validated for every algorithm; only BP uses it).
+    int bp_iterations = 50;
+    //! BP: stop once the G-matrix criterion holds (x_hat == u_hat G_N) and, when the
+    //! code has a CRC, the CRC of u_hat passes too. false: always bp_iterations.
+    bool bp_early_termination = true;
 };
 
 /*!
  * CPU polar decoder. A frame is code.e() LLRs (LLR > 0 means bit 0), in the order the
  * encoder transmits them (after channel interleaving when the code has it); the decoder
  * maps them to the N mother-code LLRs with code.output_to_codeword() (repeated bits
- * add, punctured bits get LLR 0, shortened bits are known zeros), decodes with min-sum
- * f/g in float, and writes the k payload bits (CRC removed) packed MSB first.
- * frame_status: iterations 1, ok = CRC of the chosen path passes (true without CRC).
- * SCL keeps the list_size paths with the smallest LLR-based path metric
- * (PM += |L| when a bit disagrees with the sign of its LLR) and returns the best path
- * that passes the CRC, else the best path. Deterministic (ties: lower path index, bit 0
- * first). Frames are decoded in parallel through exec_ctx::parallel_for.
- * Throws gpufec::error naming the allowed values for bad options.
+ * add, punctured bits get LLR 0, shortened bits are known zeros), decodes in float, and
+ * writes the k payload bits (CRC removed) packed MSB first. Throws gpufec::error naming
+ * the allowed values for bad options. Deterministic; frames are decoded in parallel
+ * through exec_ctx::parallel_for.
+ *
+ * "sc" / "scl": min-sum f/g. frame_status: iterations 1, ok = CRC of the chosen path
+ * passes (true without CRC). SCL keeps the list_size paths with the smallest LLR-based
+ * path metric (PM += |L| when a bit disagrees with the sign of its LLR) and returns the
+ * best path that passes the CRC, else the best path (ties: lower path index, bit 0
+ * first). Soft output: for each payload bit, the decision LLR along the chosen path,
+ * i.e. the leaf LLR L_i at the moment u_i was decided, with its sign set to the
+ * decision: +|L_i| for 0, -|L_i| for 1 (SCL may decide against the sign of L_i). It is
+ * a reliability of the decision given the earlier decisions, not a true a-posteriori
+ * LLR.
+ *
+ * "bp": scaled min-sum (factor 15/16) belief propagation on the n-stage factor graph of
+ * G_N, one right-to-left sweep then one left-to-right sweep per iteration; frozen bits
+ * enter as known zeros. u_hat = signs of the u-side LLRs. frame_status: iterations = BP
+ * iterations run (1..bp_iterations), ok = CRC of u_hat passes (true without CRC).
+ * Soft output: the u-side a-posteriori LLR of each payload bit (left message plus the
+ * zero prior), the sign of which is the decision.
+ *
+ * Soft outputs are in the units of the int8 input (L > 0 means bit 0); the sign bit is
+ * always the decision, also for a zero LLR (-0 for a 1, which SCL can choose on L = 0).
  */
 std::unique_ptr<batch_decoder>
 make_polar_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& options);

@@ -3,7 +3,8 @@
  * Copyright 2026 gr-gpufec developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// CPU SC / CA-SCL polar decoder.
+// CPU SC / CA-SCL polar decoder, and the option checks shared with BP
+// (polar_bp_cpu.cc).
 //
 // Tree layout (x = u G_N, G_N = F^(x)n, no bit reversal): a node at level l covers 2^l
 // codeword bits; x = [(u1 ^ u2) G, u2 G], so the left child sees f(a, b) of the two
@@ -48,16 +49,32 @@ struct path {
     std::vector<float> llr;    // N: level l < n at offset 2^l (channel kept apart)
     std::vector<uint8_t> left; // N: re-encoded left child at level l < n, offset 2^l
     std::vector<uint8_t> u;    // N decided bits
+    std::vector<float> soft;   // N decision LLRs (sign = decision), when asked for
     float metric = 0;
 
-    void init(int N)
+    void init(int N, bool with_soft)
     {
         llr.assign(N, 0.f);
         left.assign(N, 0);
         u.assign(N, 0);
+        if (with_soft)
+            soft.assign(N, 0.f);
         metric = 0;
     }
 };
+
+// Per-thread scratch, reused across frames (and decoders) to keep allocation out of the
+// frame loop.
+struct workspace {
+    std::vector<path> paths, chosen;
+    std::vector<float> channel;
+};
+
+// Decision LLR of the soft output: the leaf's reliability with the decision's sign.
+inline float decision_llr(float leaf, uint8_t bit)
+{
+    return bit ? -std::fabs(leaf) : std::fabs(leaf);
+}
 
 // Computes the leaf LLR of bit i (levels 0..top, top = n-1 for i = 0).
 inline float compute_leaf(path& p, const float* channel, int n, int i)
@@ -127,12 +144,6 @@ public:
           d_scl(opt.algorithm == "scl"),
           d_list(opt.list_size)
     {
-        if (opt.algorithm != "sc" && opt.algorithm != "scl")
-            throw error("polar decoder: algorithm \"" + opt.algorithm +
-                        "\" unknown; allowed: \"sc\", \"scl\"");
-        if (opt.list_size < 1 || opt.list_size > 32)
-            throw error("polar decoder: list_size " + std::to_string(opt.list_size) +
-                        " out of range; allowed: 1..32");
         const int N = code.N();
         std::vector<uint8_t> sent(N, 0);
         for (uint16_t d : code.output_to_codeword())
@@ -144,9 +155,12 @@ public:
                     d_fill[j] = known_zero_llr;
     }
 
-    frame_status decode_one(const llr8_t* llrs, uint8_t* packed, float* /*soft*/) override
+    bool has_soft_output() const override { return true; }
+
+    frame_status decode_one(const llr8_t* llrs, uint8_t* packed, float* soft) override
     {
-        return frame_status{ 1, decode_frame(llrs, packed) };
+        thread_local workspace ws;
+        return frame_status{ 1, decode_frame(llrs, packed, soft, ws) };
     }
 
     std::string name() const override
@@ -160,16 +174,19 @@ public:
 
 private:
     // Returns the CRC verdict of the output path.
-    bool decode_frame(const llr8_t* in, uint8_t* out) const
+    bool decode_frame(const llr8_t* in, uint8_t* out, float* soft, workspace& ws) const
     {
         const int N = d_code.N();
         const int n = d_code.n();
+        const bool with_soft = soft != nullptr;
         const auto& frozen = d_code.frozen();
-        std::vector<path> paths(d_scl ? d_list : 1);
+        std::vector<path>& paths = ws.paths;
+        paths.resize(d_scl ? d_list : 1);
         for (auto& p : paths)
-            p.init(N);
+            p.init(N, with_soft);
         // Mother-code LLRs, shared by all paths.
-        std::vector<float> channel(d_fill);
+        std::vector<float>& channel = ws.channel;
+        channel.assign(d_fill.begin(), d_fill.end());
         {
             const auto& map = d_code.output_to_codeword();
             for (size_t j = 0; j < map.size(); j++)
@@ -181,7 +198,10 @@ private:
             path& p = paths[0];
             for (int i = 0; i < N; i++) {
                 const float L = compute_leaf(p, ch, n, i);
-                commit_bit(p, n, i, frozen[i] ? 0 : (L < 0 ? 1 : 0));
+                const uint8_t bit = frozen[i] ? 0 : (L < 0 ? 1 : 0);
+                if (with_soft)
+                    p.soft[i] = decision_llr(L, bit);
+                commit_bit(p, n, i, bit);
             }
         } else {
             struct cand {
@@ -252,26 +272,34 @@ private:
                     if (k0 && k1) {
                         const int slot = free_slots.back();
                         free_slots.pop_back();
-                        copy_path(paths[slot], p, n, i);
+                        copy_path(paths[slot], p, n, i, with_soft);
                         paths[slot].metric = m1;
+                        if (with_soft)
+                            paths[slot].soft[i] = decision_llr(leaf[q], 1);
                         commit_bit(paths[slot], n, i, 1);
                         next_live.push_back(slot);
                         p.metric = m0;
+                        if (with_soft)
+                            p.soft[i] = decision_llr(leaf[q], 0);
                         commit_bit(p, n, i, 0);
                     } else {
                         p.metric = k0 ? m0 : m1;
+                        if (with_soft)
+                            p.soft[i] = decision_llr(leaf[q], k0 ? 0 : 1);
                         commit_bit(p, n, i, k0 ? 0 : 1);
                     }
                 }
                 live.swap(next_live);
                 active = survivors;
             }
-            // The live paths in list order, for the selection below.
-            std::vector<path> chosen_paths;
-            chosen_paths.reserve(active);
+            // The live paths in list order, for the selection below (swapped, so both
+            // vectors keep their buffers for the next frame).
+            std::vector<path>& chosen_paths = ws.chosen;
+            chosen_paths.resize(d_list);
             for (int q = 0; q < active; q++)
-                chosen_paths.push_back(std::move(paths[live[q]]));
-            paths.swap(chosen_paths);
+                std::swap(chosen_paths[q], paths[live[q]]);
+            for (int q = 0; q < active; q++)
+                std::swap(chosen_paths[q], paths[q]);
         }
 
         // Candidate outputs by increasing metric (ties: lower slot).
@@ -303,17 +331,22 @@ private:
         for (int j = 0; j < k; j++)
             if (p.u[info[j]])
                 out[j >> 3] |= static_cast<uint8_t>(0x80u >> (j & 7));
+        if (with_soft)
+            for (int j = 0; j < k; j++)
+                soft[j] = p.soft[info[j]];
         return ok;
     }
 
     // Copies what later leaves read: the LLR levels below the channel, the stored left
     // children, and the decided bits so far.
-    static void copy_path(path& dst, const path& src, int n, int i)
+    static void copy_path(path& dst, const path& src, int n, int i, bool with_soft)
     {
         const int N = 1 << n;
         std::memcpy(dst.llr.data(), src.llr.data(), sizeof(float) * N);
         std::memcpy(dst.left.data(), src.left.data(), N);
         std::memcpy(dst.u.data(), src.u.data(), i);
+        if (with_soft)
+            std::memcpy(dst.soft.data(), src.soft.data(), sizeof(float) * i);
     }
 
     nr_polar_code d_code;
@@ -324,9 +357,26 @@ private:
 
 } // namespace
 
+// polar_bp_cpu.cc
+std::unique_ptr<batch_decoder>
+make_polar_bp_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& opt);
+
 std::unique_ptr<batch_decoder>
 make_polar_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& options)
 {
+    const std::string& alg = options.algorithm;
+    if (alg != "sc" && alg != "scl" && alg != "bp")
+        throw error("polar decoder: algorithm \"" + alg +
+                    "\" unknown; allowed: \"sc\", \"scl\", \"bp\"");
+    if (options.list_size < 1 || options.list_size > 32)
+        throw error("polar decoder: list_size " + std::to_string(options.list_size) +
+                    " out of range; allowed: 1..32");
+    if (options.bp_iterations < 1 || options.bp_iterations > 200)
+        throw error("polar decoder: bp_iterations " +
+                    std::to_string(options.bp_iterations) +
+                    " out of range; allowed: 1..200");
+    if (alg == "bp")
+        return make_polar_bp_decoder_cpu(code, options);
     return std::make_unique<polar_decoder_cpu>(code, options);
 }
 

@@ -1,0 +1,304 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// CPU belief-propagation polar decoder (options are checked by make_polar_decoder_cpu).
+//
+// Factor graph of x = u G_N (no bit reversal): node layers 0 (u) .. n (x); stage s
+// links layer s to layer s+1 with butterflies of span h = 2^s, exactly the encoder's
+// x_j = u_j ^ u_{j+h}, x_{j+h} = u_{j+h} (nr_polar_code::transform). Each layer keeps
+// left-going messages L (from the channel side) and right-going messages R (from the
+// u side). One processing element, inputs (La, Lb) = L[s+1][j, j+h] and
+// (Ra, Rb) = R[s][j, j+h]:
+//   L[s][j]     = f(La, Lb + Rb)      R[s+1][j]     = f(Ra, Lb + Rb)
+//   L[s][j+h]   = f(Ra, La) + Lb      R[s+1][j+h]   = f(Ra, La) + Rb
+// with f the scaled min-sum box-plus. An iteration is a sweep s = n-1..0 computing L
+// (using R of the previous iteration), then a sweep s = 0..n-1 computing R; L[n] is
+// the channel and R[0] the prior (known zero on frozen bits, 0 elsewhere).
+//
+// Scaled min-sum, f = 15/16 sign(a) sign(b) min(|a|, |b|) (the factor of Yuan and
+// Parhi's BP polar decoders, ICASSP 2013 / IEEE TSP 2014). Plain min-sum overestimates
+// the box-plus magnitude, and on the loopy polar graph the overconfident messages
+// reinforce themselves: on the 2000 frames of BpBlerAt2dB (k = 512, e = 1024, 2 dB,
+// 50 iterations, ET) scale 1 gives 911 frame errors, 31/32 268, 15/16 144, 7/8 239,
+// 13/16 670 (SC: 262). 15/16 is also a shift and a subtraction in fixed point.
+#include "cpu/fixed_length_decoder.h"
+#include <gpufec/polar_decoder.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace gpufec {
+
+namespace {
+
+// "Known zero" for frozen bits and shortened positions: far above any sum of int8 LLRs
+// (at most 8 repetitions of 127 per position). Messages never grow past 2^n times this,
+// well inside float range, and stay finite: known zeros never meet a large value of the
+// opposite sign (the all-zero word satisfies them all), so no inf - inf can arise.
+constexpr float known_zero_llr = 1e5f;
+constexpr float minsum_scale = 15.0f / 16.0f;
+
+inline float boxplus(float a, float b)
+{
+    const float m = minsum_scale * std::min(std::fabs(a), std::fabs(b));
+    return ((a < 0) != (b < 0)) ? -m : m;
+}
+
+// Left-going messages of stage span h over the N nodes of a layer.
+template <int H>
+inline void stage_left(const float* __restrict__ Lr,
+                       const float* __restrict__ Rl,
+                       float* __restrict__ Ll,
+                       int N,
+                       int h_runtime)
+{
+    const int h = H > 0 ? H : h_runtime;
+    for (int b = 0; b < N; b += 2 * h) {
+        const float* La = Lr + b;
+        const float* Lb = La + h;
+        const float* Ra = Rl + b;
+        const float* Rb = Ra + h;
+        float* Oa = Ll + b;
+        float* Ob = Oa + h;
+        for (int j = 0; j < h; j++) {
+            Oa[j] = boxplus(La[j], Lb[j] + Rb[j]);
+            Ob[j] = boxplus(Ra[j], La[j]) + Lb[j];
+        }
+    }
+}
+
+// Right-going messages of stage span h.
+template <int H>
+inline void stage_right(const float* __restrict__ Lr,
+                        const float* __restrict__ Rl,
+                        float* __restrict__ Rr,
+                        int N,
+                        int h_runtime)
+{
+    const int h = H > 0 ? H : h_runtime;
+    for (int b = 0; b < N; b += 2 * h) {
+        const float* La = Lr + b;
+        const float* Lb = La + h;
+        const float* Ra = Rl + b;
+        const float* Rb = Ra + h;
+        float* Oa = Rr + b;
+        float* Ob = Oa + h;
+        for (int j = 0; j < h; j++) {
+            Oa[j] = boxplus(Ra[j], Lb[j] + Rb[j]);
+            Ob[j] = boxplus(Ra[j], La[j]) + Rb[j];
+        }
+    }
+}
+
+// The small spans get compile-time trip counts so that the inner loops unroll.
+inline void
+sweep_stage(bool left, const float* Lr, const float* Rl, float* out, int N, int h)
+{
+    switch (h) {
+    case 1:
+        return left ? stage_left<1>(Lr, Rl, out, N, 1)
+                    : stage_right<1>(Lr, Rl, out, N, 1);
+    case 2:
+        return left ? stage_left<2>(Lr, Rl, out, N, 2)
+                    : stage_right<2>(Lr, Rl, out, N, 2);
+    case 4:
+        return left ? stage_left<4>(Lr, Rl, out, N, 4)
+                    : stage_right<4>(Lr, Rl, out, N, 4);
+    default:
+        return left ? stage_left<0>(Lr, Rl, out, N, h)
+                    : stage_right<0>(Lr, Rl, out, N, h);
+    }
+}
+
+struct workspace {
+    std::vector<float> L, R;      // (n + 1) layers of N
+    std::vector<uint8_t> u, c;    // decisions, info bits
+    std::vector<uint64_t> uw, xw; // u_hat G_N and x_hat, 64 bits a word
+};
+
+// Signs of a + b (1 = negative) over n values, bit j of word j / 64 (n < 64: one word).
+inline void pack_signs(const float* a, const float* b, int n, uint64_t* words)
+{
+    for (int w = 0; w * 64 < n; w++) {
+        const int len = std::min(64, n - 64 * w);
+        uint64_t bits = 0;
+        for (int j = 0; j < len; j++)
+            bits |= static_cast<uint64_t>((a[64 * w + j] + b[64 * w + j]) < 0) << j;
+        words[w] = bits;
+    }
+}
+
+// x = u G_N on bit-packed words (nr_polar_code::transform, 64 bits at a time).
+inline void transform_packed(uint64_t* w, int N)
+{
+    static const uint64_t keep[6] = { 0x5555555555555555ull, 0x3333333333333333ull,
+                                      0x0F0F0F0F0F0F0F0Full, 0x00FF00FF00FF00FFull,
+                                      0x0000FFFF0000FFFFull, 0x00000000FFFFFFFFull };
+    const int words = std::max(1, N / 64);
+    // Spans inside a word: bit j (j & h == 0) ^= bit j + h.
+    for (int s = 0, h = 1; s < 6 && h < N; s++, h <<= 1)
+        for (int i = 0; i < words; i++)
+            w[i] ^= (w[i] >> h) & keep[s];
+    for (int h = 1; h < words; h <<= 1)
+        for (int b = 0; b < words; b += 2 * h)
+            for (int i = b; i < b + h; i++)
+                w[i] ^= w[i + h];
+}
+
+class polar_bp_decoder_cpu : public fixed_length_cpu_decoder
+{
+public:
+    polar_bp_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& opt)
+        : fixed_length_cpu_decoder("polar", code.e(), code.k()),
+          d_code(code),
+          d_iterations(opt.bp_iterations),
+          d_early(opt.bp_early_termination)
+    {
+        const int N = code.N();
+        std::vector<uint8_t> sent(N, 0);
+        for (uint16_t d : code.output_to_codeword())
+            sent[d] = 1;
+        d_fill.assign(N, 0.f);
+        if (code.rate_matching() == polar_rate_matching::shortening)
+            for (int j = 0; j < N; j++)
+                if (!sent[j])
+                    d_fill[j] = known_zero_llr;
+        d_prior.assign(N, 0.f);
+        for (int j = 0; j < N; j++)
+            if (code.frozen()[j])
+                d_prior[j] = known_zero_llr;
+    }
+
+    bool has_soft_output() const override { return true; }
+
+    frame_status decode_one(const llr8_t* llrs, uint8_t* packed, float* soft) override
+    {
+        thread_local workspace ws;
+        return decode_frame(llrs, packed, soft, ws);
+    }
+
+    std::string name() const override
+    {
+        return "polar bp x" + std::to_string(d_iterations) + (d_early ? " et" : "") +
+               " (k=" + std::to_string(d_code.k()) + ", e=" + std::to_string(d_code.e()) +
+               ", N=" + std::to_string(d_code.N()) + ", " + to_string(d_code.crc()) +
+               ") on cpu";
+    }
+
+private:
+    frame_status
+    decode_frame(const llr8_t* in, uint8_t* out, float* soft, workspace& ws) const
+    {
+        const int N = d_code.N(), n = d_code.n();
+        ws.L.resize(size_t(n + 1) * N);
+        ws.R.assign(size_t(n + 1) * N, 0.f);
+        ws.u.resize(N);
+        ws.c.resize(d_code.K());
+        ws.uw.resize(std::max(1, N / 64));
+        ws.xw.resize(std::max(1, N / 64));
+        float* L = ws.L.data();
+        float* R = ws.R.data();
+        float* ch = L + size_t(n) * N;
+        std::copy(d_fill.begin(), d_fill.end(), ch);
+        const auto& map = d_code.output_to_codeword();
+        for (size_t j = 0; j < map.size(); j++)
+            ch[map[j]] += static_cast<float>(in[j]);
+        std::copy(d_prior.begin(), d_prior.end(), R);
+
+        int it = 1;
+        for (;; it++) {
+            for (int s = n - 1; s >= 0; s--)
+                sweep_stage(true,
+                            L + size_t(s + 1) * N,
+                            R + size_t(s) * N,
+                            L + size_t(s) * N,
+                            N,
+                            1 << s);
+            // The right sweep only feeds the next iteration and the stopping test.
+            if (it == d_iterations)
+                break;
+            for (int s = 0; s < n; s++)
+                sweep_stage(false,
+                            L + size_t(s + 1) * N,
+                            R + size_t(s) * N,
+                            R + size_t(s + 1) * N,
+                            N,
+                            1 << s);
+            if (d_early && g_matrix_holds(L, R, ws) && crc_holds(ws))
+                break;
+        }
+        decide(L, R, ws);
+        const bool ok = crc_holds(ws);
+
+        const auto& info = d_code.info_positions();
+        const int k = d_code.k();
+        std::memset(out, 0, packed_bytes(k));
+        for (int j = 0; j < k; j++)
+            if (ws.u[info[j]])
+                out[j >> 3] |= static_cast<uint8_t>(0x80u >> (j & 7));
+        if (soft)
+            for (int j = 0; j < k; j++)
+                soft[j] = L[info[j]] + R[info[j]];
+        return frame_status{ it, ok };
+    }
+
+    // u_hat from the u-side a-posteriori LLRs (frozen bits come out 0 by their prior).
+    void
+    decide(const float* __restrict__ L, const float* __restrict__ R, workspace& ws) const
+    {
+        const int N = d_code.N();
+        uint8_t* __restrict__ u = ws.u.data();
+        for (int j = 0; j < N; j++)
+            u[j] = (L[j] + R[j]) < 0;
+    }
+
+    // G-matrix criterion: the x-side decisions equal u_hat G_N. Leaves u_hat in ws.u
+    // when it holds.
+    bool g_matrix_holds(const float* L, const float* R, workspace& ws) const
+    {
+        const int N = d_code.N(), n = d_code.n();
+        const int words = std::max(1, N / 64);
+        pack_signs(L, R, N, ws.uw.data());
+        transform_packed(ws.uw.data(), N);
+        pack_signs(L + size_t(n) * N, R + size_t(n) * N, N, ws.xw.data());
+        if (!std::equal(ws.uw.begin(), ws.uw.begin() + words, ws.xw.begin()))
+            return false;
+        decide(L, R, ws);
+        return true;
+    }
+
+    bool crc_holds(workspace& ws) const
+    {
+        const int crc_len = d_code.crc_bits();
+        if (crc_len == 0)
+            return true;
+        const auto& info = d_code.info_positions();
+        const int K = d_code.K(), k = d_code.k();
+        for (int j = 0; j < K; j++)
+            ws.c[j] = ws.u[info[j]];
+        uint8_t parity[24];
+        nr_crc_parity(d_code.crc(), ws.c.data(), k, parity);
+        return std::equal(parity, parity + crc_len, ws.c.data() + k);
+    }
+
+    nr_polar_code d_code;
+    int d_iterations;
+    bool d_early;
+    std::vector<float> d_fill;  // channel LLR before adding the received values
+    std::vector<float> d_prior; // R at the u layer: known zero on frozen bits
+};
+
+} // namespace
+
+std::unique_ptr<batch_decoder> make_polar_bp_decoder_cpu(const nr_polar_code& code,
+                                                         const polar_decoder_options& opt)
+{
+    return std::make_unique<polar_bp_decoder_cpu>(code, opt);
+}
+
+} // namespace gpufec
