@@ -24,7 +24,7 @@
 // 50 iterations, ET) scale 1 gives 911 frame errors, 31/32 268, 15/16 144, 7/8 239,
 // 13/16 670 (SC: 262). 15/16 is also a shift and a subtraction in fixed point.
 #include "cpu/fixed_length_decoder.h"
-#include <gpufec/polar_decoder.h>
+#include <gpufec/polar_decoding.h>
 
 #include <algorithm>
 #include <cmath>

@@ -14,7 +14,7 @@
 // last left child (left + 2^l) are kept. Going from leaf i-1 to leaf i only levels
 // 0..ctz(i) change: a g at level ctz(i), then f down to the leaf.
 #include "cpu/fixed_length_decoder.h"
-#include <gpufec/polar_decoder.h>
+#include <gpufec/polar_decoding.h>
 
 #include <algorithm>
 #include <cmath>

@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "test_helpers.h"
-#include <gpufec/polar_decoder.h>
+#include <gpufec/polar_decoding.h>
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <atomic>

@@ -5,8 +5,8 @@
  */
 // Polar decoders for nr_polar_code (layer cpu/): SC, CRC-aided SCL and belief
 // propagation.
-#ifndef INCLUDED_GPUFEC_POLAR_DECODER_H
-#define INCLUDED_GPUFEC_POLAR_DECODER_H
+#ifndef INCLUDED_GPUFEC_POLAR_DECODING_H
+#define INCLUDED_GPUFEC_POLAR_DECODING_H
 
 #include <gpufec/batch_decoder.h>
 #include <gpufec/polar.h>
