@@ -14,7 +14,7 @@
 #include <gnuradio/gpufec/lte_turbo_code.h>
 #include <gnuradio/gpufec/nr_ldpc_code.h>
 #include <gnuradio/gpufec/nr_polar_code.h>
-#include <gnuradio/gpufec/polar_decoding.h>
+#include <gnuradio/gpufec/polar_decoder.h>
 #include <gnuradio/gpufec/polar_decoder_pdu.h>
 #include <gnuradio/gpufec/turbo_decoder.h>
 #include <gnuradio/gpufec/turbo_decoder_pdu.h>
