@@ -1,0 +1,61 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// LTE turbo decoders (max-log-MAP, sub-block windows) behind the batch_decoder contract.
+#ifndef INCLUDED_GPUFEC_TURBO_DECODER_H
+#define INCLUDED_GPUFEC_TURBO_DECODER_H
+
+#include <gpufec/batch_decoder.h>
+#include <gpufec/turbo.h>
+#include <memory>
+#include <string>
+
+namespace gpufec {
+
+enum class turbo_algorithm {
+    max_log_map,       //!< extrinsic passed as computed
+    scaled_max_log_map //!< extrinsic multiplied by extrinsic_scale before it is passed
+};
+enum class turbo_arithmetic {
+    int8,   //!< int8 extrinsic storage (saturating at +/-127), int16 state metrics
+    int16,  //!< int16 extrinsic (saturating at +/-2047) and int16 state metrics
+    float32 //!< float throughout
+};
+
+struct turbo_decoder_options {
+    int iterations = 6; //!< full iterations (two half-iterations each), 1..32
+    turbo_algorithm algorithm = turbo_algorithm::scaled_max_log_map;
+    //! Scaled max-log-MAP only, (0, 1]; the integer paths use round(scale * 128) / 128.
+    float extrinsic_scale = 0.7f;
+    turbo_arithmetic arithmetic = turbo_arithmetic::int16;
+    //! Sub-decoders (trellis windows) per code block, 1..64, with K / sub_blocks >= 8.
+    //! Windows start from their neighbours' boundary state metrics of the previous
+    //! iteration ("stakes"; uniform in the first one), so sub_blocks > 1 costs a little
+    //! BER and gives the structure of the parallel GPU decoder.
+    int sub_blocks = 1;
+    //! Stop once the CRC24B of the hard decisions holds (codes with crc24b() only).
+    bool early_termination = true;
+};
+
+//! "max-log-map" | "scaled-max-log-map"; throws gpufec::error naming the allowed values.
+turbo_algorithm parse_turbo_algorithm(const std::string& s);
+//! "int8" | "int16" | "float"; throws gpufec::error naming the allowed values.
+turbo_arithmetic parse_turbo_arithmetic(const std::string& s);
+
+/*!
+ * CPU max-log-MAP turbo decoder of `code`. Each frame is code.coded_bits() = 3K + 12 int8
+ * LLRs in the d0 | d1 | d2 layout of lte_turbo_code (L > 0 means bit 0); the output is
+ * the code.info_bits() payload bits (CRC24B removed), packed MSB first. frame_status:
+ * full iterations run, ok = the CRC24B of the K decoded bits holds (always true for a
+ * code without CRC). Soft output: the a-posteriori LLRs of the payload bits in input
+ * units. Results depend only on the frame (bit-exact for the integer arithmetics), not
+ * on the thread count. Throws gpufec::error naming the allowed values for bad options.
+ */
+std::unique_ptr<batch_decoder>
+make_turbo_decoder_cpu(const lte_turbo_code& code, const turbo_decoder_options& options);
+
+} // namespace gpufec
+
+#endif
