@@ -85,6 +85,9 @@ turbo_arithmetic parse_turbo_arithmetic(const std::string& s)
 
 namespace {
 
+// 32-byte vectors pass between internal inline functions only: no ABI to keep.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 #if defined(__x86_64__) || defined(__i386__)
 #define GPUFEC_X86_KERNELS 1
 #else
@@ -120,7 +123,8 @@ struct int16_traits {
     typedef v8s vec;        // the 8 state metrics
     typedef v8s mask;
     typedef int16_t ext; // stored extrinsic
-    typedef int32_t acc; // extrinsic before saturation, APP
+    typedef int16_t raw; // extrinsic as computed (|Le| < 2 * 13933, see above)
+    typedef int32_t acc; // scaled extrinsic before saturation, APP
     static constexpr int ext_max = 2047;
     static constexpr metric neg_inf = -16384;
 };
@@ -135,6 +139,7 @@ struct float_traits {
     typedef v8f vec;
     typedef v8i mask;
     typedef float ext;
+    typedef float raw;
     typedef float acc;
     static constexpr metric neg_inf = -1e30f;
 };
@@ -180,9 +185,11 @@ struct kernels {
     {
         const V bs = bcast<V>(lsa), bp = bcast<V>(lp);
         const V g0 = (L::fwd_u0 ? bs : V{}) + (L::fwd_z0 ? bp : V{});
-        const V g1 = (bs + bp) - g0;
-        const V a0 = __builtin_shufflevector(a, a, 0, 2, 4, 6, 0, 2, 4, 6);
-        const V a1 = __builtin_shufflevector(a, a, 1, 3, 5, 7, 1, 3, 5, 7);
+        const V g1 = (L::fwd_u0 ? V{} : bs) + (L::fwd_z0 ? V{} : bp);
+        // Even and odd lanes, twice; written as two-operand extractions, a pattern
+        // that GCC lowers to unpacks on plain SSE2 too.
+        const V a0 = __builtin_shufflevector(a, a, 0, 2, 4, 6, 8, 10, 12, 14);
+        const V a1 = __builtin_shufflevector(a, a, 1, 3, 5, 7, 9, 11, 13, 15);
         return normalise(vmax(a0 + g0, a1 + g1));
     }
 
@@ -203,32 +210,36 @@ struct kernels {
         return normalise(vmax(p0 + u0, p1 + (bs - u0)));
     }
 
-    // max over u = 0 branches minus max over u = 1 branches.
-    static __attribute__((always_inline)) inline typename Tr::acc ext(V a, V p0, V p1)
+    // Le = max over u = 0 branches - max over u = 1 branches, into *le.
+    static __attribute__((always_inline)) inline void
+    ext(V a, V p0, V p1, typename Tr::raw* le)
     {
-        const V t0 = a + (L::bwd_u0 ? p0 : p1);
-        const V t1 = a + (L::bwd_u0 ? p1 : p0);
+        const V m0 = a + p0, m1 = a + p1; // branches a = 0 and a = 1
+        // u = 0: a = 0 where bwd_u0, else a = 1 (constant blends).
+        const V t0 = __builtin_shufflevector(m0, m1, 0, 9, 10, 3, 4, 13, 14, 7);
+        const V t1 = __builtin_shufflevector(m1, m0, 0, 9, 10, 3, 4, 13, 14, 7);
         V x = vmax(__builtin_shufflevector(t0, t1, 0, 1, 2, 3, 8, 9, 10, 11),
                    __builtin_shufflevector(t0, t1, 4, 5, 6, 7, 12, 13, 14, 15));
         x = vmax(x, __builtin_shufflevector(x, x, 2, 3, 0, 1, 6, 7, 4, 5));
         x = vmax(x, __builtin_shufflevector(x, x, 1, 0, 3, 2, 5, 4, 7, 6));
-        return static_cast<typename Tr::acc>(x[0]) - static_cast<typename Tr::acc>(x[4]);
+        x = x - __builtin_shufflevector(x, x, 4, 5, 6, 7, 0, 1, 2, 3);
+        *le = x[0];
     }
 
-    // One window [b, e): forward and backward recursions side by side; sink(k, Le) once
-    // per step. A and B hold alpha_k and beta_k by absolute step.
-    template <class Sink>
-    static __attribute__((always_inline)) inline void window(const T* __restrict__ lsa,
-                                                             const T* __restrict__ par,
-                                                             int b,
-                                                             int e,
-                                                             V alpha_init,
-                                                             V beta_init,
-                                                             V* __restrict__ A,
-                                                             V* __restrict__ B,
-                                                             V& alpha_end,
-                                                             V& beta_begin,
-                                                             Sink&& sink)
+    // One window [b, e): forward and backward recursions side by side; le[k] once per
+    // step. A and B hold alpha_k and beta_k by absolute step.
+    static __attribute__((always_inline)) inline void
+    window(const T* __restrict__ lsa,
+           const T* __restrict__ par,
+           int b,
+           int e,
+           V alpha_init,
+           V beta_init,
+           V* __restrict__ A,
+           V* __restrict__ B,
+           V& alpha_end,
+           V& beta_begin,
+           typename Tr::raw* __restrict__ le)
     {
         const int len = e - b;
         V a = alpha_init, bt = beta_init; // alpha_f and beta_{g+1}
@@ -248,7 +259,7 @@ struct kernels {
             B[f + 1] = bt;
             V p0, p1;
             succ(bt, par[f], p0, p1);
-            sink(f, ext(a, p0, p1));
+            ext(a, p0, p1, le + f);
             a = fwd(a, lsa[f], par[f]);
             bt = bwd(p0, p1, lsa[f]);
             j++;
@@ -257,10 +268,10 @@ struct kernels {
             const int f = b + j, g = e - 1 - j;
             V q0, q1;
             succ(B[f + 1], par[f], q0, q1);
-            sink(f, ext(a, q0, q1));
+            ext(a, q0, q1, le + f);
             V p0, p1;
             succ(bt, par[g], p0, p1);
-            sink(g, ext(A[g], p0, p1));
+            ext(A[g], p0, p1, le + g);
             a = fwd(a, lsa[f], par[f]);
             bt = bwd(p0, p1, lsa[g]);
         }
@@ -288,6 +299,8 @@ struct workspace {
     typedef typename Tr::metric T;
     std::vector<T> sys1, par1, sys2, par2, lsa;
     std::vector<typename Tr::ext> e12, e21; // decoder 1 -> 2 and 2 -> 1, natural order
+    std::vector<typename Tr::ext> e2;       // decoder 2's, interleaved order
+    std::vector<typename Tr::raw> le;
     std::vector<typename Tr::acc> app;
     vec_array<V> A, B;
     vec_array<V> stakes; // [decoder][buffer][alpha, beta][boundary 0..P]
@@ -397,22 +410,40 @@ private:
     }
 #endif
 
-    // Extrinsic passed to the other decoder (see the normative description).
+    // Extrinsic passed to the other decoder (see the normative description), for the
+    // steps in order; one loop per case so that each vectorises.
     template <class Tr>
-    __attribute__((always_inline)) inline typename Tr::ext pass(typename Tr::acc le) const
+    __attribute__((always_inline)) inline void
+    pass(const typename Tr::raw* __restrict__ le,
+         typename Tr::ext* __restrict__ out,
+         int n) const
     {
-        if constexpr (std::is_same<typename Tr::acc, float>::value) {
-            return d_scaled ? le * d_scale : le;
+        if constexpr (std::is_same<typename Tr::raw, float>::value) {
+            const float scale = d_scale;
+            if (d_scaled)
+                for (int i = 0; i < n; i++)
+                    out[i] = le[i] * scale;
+            else
+                std::memcpy(out, le, n * sizeof(float));
         } else {
-            const int v = d_scaled ? (le * d_scale_q + 64) >> 7 : le;
-            return static_cast<typename Tr::ext>(
-                std::clamp(v, -Tr::ext_max, Tr::ext_max));
+            const int q = d_scale_q, m = Tr::ext_max;
+            if (d_scaled)
+                for (int i = 0; i < n; i++) {
+                    const int v = (le[i] * q + 64) >> 7;
+                    out[i] = static_cast<typename Tr::ext>(v > m ? m : (v < -m ? -m : v));
+                }
+            else
+                for (int i = 0; i < n; i++) {
+                    const int v = le[i];
+                    out[i] = static_cast<typename Tr::ext>(v > m ? m : (v < -m ? -m : v));
+                }
         }
     }
 
-    // Runs every window of one constituent decoder. Stakes: in[0..P] alpha, in[P+1..]
-    // beta of the previous iteration; out receives this iteration's.
-    template <class Tr, class Sink>
+    // Runs every window of one constituent decoder, raw extrinsic into le. Stakes:
+    // in[0..P] alpha, in[P+1..] beta of the previous iteration; out receives this
+    // iteration's.
+    template <class Tr>
     __attribute__((always_inline)) inline void
     half_iteration(const typename Tr::metric* lsa,
                    const typename Tr::metric* par,
@@ -420,7 +451,7 @@ private:
                    typename Tr::vec* B,
                    const typename Tr::vec* in,
                    typename Tr::vec* out,
-                   Sink&& sink) const
+                   typename Tr::raw* le) const
     {
         const int p = d_opt.sub_blocks;
         out[0] = in[0];
@@ -436,7 +467,7 @@ private:
                                 B,
                                 out[w + 1],
                                 out[p + 1 + w],
-                                sink);
+                                le);
     }
 
     // The whole frame decoder, inlined into one entry point per instruction set.
@@ -446,7 +477,6 @@ private:
     {
         typedef typename Tr::vec V;
         typedef typename Tr::metric T;
-        typedef typename Tr::acc Acc;
         thread_local workspace<Tr> ws;
         const int k = d_code.k(), s = d_code.stream_bits(), p = d_opt.sub_blocks;
         const llr8_t* d0 = in;
@@ -461,6 +491,8 @@ private:
         ws.lsa.resize(k);
         ws.e12.resize(k);
         ws.e21.assign(k, 0);
+        ws.e2.resize(k);
+        ws.le.resize(k);
         ws.app.resize(k);
         ws.hard.resize(k);
         V* A = ws.A.resize(k + 1);
@@ -502,37 +534,36 @@ private:
         bool decided = false;
         int cur = 0; // stake buffer holding the previous iteration's
         T* lsa = ws.lsa.data();
+        typename Tr::raw* le = ws.le.data();
+        auto* e12 = ws.e12.data();
+        auto* e21 = ws.e21.data();
         for (int it = 0; it < d_opt.iterations; it++) {
             V* st1 = stakes;
             V* st2 = stakes + 2 * per_buffer;
 
-            const auto* la1 = ws.e21.data();
             for (int i = 0; i < k; i++)
-                lsa[i] = static_cast<T>(ws.sys1[i] + la1[i]);
-            auto* e12 = ws.e12.data();
+                lsa[i] = static_cast<T>(ws.sys1[i] + e21[i]);
             half_iteration<Tr>(lsa,
                                ws.par1.data(),
                                A,
                                B,
                                st1 + cur * per_buffer,
                                st1 + (1 - cur) * per_buffer,
-                               [&](int i, Acc le) { e12[i] = pass<Tr>(le); });
+                               le);
+            pass<Tr>(le, e12, k);
 
             for (int i = 0; i < k; i++)
                 lsa[i] = static_cast<T>(ws.sys2[i] + e12[pi[i]]);
-            auto* e21 = ws.e21.data();
-            Acc* app = ws.app.data();
             half_iteration<Tr>(lsa,
                                ws.par2.data(),
                                A,
                                B,
                                st2 + cur * per_buffer,
                                st2 + (1 - cur) * per_buffer,
-                               [&](int i, Acc le) {
-                                   const uint32_t c = pi[i];
-                                   e21[c] = pass<Tr>(le);
-                                   app[c] = static_cast<Acc>(lsa[i]) + le;
-                               });
+                               le);
+            pass<Tr>(le, ws.e2.data(), k);
+            for (int i = 0; i < k; i++) // de-interleave
+                e21[pi[i]] = ws.e2[i];
             cur = 1 - cur;
             status.iterations = it + 1;
             decided = false;
@@ -558,11 +589,17 @@ private:
     }
 
     template <class Tr>
+    // APP and hard decisions from decoder 2's last half-iteration (lsa and le).
     __attribute__((always_inline)) inline void decide(workspace<Tr>& ws) const
     {
+        typedef typename Tr::acc Acc;
         const int k = d_code.k();
-        for (int i = 0; i < k; i++)
-            ws.hard[i] = ws.app[i] < 0;
+        const uint32_t* pi = d_code.interleaver().data();
+        for (int i = 0; i < k; i++) {
+            const Acc app = static_cast<Acc>(ws.lsa[i]) + static_cast<Acc>(ws.le[i]);
+            ws.app[pi[i]] = app;
+            ws.hard[pi[i]] = app < 0;
+        }
     }
 
     lte_turbo_code d_code;
