@@ -10,7 +10,7 @@
 #define INCLUDED_GPUFEC_LDPC_ALIST_H
 
 #include <gpufec/batch_decoder.h>
-#include <gpufec/ldpc_decoder.h>
+#include <gpufec/ldpc_decoding.h>
 #include <memory>
 #include <string>
 #include <vector>
@@ -93,7 +93,7 @@ private:
 
 /*!
  * CPU layered min-sum decoder of an alist code, with the options and arithmetic of the NR
- * decoder (ldpc_decoder.h): normalised (alpha, int8 uses round(16 alpha)/16) or offset
+ * decoder (ldpc_decoding.h): normalised (alpha, int8 uses round(16 alpha)/16) or offset
  * (beta) min-sum, int8 check messages with int16 saturating APP or float, early
  * termination once H x = 0. A frame is code.n() int8 LLRs (no puncturing or rate
  * matching); the output is the code.k() bits at code.info_positions(), packed MSB first.

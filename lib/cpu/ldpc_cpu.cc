@@ -25,7 +25,7 @@
 // are pinned at the APP maximum (known zero bits). Hard decision: bit = L < 0. Early
 // termination checks all parity checks after each iteration.
 #include "cpu/fixed_length_decoder.h"
-#include <gpufec/ldpc_decoder.h>
+#include <gpufec/ldpc_decoding.h>
 
 #include <algorithm>
 #include <cmath>

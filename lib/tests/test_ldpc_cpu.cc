@@ -5,7 +5,7 @@
  */
 // CPU layered min-sum LDPC decoder: noiseless frames, int8 vs float, early termination,
 // BER over AWGN against the target, option validation.
-#include <gpufec/ldpc_decoder.h>
+#include <gpufec/ldpc_decoding.h>
 
 #include "test_helpers.h"
 #include <gtest/gtest.h>

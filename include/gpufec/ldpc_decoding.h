@@ -4,8 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // 5G NR LDPC decoders (layered min-sum) behind the batch_decoder contract.
-#ifndef INCLUDED_GPUFEC_LDPC_DECODER_H
-#define INCLUDED_GPUFEC_LDPC_DECODER_H
+#ifndef INCLUDED_GPUFEC_LDPC_DECODING_H
+#define INCLUDED_GPUFEC_LDPC_DECODING_H
 
 #include <gpufec/batch_decoder.h>
 #include <gpufec/ldpc.h>
