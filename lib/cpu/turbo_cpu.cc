@@ -48,7 +48,7 @@
 // -(5R + 127) (they lose every max, extrinsic included) and above -32768 + 5R + 127 (no
 // overflow in alpha + gamma + beta).
 #include "cpu/fixed_length_decoder.h"
-#include <gpufec/turbo_decoder.h>
+#include <gpufec/turbo_decoding.h>
 
 #include <type_traits>
 #include <algorithm>

@@ -7,7 +7,7 @@
 // (windows and stakes included) as a bit-exact reference, soft output, early
 // termination and CRC status, determinism, BER over AWGN against the target,
 // option validation.
-#include <gpufec/turbo_decoder.h>
+#include <gpufec/turbo_decoding.h>
 
 #include "test_helpers.h"
 #include <gtest/gtest.h>

@@ -4,8 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // LTE turbo decoders (max-log-MAP, sub-block windows) behind the batch_decoder contract.
-#ifndef INCLUDED_GPUFEC_TURBO_DECODER_H
-#define INCLUDED_GPUFEC_TURBO_DECODER_H
+#ifndef INCLUDED_GPUFEC_TURBO_DECODING_H
+#define INCLUDED_GPUFEC_TURBO_DECODING_H
 
 #include <gpufec/batch_decoder.h>
 #include <gpufec/turbo.h>
