@@ -46,7 +46,12 @@
 // stay within +/-3R (every state is reachable from every other in 3 steps); states not
 // yet reachable (first 2 steps) stay below neg_inf + 2R, and neg_inf = -16384 lies below
 // -(5R + 127) (they lose every max, extrinsic included) and above -32768 + 5R + 127 (no
-// overflow in alpha + gamma + beta).
+// overflow in alpha + gamma + beta). |Le| <= 3R + 127 (beta spread plus parity).
+//
+// Kernels: the 8 state metrics of a step in one vector (int16 x 8 or float x 8), one
+// window at a time. With AVX2 (picked at run time; GPUFEC_CPU_SIMD=portable forces the
+// baseline build) the int16 forward and backward metrics share one 256-bit register.
+// Every variant performs the same additions and maxima, so all give the same results.
 #include "cpu/fixed_length_decoder.h"
 #include <gpufec/turbo_decoding.h>
 
@@ -58,6 +63,10 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace gpufec {
 
@@ -123,7 +132,7 @@ struct int16_traits {
     typedef v8s vec;        // the 8 state metrics
     typedef v8s mask;
     typedef int16_t ext; // stored extrinsic
-    typedef int16_t raw; // extrinsic as computed (|Le| < 2 * 13933, see above)
+    typedef int16_t raw; // extrinsic as computed
     typedef int32_t acc; // scaled extrinsic before saturation, APP
     static constexpr int ext_max = 2047;
     static constexpr metric neg_inf = -16384;
@@ -214,10 +223,9 @@ struct kernels {
     static __attribute__((always_inline)) inline void
     ext(V a, V p0, V p1, typename Tr::raw* le)
     {
-        const V m0 = a + p0, m1 = a + p1; // branches a = 0 and a = 1
-        // u = 0: a = 0 where bwd_u0, else a = 1 (constant blends).
-        const V t0 = __builtin_shufflevector(m0, m1, 0, 9, 10, 3, 4, 13, 14, 7);
-        const V t1 = __builtin_shufflevector(m1, m0, 0, 9, 10, 3, 4, 13, 14, 7);
+        // u = 0: branch a = 0 where bwd_u0, else a = 1.
+        const V t0 = a + (L::bwd_u0 ? p0 : p1);
+        const V t1 = a + (L::bwd_u0 ? p1 : p0);
         V x = vmax(__builtin_shufflevector(t0, t1, 0, 1, 2, 3, 8, 9, 10, 11),
                    __builtin_shufflevector(t0, t1, 4, 5, 6, 7, 12, 13, 14, 15));
         x = vmax(x, __builtin_shufflevector(x, x, 2, 3, 0, 1, 6, 7, 4, 5));
@@ -279,6 +287,305 @@ struct kernels {
         beta_begin = bt;
     }
 };
+
+#if GPUFEC_X86_KERNELS
+#pragma GCC push_options
+#pragma GCC target("avx2")
+// The int16 window of kernels<int16_traits>::window with AVX2: the forward metrics in
+// the low 128-bit lane and the backward metrics in the high lane of one register, so
+// one instruction advances both recursions (and one computes both sides' extrinsic).
+// Same additions of the same values, so the same results.
+void window_avx2_i16(const int16_t* __restrict__ lsa,
+                     const int16_t* __restrict__ par,
+                     int b,
+                     int e,
+                     v8s alpha_init,
+                     v8s beta_init,
+                     v8s* __restrict__ A,
+                     v8s* __restrict__ B,
+                     v8s& alpha_end,
+                     v8s& beta_begin,
+                     int16_t* __restrict__ le)
+{
+    typedef lanes<v8s> L;
+    // pshufb controls (bytes of words). Recursion: low lane even/odd states (forward
+    // predecessors), high lane states 0..3 / 4..7 doubled (backward successors).
+    const __m256i pred0 = _mm256_setr_epi8(0,
+                                           1,
+                                           4,
+                                           5,
+                                           8,
+                                           9,
+                                           12,
+                                           13,
+                                           0,
+                                           1,
+                                           4,
+                                           5,
+                                           8,
+                                           9,
+                                           12,
+                                           13,
+                                           0,
+                                           1,
+                                           0,
+                                           1,
+                                           2,
+                                           3,
+                                           2,
+                                           3,
+                                           4,
+                                           5,
+                                           4,
+                                           5,
+                                           6,
+                                           7,
+                                           6,
+                                           7);
+    const __m256i pred1 = _mm256_setr_epi8(2,
+                                           3,
+                                           6,
+                                           7,
+                                           10,
+                                           11,
+                                           14,
+                                           15,
+                                           2,
+                                           3,
+                                           6,
+                                           7,
+                                           10,
+                                           11,
+                                           14,
+                                           15,
+                                           8,
+                                           9,
+                                           8,
+                                           9,
+                                           10,
+                                           11,
+                                           10,
+                                           11,
+                                           12,
+                                           13,
+                                           12,
+                                           13,
+                                           14,
+                                           15,
+                                           14,
+                                           15);
+    // Extrinsic: successors in both lanes.
+    const __m256i succ0 = _mm256_setr_epi8(0,
+                                           1,
+                                           0,
+                                           1,
+                                           2,
+                                           3,
+                                           2,
+                                           3,
+                                           4,
+                                           5,
+                                           4,
+                                           5,
+                                           6,
+                                           7,
+                                           6,
+                                           7,
+                                           0,
+                                           1,
+                                           0,
+                                           1,
+                                           2,
+                                           3,
+                                           2,
+                                           3,
+                                           4,
+                                           5,
+                                           4,
+                                           5,
+                                           6,
+                                           7,
+                                           6,
+                                           7);
+    const __m256i succ1 = _mm256_setr_epi8(8,
+                                           9,
+                                           8,
+                                           9,
+                                           10,
+                                           11,
+                                           10,
+                                           11,
+                                           12,
+                                           13,
+                                           12,
+                                           13,
+                                           14,
+                                           15,
+                                           14,
+                                           15,
+                                           8,
+                                           9,
+                                           8,
+                                           9,
+                                           10,
+                                           11,
+                                           10,
+                                           11,
+                                           12,
+                                           13,
+                                           12,
+                                           13,
+                                           14,
+                                           15,
+                                           14,
+                                           15);
+    const __m256i word0 = _mm256_setr_epi8(0,
+                                           1,
+                                           0,
+                                           1,
+                                           0,
+                                           1,
+                                           0,
+                                           1,
+                                           0,
+                                           1,
+                                           0,
+                                           1,
+                                           0,
+                                           1,
+                                           0,
+                                           1,
+                                           0,
+                                           1,
+                                           0,
+                                           1,
+                                           0,
+                                           1,
+                                           0,
+                                           1,
+                                           0,
+                                           1,
+                                           0,
+                                           1,
+                                           0,
+                                           1,
+                                           0,
+                                           1);
+    const __m256i swap_words = _mm256_setr_epi8(2,
+                                                3,
+                                                0,
+                                                1,
+                                                6,
+                                                7,
+                                                4,
+                                                5,
+                                                10,
+                                                11,
+                                                8,
+                                                9,
+                                                14,
+                                                15,
+                                                12,
+                                                13,
+                                                2,
+                                                3,
+                                                0,
+                                                1,
+                                                6,
+                                                7,
+                                                4,
+                                                5,
+                                                10,
+                                                11,
+                                                8,
+                                                9,
+                                                14,
+                                                15,
+                                                12,
+                                                13);
+    auto join = [](v8s lo, v8s hi) {
+        return _mm256_inserti128_si256(
+            _mm256_castsi128_si256(reinterpret_cast<__m128i>(lo)),
+            reinterpret_cast<__m128i>(hi),
+            1);
+    };
+    const __m256i u0 = join(L::fwd_u0, L::bwd_u0);
+    const __m256i z0 = join(L::fwd_z0, L::bwd_z0);
+    const __m256i bz0 = join(L::bwd_z0, L::bwd_z0);
+    auto pair = [](int16_t lo, int16_t hi) {
+        return _mm256_inserti128_si256(
+            _mm256_castsi128_si256(_mm_set1_epi16(lo)), _mm_set1_epi16(hi), 1);
+    };
+    // Advances alpha_f (low) and beta_{g+1} (high).
+    auto step = [&](__m256i v, __m256i xs, __m256i xp) {
+        const __m256i g0 =
+            _mm256_add_epi16(_mm256_and_si256(xs, u0), _mm256_and_si256(xp, z0));
+        const __m256i g1 =
+            _mm256_add_epi16(_mm256_andnot_si256(u0, xs), _mm256_andnot_si256(z0, xp));
+        const __m256i m =
+            _mm256_max_epi16(_mm256_add_epi16(_mm256_shuffle_epi8(v, pred0), g0),
+                             _mm256_add_epi16(_mm256_shuffle_epi8(v, pred1), g1));
+        return _mm256_sub_epi16(m, _mm256_shuffle_epi8(m, word0));
+    };
+    // Extrinsic of step f from alpha (low of ea) and beta_{f+1} (low of eb), of step g
+    // from the high lanes; xp holds both steps' parity LLRs.
+    auto ext = [&](__m256i ea, __m256i eb, __m256i xp) {
+        const __m256i zp0 = _mm256_and_si256(xp, bz0), zp1 = _mm256_andnot_si256(bz0, xp);
+        const __m256i m0 =
+            _mm256_add_epi16(ea, _mm256_add_epi16(_mm256_shuffle_epi8(eb, succ0), zp0));
+        const __m256i m1 =
+            _mm256_add_epi16(ea, _mm256_add_epi16(_mm256_shuffle_epi8(eb, succ1), zp1));
+        // u = 0 branches: a = 0 on lanes 0, 3, 4, 7 (bwd_u0), a = 1 on the others.
+        const __m256i t0 = _mm256_blend_epi16(m0, m1, 0x66);
+        const __m256i t1 = _mm256_blend_epi16(m1, m0, 0x66);
+        __m256i x = _mm256_max_epi16(_mm256_unpacklo_epi64(t0, t1),
+                                     _mm256_unpackhi_epi64(t0, t1));
+        x = _mm256_max_epi16(x, _mm256_shuffle_epi32(x, 0xB1));
+        x = _mm256_max_epi16(x, _mm256_shuffle_epi8(x, swap_words));
+        return _mm256_sub_epi16(x, _mm256_shuffle_epi32(x, 0x4E));
+    };
+    auto lo = [](__m256i v) { return reinterpret_cast<v8s>(_mm256_castsi256_si128(v)); };
+    auto hi = [](__m256i v) {
+        return reinterpret_cast<v8s>(_mm256_extracti128_si256(v, 1));
+    };
+
+    const int len = e - b;
+    __m256i v = join(alpha_init, beta_init);
+    int j = 0;
+    for (; j < len / 2; j++) {
+        const int f = b + j, g = e - 1 - j;
+        A[f] = lo(v);
+        B[g + 1] = hi(v);
+        v = step(v, pair(lsa[f], lsa[g]), pair(par[f], par[g]));
+    }
+    if (len & 1) {
+        const int f = b + j;
+        A[f] = lo(v);
+        B[f + 1] = hi(v);
+        const __m256i xp = pair(par[f], par[f]);
+        const __m256i ea = _mm256_permute2x128_si256(v, v, 0x00); // alpha_f twice
+        const __m256i eb = _mm256_permute2x128_si256(v, v, 0x11); // beta_{f+1} twice
+        le[f] = static_cast<int16_t>(_mm256_extract_epi16(ext(ea, eb, xp), 0));
+        v = step(v, pair(lsa[f], lsa[f]), xp);
+        j++;
+    }
+    for (; j < len; j++) {
+        const int f = b + j, g = e - 1 - j;
+        const __m256i xp = pair(par[f], par[g]);
+        const __m256i ea =
+            _mm256_inserti128_si256(v, reinterpret_cast<const __m128i&>(A[g]), 1);
+        const __m256i eb =
+            _mm256_inserti128_si256(v, reinterpret_cast<const __m128i&>(B[f + 1]), 0);
+        const __m256i d = ext(ea, eb, xp);
+        le[f] = static_cast<int16_t>(_mm256_extract_epi16(d, 0));
+        le[g] = static_cast<int16_t>(_mm256_extract_epi16(d, 8));
+        v = step(v, pair(lsa[f], lsa[g]), xp);
+    }
+    alpha_end = lo(v);
+    beta_begin = hi(v);
+}
+#pragma GCC pop_options
+#endif
 
 // Metric arrays 64-byte aligned: without -mavx GCC gives 32-byte vectors only 16-byte
 // alignment, which the AVX2 kernels' aligned loads would fault on.
@@ -397,7 +704,7 @@ private:
     template <class Tr>
     frame_status decode_portable(const llr8_t* in, uint8_t* out, float* soft) const
     {
-        return decode_frame<Tr>(in, out, soft);
+        return decode_frame<Tr, false>(in, out, soft);
     }
 #if GPUFEC_X86_KERNELS
     // Same operations, so the same results; AVX2 has the byte shuffles (pshufb) and
@@ -406,7 +713,7 @@ private:
     __attribute__((target("avx2"))) frame_status
     decode_avx2(const llr8_t* in, uint8_t* out, float* soft) const
     {
-        return decode_frame<Tr>(in, out, soft);
+        return decode_frame<Tr, true>(in, out, soft);
     }
 #endif
 
@@ -443,7 +750,7 @@ private:
     // Runs every window of one constituent decoder, raw extrinsic into le. Stakes:
     // in[0..P] alpha, in[P+1..] beta of the previous iteration; out receives this
     // iteration's.
-    template <class Tr>
+    template <class Tr, bool Avx2>
     __attribute__((always_inline)) inline void
     half_iteration(const typename Tr::metric* lsa,
                    const typename Tr::metric* par,
@@ -456,7 +763,23 @@ private:
         const int p = d_opt.sub_blocks;
         out[0] = in[0];
         out[p + 1 + p] = in[p + 1 + p];
-        for (int w = 0; w < p; w++)
+        for (int w = 0; w < p; w++) {
+#if GPUFEC_X86_KERNELS
+            if constexpr (Avx2 && std::is_same<typename Tr::metric, int16_t>::value) {
+                window_avx2_i16(lsa,
+                                par,
+                                d_bounds[w],
+                                d_bounds[w + 1],
+                                in[w],
+                                in[p + 1 + w + 1],
+                                A,
+                                B,
+                                out[w + 1],
+                                out[p + 1 + w],
+                                le);
+                continue;
+            }
+#endif
             kernels<Tr>::window(lsa,
                                 par,
                                 d_bounds[w],
@@ -468,10 +791,11 @@ private:
                                 out[w + 1],
                                 out[p + 1 + w],
                                 le);
+        }
     }
 
     // The whole frame decoder, inlined into one entry point per instruction set.
-    template <class Tr>
+    template <class Tr, bool Avx2>
     __attribute__((always_inline)) inline frame_status
     decode_frame(const llr8_t* in, uint8_t* out, float* soft) const
     {
@@ -543,24 +867,24 @@ private:
 
             for (int i = 0; i < k; i++)
                 lsa[i] = static_cast<T>(ws.sys1[i] + e21[i]);
-            half_iteration<Tr>(lsa,
-                               ws.par1.data(),
-                               A,
-                               B,
-                               st1 + cur * per_buffer,
-                               st1 + (1 - cur) * per_buffer,
-                               le);
+            half_iteration<Tr, Avx2>(lsa,
+                                     ws.par1.data(),
+                                     A,
+                                     B,
+                                     st1 + cur * per_buffer,
+                                     st1 + (1 - cur) * per_buffer,
+                                     le);
             pass<Tr>(le, e12, k);
 
             for (int i = 0; i < k; i++)
                 lsa[i] = static_cast<T>(ws.sys2[i] + e12[pi[i]]);
-            half_iteration<Tr>(lsa,
-                               ws.par2.data(),
-                               A,
-                               B,
-                               st2 + cur * per_buffer,
-                               st2 + (1 - cur) * per_buffer,
-                               le);
+            half_iteration<Tr, Avx2>(lsa,
+                                     ws.par2.data(),
+                                     A,
+                                     B,
+                                     st2 + cur * per_buffer,
+                                     st2 + (1 - cur) * per_buffer,
+                                     le);
             pass<Tr>(le, ws.e2.data(), k);
             for (int i = 0; i < k; i++) // de-interleave
                 e21[pi[i]] = ws.e2[i];
