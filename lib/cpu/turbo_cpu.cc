@@ -55,6 +55,7 @@
 #include "cpu/fixed_length_decoder.h"
 #include <gpufec/turbo_decoding.h>
 
+#include <initializer_list>
 #include <type_traits>
 #include <algorithm>
 #include <cmath>
@@ -308,201 +309,31 @@ void window_avx2_i16(const int16_t* __restrict__ lsa,
                      int16_t* __restrict__ le)
 {
     typedef lanes<v8s> L;
-    // pshufb controls (bytes of words). Recursion: low lane even/odd states (forward
-    // predecessors), high lane states 0..3 / 4..7 doubled (backward successors).
-    const __m256i pred0 = _mm256_setr_epi8(0,
-                                           1,
-                                           4,
-                                           5,
-                                           8,
-                                           9,
-                                           12,
-                                           13,
-                                           0,
-                                           1,
-                                           4,
-                                           5,
-                                           8,
-                                           9,
-                                           12,
-                                           13,
-                                           0,
-                                           1,
-                                           0,
-                                           1,
-                                           2,
-                                           3,
-                                           2,
-                                           3,
-                                           4,
-                                           5,
-                                           4,
-                                           5,
-                                           6,
-                                           7,
-                                           6,
-                                           7);
-    const __m256i pred1 = _mm256_setr_epi8(2,
-                                           3,
-                                           6,
-                                           7,
-                                           10,
-                                           11,
-                                           14,
-                                           15,
-                                           2,
-                                           3,
-                                           6,
-                                           7,
-                                           10,
-                                           11,
-                                           14,
-                                           15,
-                                           8,
-                                           9,
-                                           8,
-                                           9,
-                                           10,
-                                           11,
-                                           10,
-                                           11,
-                                           12,
-                                           13,
-                                           12,
-                                           13,
-                                           14,
-                                           15,
-                                           14,
-                                           15);
+    // pshufb controls: word i of each 128-bit lane takes word lo[i] (low lane) or hi[i]
+    // (high lane) of the same lane.
+    auto words = [](std::initializer_list<int> lo, std::initializer_list<int> hi) {
+        alignas(32) int8_t c[32];
+        int i = 0;
+        for (int w : lo) {
+            c[i++] = static_cast<int8_t>(2 * w);
+            c[i++] = static_cast<int8_t>(2 * w + 1);
+        }
+        for (int w : hi) {
+            c[i++] = static_cast<int8_t>(2 * w);
+            c[i++] = static_cast<int8_t>(2 * w + 1);
+        }
+        return _mm256_load_si256(reinterpret_cast<const __m256i*>(c));
+    };
+    // Recursion: low lane the forward predecessors (even / odd states), high lane the
+    // backward successors (states 0..3 / 4..7, each twice).
+    const __m256i pred0 = words({ 0, 2, 4, 6, 0, 2, 4, 6 }, { 0, 0, 1, 1, 2, 2, 3, 3 });
+    const __m256i pred1 = words({ 1, 3, 5, 7, 1, 3, 5, 7 }, { 4, 4, 5, 5, 6, 6, 7, 7 });
     // Extrinsic: successors in both lanes.
-    const __m256i succ0 = _mm256_setr_epi8(0,
-                                           1,
-                                           0,
-                                           1,
-                                           2,
-                                           3,
-                                           2,
-                                           3,
-                                           4,
-                                           5,
-                                           4,
-                                           5,
-                                           6,
-                                           7,
-                                           6,
-                                           7,
-                                           0,
-                                           1,
-                                           0,
-                                           1,
-                                           2,
-                                           3,
-                                           2,
-                                           3,
-                                           4,
-                                           5,
-                                           4,
-                                           5,
-                                           6,
-                                           7,
-                                           6,
-                                           7);
-    const __m256i succ1 = _mm256_setr_epi8(8,
-                                           9,
-                                           8,
-                                           9,
-                                           10,
-                                           11,
-                                           10,
-                                           11,
-                                           12,
-                                           13,
-                                           12,
-                                           13,
-                                           14,
-                                           15,
-                                           14,
-                                           15,
-                                           8,
-                                           9,
-                                           8,
-                                           9,
-                                           10,
-                                           11,
-                                           10,
-                                           11,
-                                           12,
-                                           13,
-                                           12,
-                                           13,
-                                           14,
-                                           15,
-                                           14,
-                                           15);
-    const __m256i word0 = _mm256_setr_epi8(0,
-                                           1,
-                                           0,
-                                           1,
-                                           0,
-                                           1,
-                                           0,
-                                           1,
-                                           0,
-                                           1,
-                                           0,
-                                           1,
-                                           0,
-                                           1,
-                                           0,
-                                           1,
-                                           0,
-                                           1,
-                                           0,
-                                           1,
-                                           0,
-                                           1,
-                                           0,
-                                           1,
-                                           0,
-                                           1,
-                                           0,
-                                           1,
-                                           0,
-                                           1,
-                                           0,
-                                           1);
-    const __m256i swap_words = _mm256_setr_epi8(2,
-                                                3,
-                                                0,
-                                                1,
-                                                6,
-                                                7,
-                                                4,
-                                                5,
-                                                10,
-                                                11,
-                                                8,
-                                                9,
-                                                14,
-                                                15,
-                                                12,
-                                                13,
-                                                2,
-                                                3,
-                                                0,
-                                                1,
-                                                6,
-                                                7,
-                                                4,
-                                                5,
-                                                10,
-                                                11,
-                                                8,
-                                                9,
-                                                14,
-                                                15,
-                                                12,
-                                                13);
+    const __m256i succ0 = words({ 0, 0, 1, 1, 2, 2, 3, 3 }, { 0, 0, 1, 1, 2, 2, 3, 3 });
+    const __m256i succ1 = words({ 4, 4, 5, 5, 6, 6, 7, 7 }, { 4, 4, 5, 5, 6, 6, 7, 7 });
+    const __m256i word0 = words({ 0, 0, 0, 0, 0, 0, 0, 0 }, { 0, 0, 0, 0, 0, 0, 0, 0 });
+    const __m256i swap_words =
+        words({ 1, 0, 3, 2, 5, 4, 7, 6 }, { 1, 0, 3, 2, 5, 4, 7, 6 });
     auto join = [](v8s lo, v8s hi) {
         return _mm256_inserti128_si256(
             _mm256_castsi128_si256(reinterpret_cast<__m128i>(lo)),
