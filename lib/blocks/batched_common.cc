@@ -29,6 +29,12 @@ batched_engine make_batched_engine(const std::string& block_name,
         throw ::gpufec::error(block_name +
                               ": llr_scale must be a positive finite number");
     }
+    if (!options.cpu_only_what.empty() && options.backend.rfind("cuda", 0) == 0) {
+        throw ::gpufec::error(block_name + ": backend \"" + options.backend +
+                              "\" is not yet available for " + options.cpu_only_what +
+                              " (its CUDA kernel is still to come); allowed: \"cpu\", "
+                              "\"auto\" (runs on the CPU)");
+    }
     const ::gpufec::backend_spec spec = ::gpufec::resolve_backend(options.backend);
 
     batched_engine out;

@@ -35,6 +35,9 @@ struct batched_options {
     bool soft_output = false;
     //! Tag each frame (stream) / fill its metadata (PDU) with `iterations` and `crc_ok`.
     bool status_tags = false;
+    //! Set for decoders with no CUDA kernel yet (e.g. "turbo decoding"): an explicit
+    //! "cuda"/"cuda:N" backend raises "not yet available", GPU or not.
+    std::string cpu_only_what;
 };
 
 //! Keys of the per-frame status tags / PDU metadata.

@@ -33,7 +33,8 @@ std::string code_name(const code::sptr& code)
     return code ? "a '" + code->family() + "' code (" + code->describe() + ")" : "None";
 }
 
-batched_options stream_options(bool soft_output,
+batched_options stream_options(const std::string& what,
+                               bool soft_output,
                                const std::string& backend,
                                int max_batch_frames,
                                double max_latency_ms,
@@ -46,6 +47,7 @@ batched_options stream_options(bool soft_output,
     options.llr_scale = llr_scale;
     options.soft_output = soft_output;
     options.status_tags = true;
+    options.cpu_only_what = what;
     return options;
 }
 
@@ -166,6 +168,7 @@ turbo_decoder::sptr turbo_decoder::make(code::sptr code,
                                         double llr_scale)
 {
     const std::string block = "turbo_decoder";
+    const std::string what = "turbo decoding";
     return gnuradio::make_block_sptr<batched_decoder_impl<turbo_decoder>>(
         block,
         turbo_factory(block,
@@ -179,7 +182,7 @@ turbo_decoder::sptr turbo_decoder::make(code::sptr code,
         input_type,
         len_tag_key,
         stream_options(
-            soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
+            what, soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
 }
 
 turbo_decoder_pdu::sptr turbo_decoder_pdu::make(code::sptr code,
@@ -195,6 +198,7 @@ turbo_decoder_pdu::sptr turbo_decoder_pdu::make(code::sptr code,
                                                 double llr_scale)
 {
     const std::string block = "turbo_decoder_pdu";
+    const std::string what = "turbo decoding";
     return gnuradio::make_block_sptr<batched_pdu_decoder_impl<turbo_decoder_pdu>>(
         block,
         turbo_factory(block,
@@ -205,7 +209,7 @@ turbo_decoder_pdu::sptr turbo_decoder_pdu::make(code::sptr code,
                       arithmetic,
                       sub_blocks,
                       early_termination),
-        stream_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
+        stream_options(what, soft_output, backend, max_batch_frames, 0.0, llr_scale));
 }
 
 ldpc_decoder::sptr ldpc_decoder::make(code::sptr code,
@@ -224,6 +228,7 @@ ldpc_decoder::sptr ldpc_decoder::make(code::sptr code,
                                       double llr_scale)
 {
     const std::string block = "ldpc_decoder";
+    const std::string what = "LDPC decoding";
     return gnuradio::make_block_sptr<batched_decoder_impl<ldpc_decoder>>(
         block,
         ldpc_factory(block,
@@ -238,7 +243,7 @@ ldpc_decoder::sptr ldpc_decoder::make(code::sptr code,
         input_type,
         len_tag_key,
         stream_options(
-            soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
+            what, soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
 }
 
 ldpc_decoder_pdu::sptr ldpc_decoder_pdu::make(code::sptr code,
@@ -254,6 +259,7 @@ ldpc_decoder_pdu::sptr ldpc_decoder_pdu::make(code::sptr code,
                                               double llr_scale)
 {
     const std::string block = "ldpc_decoder_pdu";
+    const std::string what = "LDPC decoding";
     return gnuradio::make_block_sptr<batched_pdu_decoder_impl<ldpc_decoder_pdu>>(
         block,
         ldpc_factory(block,
@@ -265,7 +271,7 @@ ldpc_decoder_pdu::sptr ldpc_decoder_pdu::make(code::sptr code,
                      arithmetic,
                      early_termination,
                      llr_scale),
-        stream_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
+        stream_options(what, soft_output, backend, max_batch_frames, 0.0, llr_scale));
 }
 
 polar_decoder::sptr polar_decoder::make(code::sptr code,
@@ -282,6 +288,7 @@ polar_decoder::sptr polar_decoder::make(code::sptr code,
                                         double llr_scale)
 {
     const std::string block = "polar_decoder";
+    const std::string what = "polar decoding";
     return gnuradio::make_block_sptr<batched_decoder_impl<polar_decoder>>(
         block,
         polar_factory(
@@ -289,7 +296,7 @@ polar_decoder::sptr polar_decoder::make(code::sptr code,
         input_type,
         len_tag_key,
         stream_options(
-            soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
+            what, soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
 }
 
 polar_decoder_pdu::sptr polar_decoder_pdu::make(code::sptr code,
@@ -303,11 +310,12 @@ polar_decoder_pdu::sptr polar_decoder_pdu::make(code::sptr code,
                                                 double llr_scale)
 {
     const std::string block = "polar_decoder_pdu";
+    const std::string what = "polar decoding";
     return gnuradio::make_block_sptr<batched_pdu_decoder_impl<polar_decoder_pdu>>(
         block,
         polar_factory(
             block, code, algorithm, list_size, bp_iterations, early_termination),
-        stream_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
+        stream_options(what, soft_output, backend, max_batch_frames, 0.0, llr_scale));
 }
 
 } // namespace gpufec
