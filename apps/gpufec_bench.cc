@@ -5,7 +5,8 @@
  */
 // gpufec-bench: throughput of the Viterbi decoder (decoded information bits per second)
 // and of the AWGN/BPSK source, on the CPU and CUDA backends, side by side with gr-fec's
-// cc_decoder when built with GNU Radio.
+// cc_decoder when built with GNU Radio. --code turbo|ldpc|ldpc-alist|polar benches the
+// block-code decoders instead (bench_block_codes.cc).
 //
 // Method: inputs are noisy codewords from the AWGN source (random bits, never zeros),
 // generated once per frame size into a pool that the timed loops cycle through; every
@@ -14,6 +15,7 @@
 // median run. End-to-end = host LLRs in, host bits out, through gpufec::batch_engine
 // with its pipelined slots; kernel-only = CUDA events around the decode kernel with the
 // data already on the device.
+#include "bench_block_codes.h"
 #include <gpufec/awgn_source.h>
 #include <gpufec/convolutional.h>
 #include <gpufec/engine.h>
@@ -84,6 +86,8 @@ struct options {
     bool source = true;
     bool grfec = true;
     std::string json;
+    //! --code and the block-code options; code "conv" runs the Viterbi bench.
+    gpufec_bench::block_options block;
 };
 
 //! One measured figure (a table cell).
@@ -865,12 +869,16 @@ options parse_options(int argc, char** argv, bool& help)
     options opt;
     std::string frame_sizes = "256,1024,4096,16384,65536";
     std::string input = "both", polys = "171,133", source = "on", grfec = "on";
+    std::string crc24b = "off", early_termination = "on";
+    opt.block.code = "conv";
     po::options_description desc(
         "gpufec-bench: Viterbi decoder and AWGN source throughput.\n"
         "Decoder figures are decoded information bits per second: end-to-end (host\n"
         "memory in and out, through the batching engine) on the CPU with 1 and all\n"
         "threads and on CUDA, plus CUDA kernel-only; gr-fec's cc_decoder on one thread\n"
-        "when built with GNU Radio. Options");
+        "when built with GNU Radio. --code turbo|ldpc|ldpc-alist|polar: that code's CPU\n"
+        "decoders instead (1 and all threads, decode-only; gr-fec's polar SC/SCL and\n"
+        "alist LDPC decoders alongside). Options");
     // clang-format off
     desc.add_options()
         ("help,h", "this help")
@@ -904,11 +912,52 @@ options parse_options(int argc, char** argv, bool& help)
         ("source", po::value(&source)->default_value(source), "on | off: time the AWGN source")
         ("grfec", po::value(&grfec)->default_value(grfec),
          "on | off: time gr-fec's cc_decoder (needs a GNU Radio build)")
-        ("json", po::value(&opt.json), "also write every figure to this JSON file");
+        ("json", po::value(&opt.json), "also write every figure to this JSON file")
+        ("code", po::value(&opt.block.code)->default_value(opt.block.code),
+         "conv | turbo | ldpc | ldpc-alist | polar (conv: the Viterbi bench above; the "
+         "others: CPU decoders of that code, default --ebn0 1.5 / 2 / 3 / 3 dB)")
+        ("turbo-k", po::value(&opt.block.turbo_k)->default_value(opt.block.turbo_k),
+         "LTE turbo block size K (40..6144, a QPP size)")
+        ("crc24b", po::value(&crc24b)->default_value(crc24b),
+         "on | off: turbo code with CRC24B (early termination on the CRC)")
+        ("sub-blocks", po::value(&opt.block.sub_blocks)->default_value(opt.block.sub_blocks),
+         "turbo sub-decoders (windows) per code block")
+        ("ldpc-bg", po::value(&opt.block.ldpc_bg)->default_value(opt.block.ldpc_bg),
+         "NR LDPC base graph 1 | 2")
+        ("ldpc-z", po::value(&opt.block.ldpc_z)->default_value(opt.block.ldpc_z),
+         "NR LDPC lifting size Z")
+        ("ldpc-k", po::value(&opt.block.ldpc_k)->default_value(opt.block.ldpc_k),
+         "NR LDPC information bits (0: K_b Z)")
+        ("ldpc-e", po::value(&opt.block.ldpc_e)->default_value(opt.block.ldpc_e),
+         "NR LDPC transmitted bits (0: the whole codeword after puncturing)")
+        ("alist", po::value(&opt.block.alist), "alist file of --code ldpc-alist")
+        ("polar-k", po::value(&opt.block.polar_k)->default_value(opt.block.polar_k),
+         "NR polar payload bits")
+        ("polar-e", po::value(&opt.block.polar_e)->default_value(opt.block.polar_e),
+         "NR polar transmitted bits")
+        ("polar-crc", po::value(&opt.block.polar_crc)->default_value(opt.block.polar_crc),
+         "crc11 | crc24c | crc6 | none")
+        ("algorithm", po::value(&opt.block.algorithm),
+         "comma list of decoder algorithms (turbo: max-log-map, scaled-max-log-map "
+         "[default]; ldpc: normalized [default], offset; polar: sc,scl,bp [default all])")
+        ("arithmetic", po::value(&opt.block.arithmetic),
+         "comma list (turbo: int8,int16,float [default all]; ldpc: int8,float [default "
+         "both])")
+        ("iterations", po::value(&opt.block.iterations)->default_value(0),
+         "turbo / LDPC / polar BP iterations (0: the decoder's default 6 / 10 / 50)")
+        ("list-size", po::value(&opt.block.list_size)->default_value(opt.block.list_size),
+         "polar SCL list size (ours and gr-fec's)")
+        ("early-termination", po::value(&early_termination)->default_value(early_termination),
+         "on | off: turbo (with CRC24B), LDPC and polar BP early stop");
     // clang-format on
     po::variables_map vm;
     po::store(po::parse_command_line(argc, argv, desc), vm);
     po::notify(vm);
+#ifdef GPUFEC_HAVE_BOOST_PO
+    opt.block.ebn0_given = vm.count("ebn0") && !vm["ebn0"].defaulted();
+#else
+    opt.block.ebn0_given = vm.count("ebn0") > 0;
+#endif
     help = vm.count("help") > 0;
     if (help) {
         std::cout << desc << "\n";
@@ -929,6 +978,8 @@ options parse_options(int argc, char** argv, bool& help)
     };
     opt.source = on_off(source, "source");
     opt.grfec = on_off(grfec, "grfec");
+    opt.block.crc24b = on_off(crc24b, "crc24b");
+    opt.block.early_termination = on_off(early_termination, "early-termination");
     opt.frame_sizes = parse_int_list(frame_sizes, 10, "frame size");
     opt.polys = parse_int_list(polys, 8, "octal polynomial");
     if (!(opt.seconds > 0) || opt.runs < 1)
@@ -951,6 +1002,29 @@ int main(int argc, char** argv)
         run_info info;
         info.date = utc_now();
         info.cpu = cpu_model();
+        if (opt.block.code != "conv") {
+            // Block codes: CPU decoders only (no CUDA decoder for them yet).
+            if (opt.backend == "cuda")
+                throw gpufec::error("--code " + opt.block.code +
+                                    ": only the CPU backend has these decoders; use "
+                                    "--backend cpu or all");
+            gpufec_bench::block_options& b = opt.block;
+            b.use_float = opt.use_float;
+            b.use_int8 = opt.use_int8;
+            b.seconds = opt.seconds;
+            b.runs = opt.runs;
+            b.threads = opt.threads;
+            b.ebn0_db = opt.ebn0_db;
+            b.seed = opt.seed;
+            b.batch_bits = opt.batch_bits;
+            b.pool_mib = opt.pool_mib;
+            b.grfec = opt.grfec;
+            b.json = opt.json;
+            b.date = info.date;
+            b.cpu = info.cpu;
+            b.commit = GPUFEC_GIT_COMMIT;
+            return gpufec_bench::run_block_code_bench(b);
+        }
         const bool want_cuda = opt.backend != "cpu";
         const bool have_cuda = gpufec::cuda_device_count() > opt.device;
         if (opt.backend == "cuda" && !have_cuda)

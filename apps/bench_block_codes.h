@@ -1,0 +1,59 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// gpufec-bench --code turbo|ldpc|ldpc-alist|polar: CPU throughput of the block-code
+// decoders (one thread and all threads), side by side with gr-fec's polar SC/SCL and
+// alist LDPC decoders when built with GNU Radio.
+#ifndef INCLUDED_GPUFEC_BENCH_BLOCK_CODES_H
+#define INCLUDED_GPUFEC_BENCH_BLOCK_CODES_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace gpufec_bench {
+
+struct block_options {
+    std::string code; //!< "turbo" | "ldpc" | "ldpc-alist" | "polar"
+    // Common to every code (same meaning as for the Viterbi bench).
+    bool use_float = true;
+    bool use_int8 = true;
+    double seconds = 0.5;
+    int runs = 5;
+    int threads = 1; //!< threads of the "all threads" rows
+    bool ebn0_given = false;
+    double ebn0_db = 0; //!< used when ebn0_given, else the code's default
+    uint64_t seed = 1;
+    size_t batch_bits = 0; //!< 0: 2^18 information bits per engine batch
+    double pool_mib = 64;
+    bool grfec = true;
+    std::string json;
+    // Codes.
+    int turbo_k = 6144;
+    bool crc24b = false;
+    int ldpc_bg = 1, ldpc_z = 384, ldpc_k = 0, ldpc_e = 0;
+    std::string alist;
+    int polar_k = 512, polar_e = 1024;
+    std::string polar_crc = "crc11";
+    // Decoders: comma-separated lists, "" = the code's default set of rows.
+    std::string algorithm;
+    std::string arithmetic;
+    int iterations = 0; //!< 0 = the decoder's default
+    int list_size = 8;
+    int sub_blocks = 1;
+    bool early_termination = true;
+    // Stamps.
+    std::string date, cpu, commit;
+};
+
+/*!
+ * Runs the block-code bench, prints the table (and writes --json). Returns the process
+ * exit status: 0, or 1 when a decoder's warm-up check failed.
+ */
+int run_block_code_bench(const block_options& opt);
+
+} // namespace gpufec_bench
+
+#endif
