@@ -3,23 +3,30 @@
 # Copyright 2026 gr-gpufec developers
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-"""gpufec-ber: bit and frame error rates of a convolutional code versus Eb/N0.
+"""gpufec-ber: bit and frame error rates of a gpufec code versus Eb/N0.
 
 Each Eb/N0 point runs a GNU Radio flowgraph
 
-    gpufec.awgn_bpsk_source --LLRs--> gpufec.viterbi_decoder --bits--> gpufec.ber_counter
-                            --information bits---------------------------^
+    gpufec.awgn_bpsk_source --LLRs--> gpufec.<decoder> --bits--> gpufec.ber_counter
+                            --information bits----------------------^
 
 until it has seen --max-errors bit errors or --max-bits bits, then prints a BER/FER
 table, writes a CSV file and a PNG plot (with the uncoded BPSK curve Q(sqrt(2 Eb/N0))
-for comparison).
+for comparison). --code picks the code family and with it the decoder: conv (Viterbi),
+turbo (LTE, max-log-MAP), ldpc (5G NR, layered min-sum), ldpc-alist (any LDPC code
+from an alist file, same decoder) or polar (5G NR, SC / CA-SCL / BP).
 
-Example:
+Examples:
     gpufec-ber --ebn0 0:6:0.5 --k 7 --polys 171,133 --backend auto --max-bits 1e7
+    gpufec-ber --code turbo --turbo-k 6144 --crc24b --iterations 6 --ebn0 0:2:0.25
+    gpufec-ber --code ldpc --ldpc-bg 1 --ldpc-z 384 --ldpc-e 25344 --ebn0 0.5:2:0.25
+    gpufec-ber --code ldpc-alist --alist /usr/share/gnuradio/fec/ldpc/n_0100_k_0042_gap_02.alist
+    gpufec-ber --code polar --polar-k 512 --polar-e 1024 --algorithm scl --list-size 8
 
 Run it with /usr/bin/python3 (Debian's GNU Radio modules import only there). The
-functions below (run_point, sweep, write_csv, plot_curves, format_table) are reused by
-apps/demo.py and tested by apps/qa_gpufec_ber.py.
+functions below (run_point, sweep, make_code, make_block_code, make_decoder,
+write_csv, plot_curves, format_table) are reused by apps/demo.py and tested by
+apps/qa_gpufec_ber.py.
 """
 
 import argparse
@@ -222,17 +229,94 @@ class progress_bar:
 
 
 def make_code(frame_bits=2048, k=7, polys=None, termination="terminated", puncture=""):
+    """A convolutional code (the --code conv default)."""
     from gnuradio import gpufec
     return gpufec.conv_code(frame_bits, k, list(polys or parse_polys(DEFAULT_POLYS)),
                             termination, puncture)
 
 
+def make_block_code(family, turbo_k=6144, crc24b=False, ldpc_bg=1, ldpc_z=384, ldpc_k=0,
+                    ldpc_e=0, alist=None, polar_k=512, polar_e=1024, polar_crc="crc11",
+                    channel_interleave=True):
+    """The code of a --code family other than conv: "turbo", "ldpc", "ldpc-alist" or
+    "polar". Bad parameters raise ValueError naming the allowed values."""
+    from gnuradio import gpufec
+    if family == "turbo":
+        return gpufec.lte_turbo_code(int(turbo_k), bool(crc24b))
+    if family == "ldpc":
+        return gpufec.nr_ldpc_code(int(ldpc_bg), int(ldpc_z), int(ldpc_k), int(ldpc_e))
+    if family == "ldpc-alist":
+        if not alist:
+            raise ValueError("--code ldpc-alist needs --alist PATH (an alist file)")
+        return gpufec.ldpc_code_from_alist(alist)
+    if family == "polar":
+        return gpufec.nr_polar_code(int(polar_k), int(polar_e), polar_crc,
+                                    bool(channel_interleave))
+    raise ValueError(f'unknown code family "{family}"; allowed: {", ".join(CODE_FAMILIES)}')
+
+
+#: --code values.
+CODE_FAMILIES = ("conv", "turbo", "ldpc", "ldpc-alist", "polar")
+
+#: Decoder options each code family's decoder takes (keyword arguments of
+#: gpufec.turbo_decoder / ldpc_decoder / polar_decoder; the Viterbi decoder has none).
+DECODER_OPTIONS = {
+    "conv": (),
+    "turbo": ("iterations", "algorithm", "extrinsic_scale", "arithmetic", "sub_blocks",
+              "early_termination"),
+    "ldpc": ("iterations", "algorithm", "alpha", "beta", "arithmetic", "early_termination"),
+    "polar": ("algorithm", "list_size", "bp_iterations", "early_termination"),
+}
+
+
+def check_decoder_options(family, options):
+    """Raises ValueError when `options` holds a key the family's decoder does not take.
+    `family` is a code family() ("conv", "turbo", "ldpc", "polar")."""
+    allowed = DECODER_OPTIONS.get(family)
+    if allowed is None:
+        raise ValueError(f'no decoder for code family "{family}"')
+    bad = sorted(set(options) - set(allowed))
+    if bad:
+        raise ValueError(f"decoder option(s) {', '.join(bad)} do not apply to a '{family}' "
+                         f"code; allowed: {', '.join(allowed) or 'none'}")
+
+
+def make_decoder(code, input_type="float", backend="auto", max_batch_frames=64,
+                 max_latency_ms=10.0, len_tag_key="", **options):
+    """The stream decoder block for `code`'s family: viterbi_decoder (conv),
+    turbo_decoder, ldpc_decoder (NR and alist codes) or polar_decoder; `options` are
+    that decoder's own keyword arguments (DECODER_OPTIONS), defaults where absent."""
+    from gnuradio import gpufec
+    family = code.family()
+    check_decoder_options(family, options)
+    if family == "conv":
+        return gpufec.viterbi_decoder(code, input_type, len_tag_key, backend,
+                                      int(max_batch_frames), float(max_latency_ms))
+    make = {"turbo": gpufec.turbo_decoder, "ldpc": gpufec.ldpc_decoder,
+            "polar": gpufec.polar_decoder}[family]
+    return make(code, input_type=input_type, len_tag_key=len_tag_key, backend=backend,
+                max_batch_frames=int(max_batch_frames),
+                max_latency_ms=float(max_latency_ms), **options)
+
+
+def describe_decoder(family, options):
+    """A short text of the decoder and the options that differ from its defaults."""
+    name = {"conv": "Viterbi", "turbo": "turbo", "ldpc": "LDPC", "polar": "polar"}.get(
+        family, family)
+    if not options:
+        return f"{name} decoder"
+    opts = ", ".join(f"{k}={v}" for k, v in sorted(options.items()))
+    return f"{name} decoder ({opts})"
+
+
 def run_point(code, ebn0_db, backend="auto", max_errors=100, max_bits=1e7, seed=0,
               input_type="float", max_batch_frames=64, max_latency_ms=10.0,
-              progress=None, poll_s=0.05):
+              progress=None, poll_s=0.05, decoder_options=None):
     """Runs source -> decoder -> ber_counter at one Eb/N0 until `max_errors` bit errors
     or `max_bits` decoded bits (rounded up to whole frames; exact, so a run that stops
-    on bits is reproducible for a seed). Returns a point."""
+    on bits is reproducible for a seed). Any gpufec code; the decoder is the one of its
+    family (make_decoder) with `decoder_options` (a dict of its keyword arguments).
+    Returns a point."""
     from gnuradio import blocks, gr, gpufec
 
     frame_bits = code.frame_bits()
@@ -241,8 +325,8 @@ def run_point(code, ebn0_db, backend="auto", max_errors=100, max_bits=1e7, seed=
 
     tb = gr.top_block("gpufec-ber")
     source = gpufec.awgn_bpsk_source(code, float(ebn0_db), int(seed), backend)
-    decoder = gpufec.viterbi_decoder(code, input_type, "", backend, int(max_batch_frames),
-                                     float(max_latency_ms))
+    decoder = make_decoder(code, input_type, backend, max_batch_frames, max_latency_ms,
+                           **(decoder_options or {}))
     counter = gpufec.ber_counter(frame_bits)
     head_decoded = blocks.head(gr.sizeof_char, total_bits)
     head_reference = blocks.head(gr.sizeof_char, total_bits)
@@ -300,21 +384,79 @@ def sweep(code, ebn0_values, stop_at_zero=False, **point_args):
 # Command line
 
 
+class _help_formatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows defaults, except None (unset: the decoder's own default applies)."""
+
+    def _get_help_string(self, action):
+        if action.default is None:
+            return action.help
+        return super()._get_help_string(action)
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="gpufec-ber", description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=_help_formatter)
     parser.add_argument("--ebn0", default="0:6:1",
                         help='Eb/N0 points in dB: "start:stop:step" or "1,2,3"')
-    parser.add_argument("--frame-bits", type=int, default=2048,
-                        help="information bits per frame")
-    parser.add_argument("--k", type=int, default=7, help="constraint length 3..9")
-    parser.add_argument("--polys", default=DEFAULT_POLYS,
-                        help="octal generator polynomials, MSB taps the newest bit")
-    parser.add_argument("--termination", default="terminated",
-                        choices=["terminated", "truncated", "tail_biting"])
-    parser.add_argument("--puncture", default="",
-                        help='"", 2/3, 3/4, 5/6, 7/8 or a keep-mask such as 110110')
+    parser.add_argument("--code", default="conv", choices=CODE_FAMILIES,
+                        help="code family (and with it the decoder)")
+    conv = parser.add_argument_group("convolutional code (--code conv)")
+    conv.add_argument("--frame-bits", type=int, default=2048,
+                      help="information bits per frame")
+    conv.add_argument("--k", type=int, default=7, help="constraint length 3..9")
+    conv.add_argument("--polys", default=DEFAULT_POLYS,
+                      help="octal generator polynomials, MSB taps the newest bit")
+    conv.add_argument("--termination", default="terminated",
+                      choices=["terminated", "truncated", "tail_biting"])
+    conv.add_argument("--puncture", default="",
+                      help='"", 2/3, 3/4, 5/6, 7/8 or a keep-mask such as 110110')
+    turbo = parser.add_argument_group("LTE turbo code (--code turbo)")
+    turbo.add_argument("--turbo-k", type=int, default=6144,
+                       help="code block size K, one of the 188 QPP sizes 40..6144")
+    turbo.add_argument("--crc24b", action="store_true",
+                       help="append CRC24B (K - 24 payload bits; early termination)")
+    turbo.add_argument("--extrinsic-scale", type=float, default=None,
+                       help="extrinsic scale of scaled-max-log-map, (0, 1] (decoder default 0.7)")
+    turbo.add_argument("--sub-blocks", type=int, default=None,
+                       help="windows decoded in parallel per block, 1..64 (default 1)")
+    ldpc = parser.add_argument_group("5G NR LDPC code (--code ldpc) or alist (--code ldpc-alist)")
+    ldpc.add_argument("--ldpc-bg", type=int, default=1, choices=[1, 2], help="base graph")
+    ldpc.add_argument("--ldpc-z", type=int, default=384,
+                      help="lifting size, one of the 51 NR sizes 2..384")
+    ldpc.add_argument("--ldpc-k", type=int, default=0,
+                      help="information bits, 0 = K_b * Z (fewer: filler bits)")
+    ldpc.add_argument("--ldpc-e", type=int, default=0,
+                      help="transmitted bits, 0 = the whole circular buffer (rate matching "
+                           "from rv0 otherwise)")
+    ldpc.add_argument("--alist", default=None, metavar="PATH",
+                      help="alist file of the parity-check matrix (--code ldpc-alist)")
+    ldpc.add_argument("--alpha", type=float, default=None,
+                      help="normalized min-sum factor, (0, 1] (decoder default 0.75)")
+    ldpc.add_argument("--beta", type=float, default=None,
+                      help="offset min-sum offset in LLR units, >= 0 (decoder default 0.5)")
+    polar = parser.add_argument_group("5G NR polar code (--code polar)")
+    polar.add_argument("--polar-k", type=int, default=512, help="payload bits before the CRC")
+    polar.add_argument("--polar-e", type=int, default=1024, help="transmitted bits")
+    polar.add_argument("--polar-crc", default="crc11",
+                       choices=["crc11", "crc24c", "crc6", "none"],
+                       help="CRC appended to the payload")
+    polar.add_argument("--no-channel-interleave", action="store_true",
+                       help="skip the channel interleaver of TS 38.212 5.4.1.3")
+    polar.add_argument("--list-size", type=int, default=None,
+                       help="CA-SCL list size 1..32 (decoder default 8)")
+    dec = parser.add_argument_group("decoder (turbo, LDPC, polar; unset: decoder defaults)")
+    dec.add_argument("--algorithm", default=None,
+                     help="turbo: max-log-map | scaled-max-log-map; ldpc: normalized | "
+                          "offset; polar: sc | scl | bp")
+    dec.add_argument("--iterations", type=int, default=None,
+                     help="turbo iterations (default 6), LDPC max iterations (default 10), "
+                          "polar BP max iterations (default 50)")
+    dec.add_argument("--arithmetic", default=None,
+                     help="turbo: int8 | int16 | float; ldpc: int8 | float")
+    dec.add_argument("--no-early-termination", action="store_true",
+                     help="always run every iteration (turbo CRC, LDPC parity, polar BP "
+                          "G-matrix checks off)")
     parser.add_argument("--backend", default="auto", help="auto | cpu | cuda | cuda:N")
     parser.add_argument("--input", dest="input_type", default="float",
                         choices=["float", "byte"],
@@ -335,30 +477,67 @@ def build_parser():
     return parser
 
 
+def decoder_options_from_args(args):
+    """The decoder keyword arguments the command line set, for args.code's decoder.
+    Raises ValueError for an option that decoder does not take."""
+    family = "ldpc" if args.code == "ldpc-alist" else args.code
+    given = {"algorithm": args.algorithm, "arithmetic": args.arithmetic,
+             "extrinsic_scale": args.extrinsic_scale, "sub_blocks": args.sub_blocks,
+             "alpha": args.alpha, "beta": args.beta, "list_size": args.list_size}
+    # --iterations is BP's iteration limit for polar codes.
+    given["bp_iterations" if family == "polar" else "iterations"] = args.iterations
+    if args.no_early_termination:
+        given["early_termination"] = False
+    options = {k: v for k, v in given.items() if v is not None}
+    allowed = DECODER_OPTIONS[family]
+    flag = {"bp_iterations": "iterations", "early_termination": "no-early-termination"}
+    bad = sorted("--" + flag.get(k, k).replace("_", "-") for k in options if k not in allowed)
+    if bad:
+        raise ValueError(f"{', '.join(bad)} do(es) not apply to --code {args.code}")
+    return options
+
+
+def code_from_args(args):
+    """The code the command line describes (ValueError for bad parameters)."""
+    if args.code == "conv":
+        return make_code(args.frame_bits, args.k, parse_polys(args.polys), args.termination,
+                         args.puncture)
+    return make_block_code(args.code, turbo_k=args.turbo_k, crc24b=args.crc24b,
+                           ldpc_bg=args.ldpc_bg, ldpc_z=args.ldpc_z, ldpc_k=args.ldpc_k,
+                           ldpc_e=args.ldpc_e, alist=args.alist, polar_k=args.polar_k,
+                           polar_e=args.polar_e, polar_crc=args.polar_crc,
+                           channel_interleave=not args.no_channel_interleave)
+
+
 def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
         ebn0_values = parse_ebn0(args.ebn0)
-        polys = parse_polys(args.polys)
+        parse_polys(args.polys)
+        decoder_options = decoder_options_from_args(args)
     except ValueError as e:
         print(f"gpufec-ber: {e}", file=sys.stderr)
         return 2
     try:
-        code = make_code(args.frame_bits, args.k, polys, args.termination, args.puncture)
+        code = code_from_args(args)
+        # Built once here so bad decoder options fail before the sweep starts.
+        make_decoder(code, args.input_type, "cpu", 1, **decoder_options)
     except (ValueError, RuntimeError) as e:
-        print(f"gpufec-ber: bad code: {e}", file=sys.stderr)
+        print(f"gpufec-ber: bad code or decoder: {e}", file=sys.stderr)
         return 2
     os.makedirs(args.out_dir, exist_ok=True)
-    title = f"{code.describe()}, backend {args.backend}"
+    decoder_text = describe_decoder(code.family(), decoder_options)
+    title = f"{code.describe()}, {decoder_text}, backend {args.backend}"
     print(f"gpufec-ber: {title}; up to {args.max_errors} errors or {args.max_bits:.3g} bits "
           f"per point", flush=True)
     progress = progress_bar(enabled=not args.quiet)
     points = sweep(code, ebn0_values, stop_at_zero=args.stop_at_zero,
                    backend=args.backend, max_errors=args.max_errors, max_bits=args.max_bits,
                    seed=args.seed, input_type=args.input_type,
-                   max_batch_frames=args.batch_frames, progress=progress)
+                   max_batch_frames=args.batch_frames, progress=progress,
+                   decoder_options=decoder_options)
     if points:
-        title = f"{code.describe()}, backend {points[0].backend}"
+        title = f"{code.describe()}, {decoder_text}, backend {points[0].backend}"
     print(format_table(points))
     csv_path = os.path.join(args.out_dir, args.name + ".csv")
     write_csv(csv_path, points)
