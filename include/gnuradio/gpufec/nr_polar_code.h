@@ -28,7 +28,8 @@ namespace gpufec {
  * polar encoded with the frozen set of the reliability sequence (Table 5.3.1.2-1),
  * mother length N <= 1024; sub-block interleaving and bit selection (puncturing,
  * shortening or repetition) give \p e transmitted bits, channel interleaved (5.4.1.3)
- * when \p channel_interleave. Without code-block segmentation: k + CRC <= e, k < 1013.
+ * when \p channel_interleave. Parameters that would need code-block segmentation
+ * (TS 38.212 5.2.1: with CRC11, k >= 1013, or k >= 360 with e >= 1088) raise.
  */
 class GPUFEC_API nr_polar_code : public code
 {

@@ -31,13 +31,13 @@ namespace gpufec {
  * fixed length or by the length tag \p len_tag_key (each tagged frame must have
  * exactly that length; others are dropped with an error log). Output: the decoded
  * information bits, one per byte, or with \p soft_output their a-posteriori LLRs
- * (float, same units as the input). Each output frame starts with the tags
- * "iterations" (long) and "crc_ok" (bool: the CRC holds; true without CRC), besides the
- * input frame's tags. Float input is quantized to int8 as round(L * llr_scale), saturated
- * at +/-127. \p backend: "auto" | "cpu" | "cuda" | "cuda:N"; only the CPU decoder exists
- * so far ("auto" uses it, "cuda" raises an error saying so). Frames are batched up to \p
- * max_batch_frames, launched when a batch is full, the input is drained, or the oldest
- * frame waited \p max_latency_ms.
+ * (float LLRs, int8 values / llr_scale: the float input's units). Each output frame
+ * starts with the tags "iterations" (long) and "crc_ok" (bool: the CRC holds; true
+ * without CRC), besides the input frame's tags. Float input is quantized to int8 as
+ * round(L * llr_scale), saturated at +/-127. \p backend: "auto" | "cpu" | "cuda" |
+ * "cuda:N"; only the CPU decoder exists so far ("auto" uses it, "cuda" raises an error
+ * saying so). Frames are batched up to \p max_batch_frames, launched when a batch is
+ * full, the input is drained, or the oldest frame waited \p max_latency_ms.
  */
 class GPUFEC_API polar_decoder : virtual public gr::block
 {

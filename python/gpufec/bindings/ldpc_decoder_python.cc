@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(ldpc_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(42fd013ca4be31b3f4e42593c8a71a7b)                     */
+/* BINDTOOL_HEADER_FILE_HASH(34dda00abeb2048f7bb58ea2d5b9761c)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

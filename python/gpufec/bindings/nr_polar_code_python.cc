@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(nr_polar_code.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(829e89ca5eaf26ac45781afbfc920406)                     */
+/* BINDTOOL_HEADER_FILE_HASH(3de12113460913ec592445e1494cb144)                     */
 /* Hand edit: core() (C++ only) is not bound.                                      */
 /***********************************************************************************/
 

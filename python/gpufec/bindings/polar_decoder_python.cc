@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(polar_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(0be2c4ca1d7ff0915ecd01e91db43640)                     */
+/* BINDTOOL_HEADER_FILE_HASH(75650916ed7e1821393246915073daf5)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

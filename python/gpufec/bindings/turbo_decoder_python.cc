@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(turbo_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(4c63bcc5442c497ba4fa83285ff77df5)                     */
+/* BINDTOOL_HEADER_FILE_HASH(bf6e9c342e4f17bd7ac54a318079b6e8)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
