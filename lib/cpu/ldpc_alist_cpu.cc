@@ -7,24 +7,20 @@
 //
 // Schedule (normative for bit-exactness of the int8 path): the layers of
 // ldpc_alist_code::layers() in order; rows of a layer share no column, so they are
-// processed side by side. For a row with columns c_0 < c_1 < ... and each edge j: Q_j =
-// sat(L[c_j] - R_j); min1 <= min2 the two smallest |Q_j| (position of the first strict
-// minimum), s the sign product (Q >= 0 counts as positive); m = min(min, 127), mag =
-// (m * round(16 alpha)) >> 4 (normalised) or max(m - round(beta), 0) (offset); R_j =
-// +/-mag (min2 for the minimum's edge), L[c_j] = sat(Q_j + R_j). This is the NR decoder's
-// arithmetic (ldpc_cpu.cc): int8 check messages, int16 APP saturating at +/-32000, or
-// float (minima capped at 1e6 only so that a degree-1 row, whose second minimum does not
-// exist, cannot swamp the APP). Hard decision: bit = L < 0. Early termination checks
-// every row after each iteration.
+// processed side by side. Each row takes its edges in column order c_0 < c_1 < ...
+// through the check-node arithmetic of min_sum_kernels.h (the NR decoder's,
+// ldpc_cpu.cc), with float minima capped at 1e6 only so that a degree-1 row, whose
+// second minimum does not exist, cannot swamp the APP. Hard decision: bit = L < 0. Early
+// termination checks every row after each iteration.
 //
 // Layout: each layer is split into groups of rows of equal degree, and a group's edges
 // are stored edge-major (edge j of all its rows together), so the minima and updates run
 // across rows in SIMD lanes; only the gathers and scatters of L are per edge.
 #include "cpu/fixed_length_decoder.h"
+#include "cpu/min_sum_kernels.h"
 #include <gpufec/ldpc_alist.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -33,29 +29,8 @@ namespace gpufec {
 
 namespace {
 
-constexpr int llr_max = 127;
-constexpr int app_max = 32000;
-
-struct int8_traits {
-    typedef int16_t store; // APP
-    typedef int8_t msg;    // check messages
-    typedef int16_t work;  // Q and minima
-    typedef int16_t index; // position of the minimum, sign product (lane-sized)
-    static inline work sat(int x)
-    {
-        return static_cast<work>(x > app_max ? app_max : (x < -app_max ? -app_max : x));
-    }
-    static constexpr work big = 32767;
-};
-
-struct float_traits {
-    typedef float store;
-    typedef float msg;
-    typedef float work;
-    typedef int32_t index;
-    static inline float sat(float x) { return x; }
-    static constexpr float big = 3e38f;
-};
+using min_sum::float_traits;
+using min_sum::int8_traits;
 
 // One group: `rows` rows of `degree` edges; edge j of row r at edge0 + j * rows + r.
 struct group {
@@ -75,61 +50,7 @@ inline void gather_q(const typename Tr::store* __restrict__ L,
 {
     for (int r = 0; r < n; r++)
         G[r] = L[col[r]];
-    for (int r = 0; r < n; r++)
-        Q[r] = Tr::sat(G[r] - R[r]);
-}
-
-template <typename Tr>
-inline void track_minima(const typename Tr::work* __restrict__ Q,
-                         typename Tr::work* __restrict__ min1,
-                         typename Tr::work* __restrict__ min2,
-                         typename Tr::index* __restrict__ pos,
-                         typename Tr::index* __restrict__ sign,
-                         typename Tr::index j,
-                         int n)
-{
-    typedef typename Tr::work W;
-    typedef typename Tr::index I;
-    for (int r = 0; r < n; r++) {
-        const W q = Q[r];
-        const W a = q < 0 ? W(-q) : q;
-        const W m1 = min1[r];
-        const W m2 = min2[r];
-        const I p = pos[r];
-        sign[r] = sign[r] ^ static_cast<I>(q < 0);
-        // Plain selects so that GCC vectorises the int16 case.
-        const W lo = a < m1 ? a : m1;
-        const W hi = a < m1 ? m1 : a;
-        pos[r] = a < m1 ? j : p;
-        min2[r] = hi < m2 ? hi : m2;
-        min1[r] = lo;
-    }
-}
-
-// New messages of one edge of every row, and the updated APP values into V (scattered
-// by the caller).
-template <typename Tr>
-inline void update(const typename Tr::work* __restrict__ Q,
-                   const typename Tr::work* __restrict__ mag1,
-                   const typename Tr::work* __restrict__ mag2,
-                   const typename Tr::index* __restrict__ pos,
-                   const typename Tr::index* __restrict__ sign,
-                   typename Tr::index j,
-                   typename Tr::msg* __restrict__ R,
-                   typename Tr::store* __restrict__ V,
-                   int n)
-{
-    typedef typename Tr::work W;
-    typedef typename Tr::index I;
-    for (int r = 0; r < n; r++) {
-        const W q = Q[r];
-        const W m1 = mag1[r], m2 = mag2[r]; // both loaded: no branch, so it vectorises
-        const W mag = pos[r] == j ? m2 : m1;
-        const I neg = sign[r] ^ static_cast<I>(q < 0);
-        const W rn = mag * W(1 - 2 * neg);
-        R[r] = static_cast<typename Tr::msg>(rn);
-        V[r] = static_cast<typename Tr::store>(Tr::sat(q + rn));
-    }
+    min_sum::load_q<Tr>(G, R, Q, n);
 }
 
 template <typename S>
@@ -159,28 +80,8 @@ public:
           d_k(code.k()),
           d_info(code.info_positions()),
           d_desc(code.describe()),
-          d_opt(opt)
+          d_cfg(opt, 1e6f) // caps a degree-1 row's missing second minimum
     {
-        if (opt.iterations < 1 || opt.iterations > 100)
-            throw error("ldpc decoder: iterations = " + std::to_string(opt.iterations) +
-                        "; allowed: 1..100");
-        if (opt.algorithm != ldpc_algorithm::normalized &&
-            opt.algorithm != ldpc_algorithm::offset)
-            throw error("ldpc decoder: algorithm unknown; allowed: normalized, offset");
-        if (opt.arithmetic != ldpc_arithmetic::int8 &&
-            opt.arithmetic != ldpc_arithmetic::float32)
-            throw error("ldpc decoder: arithmetic unknown; allowed: int8, float");
-        if (opt.algorithm == ldpc_algorithm::normalized &&
-            !(opt.alpha > 0.0f && opt.alpha <= 1.0f))
-            throw error("ldpc decoder: alpha = " + std::to_string(opt.alpha) +
-                        "; allowed: 0 < alpha <= 1");
-        if (opt.algorithm == ldpc_algorithm::offset &&
-            !(opt.beta >= 0.0f && opt.beta <= 127.0f))
-            throw error("ldpc decoder: beta = " + std::to_string(opt.beta) +
-                        "; allowed: 0 <= beta <= 127 (input LLR units)");
-        d_alpha16 = std::max(1, static_cast<int>(std::lround(opt.alpha * 16.0f)));
-        d_beta_int = static_cast<int>(std::lround(opt.beta));
-
         const auto& rows = code.check_rows();
         for (const auto& layer : code.layers()) {
             std::vector<int> by_degree(layer);
@@ -213,49 +114,14 @@ public:
     frame_status decode_one(const llr8_t* llrs, uint8_t* packed, float* soft) override
     {
         thread_local workspace ws;
-        if (d_opt.arithmetic == ldpc_arithmetic::int8)
+        if (d_cfg.options().arithmetic == ldpc_arithmetic::int8)
             return decode_frame<int8_traits>(llrs, packed, soft, ws);
         return decode_frame<float_traits>(llrs, packed, soft, ws);
     }
 
-    std::string name() const override
-    {
-        return d_desc + " " +
-               (d_opt.algorithm == ldpc_algorithm::normalized ? "normalized" : "offset") +
-               " min-sum " +
-               (d_opt.arithmetic == ldpc_arithmetic::int8 ? "int8" : "float") + " x" +
-               std::to_string(d_opt.iterations) + " on cpu";
-    }
+    std::string name() const override { return d_desc + " " + d_cfg.describe(); }
 
 private:
-    // Check-message magnitudes from the minima, in place (see the schedule above).
-    void scale_minima(int16_t* __restrict__ m, int n) const
-    {
-        if (d_opt.algorithm == ldpc_algorithm::normalized) {
-            const int a = d_alpha16;
-            for (int r = 0; r < n; r++)
-                m[r] = static_cast<int16_t>((std::min<int>(m[r], llr_max) * a) >> 4);
-        } else {
-            const int b = d_beta_int;
-            for (int r = 0; r < n; r++)
-                m[r] =
-                    static_cast<int16_t>(std::max(std::min<int>(m[r], llr_max) - b, 0));
-        }
-    }
-    void scale_minima(float* __restrict__ m, int n) const
-    {
-        constexpr float cap = 1e6f;
-        if (d_opt.algorithm == ldpc_algorithm::normalized) {
-            const float a = d_opt.alpha;
-            for (int r = 0; r < n; r++)
-                m[r] = std::min(m[r], cap) * a;
-        } else {
-            const float b = d_opt.beta;
-            for (int r = 0; r < n; r++)
-                m[r] = std::max(std::min(m[r], cap) - b, 0.0f);
-        }
-    }
-
     template <typename Tr>
     bool checks_hold(const typename Tr::store* L, workspace& ws) const
     {
@@ -309,54 +175,48 @@ private:
         for (int v = 0; v < d_n; v++)
             L[v] = static_cast<S>(in[v]);
 
+        const ldpc_decoder_options& opt = d_cfg.options();
         frame_status st{ 0, false };
-        for (int it = 0; it < d_opt.iterations; it++) {
+        // An explicit loop, not a lambda around the layers: captured pointers would be
+        // reloaded after every int8 message store (~8% slower).
+        for (int it = 0; it < opt.iterations; it++) {
             for (const group& g : d_groups) {
                 const int c = g.rows;
                 const int32_t* col = d_col.data() + g.edge0;
                 M* Rg = R + g.edge0;
-                std::fill(min1, min1 + c, Tr::big);
-                std::fill(min2, min2 + c, Tr::big);
-                std::fill(pos, pos + c, I(0));
-                std::fill(sign, sign + c, I(0));
+                min_sum::reset_minima<Tr>(min1, min2, pos, sign, c);
                 for (int j = 0; j < g.degree; j++) {
                     const size_t o = static_cast<size_t>(j) * c;
                     gather_q<Tr>(L, col + o, Rg + o, V, Q + o, c);
-                    track_minima<Tr>(Q + o, min1, min2, pos, sign, I(j), c);
+                    min_sum::track_minima<Tr>(Q + o, min1, min2, pos, sign, I(j), c);
                 }
                 // Reuse min1/min2 as the two scaled magnitudes.
-                scale_minima(min1, c);
-                scale_minima(min2, c);
+                d_cfg.scale_minima(min1, c);
+                d_cfg.scale_minima(min2, c);
                 for (int j = 0; j < g.degree; j++) {
                     const size_t o = static_cast<size_t>(j) * c;
-                    update<Tr>(Q + o, min1, min2, pos, sign, I(j), Rg + o, V, c);
+                    // The updated APP values go to V, then scattered.
+                    min_sum::store_update<Tr>(
+                        Q + o, min1, min2, pos, sign, I(j), Rg + o, V, c);
                     scatter<S>(L, col + o, V, c);
                 }
             }
             st.iterations = it + 1;
-            if (d_opt.early_termination || it + 1 == d_opt.iterations) {
+            if (opt.early_termination || it + 1 == opt.iterations) {
                 st.ok = checks_hold<Tr>(L, ws);
-                if (st.ok && d_opt.early_termination)
+                if (st.ok && opt.early_termination)
                     break;
             }
         }
-
-        std::memset(out, 0, packed_bytes(d_k));
-        for (int i = 0; i < d_k; i++)
-            if (L[d_info[i]] < 0)
-                out[i >> 3] |= static_cast<uint8_t>(0x80u >> (i & 7));
-        if (soft)
-            for (int i = 0; i < d_k; i++)
-                soft[i] = static_cast<float>(L[d_info[i]]);
+        min_sum::write_info_bits(
+            L, d_k, [this](int i) { return d_info[i]; }, out, soft);
         return st;
     }
 
     int d_n, d_k;
     std::vector<int> d_info;
     std::string d_desc;
-    ldpc_decoder_options d_opt;
-    int d_alpha16 = 12;
-    int d_beta_int = 4;
+    min_sum::config d_cfg;
     std::vector<group> d_groups;
     std::vector<int32_t> d_col; // edge -> column, group by group
     int d_max_rows = 1;

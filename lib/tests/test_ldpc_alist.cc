@@ -21,12 +21,17 @@
 #include <fstream>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 using namespace gpufec;
+using gpufec::test::bit_errors;
+using gpufec::test::decode_all;
 using gpufec::test::expect_error;
+using gpufec::test::frame_errors;
+using gpufec::test::ldpc_opts;
+using gpufec::test::noiseless;
 using gpufec::test::random_bits;
+using gpufec::test::trial;
 
 namespace {
 
@@ -168,126 +173,9 @@ std::vector<std::vector<int>> ira_rows(int n, int m, int wc, uint32_t seed)
     return rows;
 }
 
-struct decoded_batch {
-    std::vector<std::vector<uint8_t>> bits; // one bit per byte, per frame
-    std::vector<std::vector<float>> soft;
-    std::vector<frame_status> status;
-};
-
-void two_thread_for(size_t n, const std::function<void(size_t)>& body)
-{
-    std::thread t([&] {
-        for (size_t i = 1; i < n; i += 2)
-            body(i);
-    });
-    for (size_t i = 0; i < n; i += 2)
-        body(i);
-    t.join();
-}
-
-decoded_batch decode_all(batch_decoder& dec,
-                         size_t n,
-                         size_t k,
-                         const std::vector<std::vector<llr8_t>>& frames,
-                         bool threads = true)
-{
-    std::vector<llr8_t> in;
-    std::vector<frame_extent> ext;
-    size_t out_bytes = 0;
-    for (const auto& f : frames) {
-        ext.push_back(
-            { in.size(), static_cast<uint32_t>(n), out_bytes, static_cast<uint32_t>(k) });
-        in.insert(in.end(), f.begin(), f.end());
-        out_bytes += aligned_packed_bytes(k);
-    }
-    std::vector<uint8_t> out(out_bytes, 0xAA);
-    std::vector<float> soft(8 * out_bytes, 0.0f);
-    decoded_batch r;
-    r.status.resize(frames.size());
-    frame_batch b;
-    b.in = in.data();
-    b.out = out.data();
-    b.frames = ext.data();
-    b.num_frames = frames.size();
-    b.status = r.status.data();
-    b.soft_out = soft.data();
-    exec_ctx ctx;
-    if (threads)
-        ctx.parallel_for = two_thread_for;
-    dec.decode(b, ctx);
-    for (const auto& x : ext) {
-        std::vector<uint8_t> bits(k);
-        unpack_bits(out.data() + x.out_offset, bits.data(), k);
-        r.bits.push_back(bits);
-        r.soft.emplace_back(soft.begin() + 8 * x.out_offset,
-                            soft.begin() + 8 * x.out_offset + k);
-    }
-    return r;
-}
-
-// BPSK over AWGN at Eb/N0 (rate k/n), LLR = 2y/sigma^2 quantised with scale 8.
-std::vector<llr8_t> awgn_llrs(const std::vector<uint8_t>& coded,
-                              double rate,
-                              double ebn0_db,
-                              std::mt19937_64& rng)
-{
-    const double sigma2 = 1.0 / (2.0 * rate * std::pow(10.0, ebn0_db / 10.0));
-    std::normal_distribution<double> noise(0.0, std::sqrt(sigma2));
-    std::vector<float> llr(coded.size());
-    for (size_t i = 0; i < coded.size(); i++)
-        llr[i] =
-            static_cast<float>(2.0 * ((coded[i] ? -1.0 : 1.0) + noise(rng)) / sigma2);
-    std::vector<llr8_t> q(coded.size());
-    quantize_llrs(llr.data(), q.data(), q.size(), 8.0f);
-    return q;
-}
-
-struct trial {
-    std::vector<std::vector<uint8_t>> info;
-    std::vector<std::vector<llr8_t>> llrs;
-};
-
-const double noiseless = INFINITY;
-
 trial make_trial(const ldpc_alist_code& code, int frames, double ebn0_db, uint64_t seed)
 {
-    std::mt19937 bit_rng(static_cast<uint32_t>(seed));
-    std::mt19937_64 noise_rng(seed * 7919 + 1);
-    trial t;
-    const double rate = static_cast<double>(code.k()) / code.n();
-    for (int f = 0; f < frames; f++) {
-        t.info.push_back(random_bits(bit_rng, code.k()));
-        std::vector<uint8_t> coded(code.n());
-        code.encode(t.info.back().data(), coded.data());
-        if (std::isinf(ebn0_db)) { // noiseless: +/-40 (5 in natural LLR units)
-            std::vector<llr8_t> q(coded.size());
-            for (size_t i = 0; i < coded.size(); i++)
-                q[i] = coded[i] ? -40 : 40;
-            t.llrs.push_back(q);
-        } else {
-            t.llrs.push_back(awgn_llrs(coded, rate, ebn0_db, noise_rng));
-        }
-    }
-    return t;
-}
-
-size_t bit_errors(const trial& t, const decoded_batch& d)
-{
-    size_t errors = 0;
-    for (size_t f = 0; f < t.info.size(); f++)
-        for (size_t i = 0; i < t.info[f].size(); i++)
-            errors += t.info[f][i] != d.bits[f][i];
-    return errors;
-}
-
-ldpc_decoder_options
-opts(ldpc_arithmetic a, ldpc_algorithm alg = ldpc_algorithm::normalized, bool et = true)
-{
-    ldpc_decoder_options o;
-    o.arithmetic = a;
-    o.algorithm = alg;
-    o.early_termination = et;
-    return o;
+    return gpufec::test::make_trial(code, code.n(), frames, ebn0_db, seed);
 }
 
 // Encodes random info words: H c = 0 and the info bits sit at info_positions().
@@ -326,8 +214,8 @@ void check_noiseless(const ldpc_alist_code& code, int frames, uint64_t seed)
     const trial t = make_trial(code, frames, noiseless, seed);
     for (auto a : { ldpc_arithmetic::int8, ldpc_arithmetic::float32 })
         for (auto alg : { ldpc_algorithm::normalized, ldpc_algorithm::offset }) {
-            auto dec = make_ldpc_decoder_cpu(code, opts(a, alg));
-            const auto d = decode_all(*dec, code.n(), code.k(), t.llrs);
+            auto dec = make_ldpc_decoder_cpu(code, ldpc_opts(a, alg));
+            const auto d = decode_all(*dec, t.llrs, code.k());
             SCOPED_TRACE(dec->name());
             EXPECT_EQ(bit_errors(t, d), 0u);
             for (size_t f = 0; f < t.info.size(); f++) {
@@ -530,7 +418,7 @@ TEST(LdpcAlist, LargeIraCodeEncodesBySubstitution)
         ASSERT_EQ(code.info_positions()[i], i);
     check_encoder(code, 3, 5);
     const trial t = make_trial(code, 2, noiseless, 6);
-    const auto d = decode_all(*make_ldpc_decoder_cpu(code, {}), n, code.k(), t.llrs);
+    const auto d = decode_all(*make_ldpc_decoder_cpu(code, {}), t.llrs, code.k());
     EXPECT_EQ(bit_errors(t, d), 0u);
     EXPECT_TRUE(d.status[0].ok);
     // Parity first with an upper-triangular part: pivots are each row's smallest column.
@@ -576,60 +464,31 @@ TEST(LdpcAlist, Wifi648BerAgainstNrDecoder)
     int fails[2] = { 0, 0 };
     int a = 0;
     for (auto arith : { ldpc_arithmetic::int8, ldpc_arithmetic::float32 }) {
-        auto dec = make_ldpc_decoder_cpu(code, opts(arith));
-        const auto d = decode_all(*dec, code.n(), code.k(), t.llrs);
+        auto dec = make_ldpc_decoder_cpu(code, ldpc_opts(arith));
+        const auto d = decode_all(*dec, t.llrs, code.k());
         const size_t errors = bit_errors(t, d);
         const double bits = static_cast<double>(frames) * code.k();
-        int frame_errors = 0;
-        for (size_t f = 0; f < t.info.size(); f++)
-            frame_errors += d.bits[f] != t.info[f];
-        fails[a++] = frame_errors;
+        const int failed = static_cast<int>(frame_errors(t, d));
+        fails[a++] = failed;
         std::printf("%s at %.1f dB: %zu bit errors in %.0f bits (BER %.2e), FER %d/%d\n",
                     dec->name().c_str(),
                     ebn0,
                     errors,
                     bits,
                     errors / bits,
-                    frame_errors,
+                    failed,
                     frames);
         EXPECT_LE(errors / bits, 2e-3) << dec->name();
-        EXPECT_LE(frame_errors, frames * 8 / 100) << dec->name();
+        EXPECT_LE(failed, frames * 8 / 100) << dec->name();
     }
     // The NR reference.
     const nr_ldpc_code nr(2, 32, 0, 640);
-    std::mt19937 bit_rng(7);
-    std::mt19937_64 noise_rng(8);
-    std::vector<std::vector<uint8_t>> info;
-    std::vector<llr8_t> in;
-    std::vector<frame_extent> ext;
-    for (int f = 0; f < frames; f++) {
-        info.push_back(random_bits(bit_rng, nr.k()));
-        std::vector<uint8_t> coded(nr.e());
-        nr.encode(info.back().data(), coded.data());
-        const auto q = awgn_llrs(coded, 0.5, ebn0, noise_rng);
-        ext.push_back({ in.size(),
-                        static_cast<uint32_t>(nr.e()),
-                        static_cast<uint64_t>(f) * aligned_packed_bytes(nr.k()),
-                        static_cast<uint32_t>(nr.k()) });
-        in.insert(in.end(), q.begin(), q.end());
-    }
-    std::vector<uint8_t> out(frames * aligned_packed_bytes(nr.k()));
-    std::vector<frame_status> st(frames);
-    frame_batch b;
-    b.in = in.data();
-    b.out = out.data();
-    b.frames = ext.data();
-    b.num_frames = frames;
-    b.status = st.data();
-    exec_ctx ctx;
-    ctx.parallel_for = two_thread_for;
-    make_ldpc_decoder_cpu(nr, opts(ldpc_arithmetic::int8))->decode(b, ctx);
-    int nr_fails = 0;
-    for (int f = 0; f < frames; f++) {
-        std::vector<uint8_t> bits(nr.k());
-        unpack_bits(out.data() + ext[f].out_offset, bits.data(), nr.k());
-        nr_fails += bits != info[f];
-    }
+    const trial nr_t = gpufec::test::make_trial(nr, nr.e(), frames, ebn0, { 7, 8 });
+    const int nr_fails = static_cast<int>(frame_errors(
+        nr_t,
+        decode_all(*make_ldpc_decoder_cpu(nr, ldpc_opts(ldpc_arithmetic::int8)),
+                   nr_t.llrs,
+                   nr.k())));
     std::printf(
         "NR BG2 k=320 e=640 int8 at %.1f dB: FER %d/%d\n", ebn0, nr_fails, frames);
     EXPECT_GE(nr_fails, 10); // the reference is on its waterfall too
@@ -718,11 +577,11 @@ TEST(LdpcAlist, MatchesPlainReferenceDecoder)
         for (auto a : { ldpc_arithmetic::int8, ldpc_arithmetic::float32 })
             for (auto alg : { ldpc_algorithm::normalized, ldpc_algorithm::offset })
                 for (bool et : { true, false }) {
-                    const auto o = opts(a, alg, et);
+                    const auto o = ldpc_opts(a, alg, et);
                     auto dec = make_ldpc_decoder_cpu(code, o);
                     SCOPED_TRACE(dec->name() + (et ? " ET" : ""));
                     const trial t = make_trial(code, 30, 1.5, 40);
-                    const auto d = decode_all(*dec, code.n(), code.k(), t.llrs);
+                    const auto d = decode_all(*dec, t.llrs, code.k());
                     int failed = 0;
                     for (size_t f = 0; f < t.llrs.size(); f++) {
                         std::vector<float> soft;
@@ -754,8 +613,8 @@ TEST(LdpcAlist, DeterministicAcrossThreads)
     const auto code = wifi_648();
     const trial t = make_trial(code, 10, 2.0, 3);
     auto dec = make_ldpc_decoder_cpu(code, {});
-    const auto two = decode_all(*dec, code.n(), code.k(), t.llrs);
-    const auto one = decode_all(*dec, code.n(), code.k(), t.llrs, false);
+    const auto two = decode_all(*dec, t.llrs, code.k());
+    const auto one = decode_all(*dec, t.llrs, code.k(), false);
     for (size_t f = 0; f < t.llrs.size(); f++) {
         EXPECT_EQ(one.bits[f], two.bits[f]);
         EXPECT_EQ(one.soft[f], two.soft[f]);
@@ -788,7 +647,7 @@ TEST(LdpcAlist, DecoderOptionsAndLengths)
         for (int i = 0; i < 7; i++)
             llr[i] = static_cast<llr8_t>((c[i] ^ (i == e)) ? -20 : 20);
         llr[e] /= 2; // the flipped bit is the least reliable
-        const auto d = decode_all(*dec, 7, 4, { llr });
+        const auto d = decode_all(*dec, { llr }, 4);
         EXPECT_EQ(d.bits[0], std::vector<uint8_t>(info, info + 4)) << "error at " << e;
         EXPECT_TRUE(d.status[0].ok);
     }
@@ -834,14 +693,10 @@ TEST(LdpcAlist, GrFecFiles)
         // 4 dB is above these codes' waterfalls: at most a few failed frames.
         const trial t = make_trial(code, 40, 4.0, 12);
         const auto d =
-            decode_all(*make_ldpc_decoder_cpu(code, opts(ldpc_arithmetic::int8)),
-                       code.n(),
-                       code.k(),
-                       t.llrs);
-        int failed = 0;
-        for (size_t f = 0; f < t.info.size(); f++)
-            failed += d.bits[f] != t.info[f];
-        EXPECT_LE(failed, 4);
+            decode_all(*make_ldpc_decoder_cpu(code, ldpc_opts(ldpc_arithmetic::int8)),
+                       t.llrs,
+                       code.k());
+        EXPECT_LE(frame_errors(t, d), 4u);
     }
     EXPECT_GE(parity_check_files, 1);
 }
@@ -871,10 +726,10 @@ TEST(LdpcAlist, DISABLED_Throughput)
         const trial t = make_trial(code, b.frames, b.ebn0, 1);
         for (bool et : { false, true })
             for (auto a : { ldpc_arithmetic::int8, ldpc_arithmetic::float32 }) {
-                auto dec =
-                    make_ldpc_decoder_cpu(code, opts(a, ldpc_algorithm::normalized, et));
+                auto dec = make_ldpc_decoder_cpu(
+                    code, ldpc_opts(a, ldpc_algorithm::normalized, et));
                 const auto t0 = std::chrono::steady_clock::now();
-                const auto d = decode_all(*dec, code.n(), code.k(), t.llrs, false);
+                const auto d = decode_all(*dec, t.llrs, code.k(), false);
                 const double s =
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
                         .count();

@@ -10,134 +10,23 @@
 #include "test_helpers.h"
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
-#include <cstdlib>
-#include <random>
-#include <thread>
+#include <cstdio>
 #include <vector>
 
 using namespace gpufec;
+using gpufec::test::bit_errors;
+using gpufec::test::decode_all;
 using gpufec::test::expect_error;
-using gpufec::test::random_bits;
+using gpufec::test::ldpc_opts;
+using gpufec::test::noiseless;
+using gpufec::test::trial;
 
 namespace {
 
-struct decoded_batch {
-    std::vector<std::vector<uint8_t>> bits; // one bit per byte, per frame
-    std::vector<frame_status> status;
-};
-
-// parallel_for on two plain threads (interleaved items).
-void two_thread_for(size_t n, const std::function<void(size_t)>& body)
-{
-    std::thread t([&] {
-        for (size_t i = 1; i < n; i += 2)
-            body(i);
-    });
-    for (size_t i = 0; i < n; i += 2)
-        body(i);
-    t.join();
-}
-
-decoded_batch decode_all(batch_decoder& dec,
-                         const nr_ldpc_code& code,
-                         const std::vector<std::vector<llr8_t>>& frames)
-{
-    const size_t e = code.e(), k = code.k();
-    std::vector<llr8_t> in;
-    std::vector<frame_extent> ext;
-    size_t out_bytes = 0;
-    for (const auto& f : frames) {
-        ext.push_back(
-            { in.size(), static_cast<uint32_t>(e), out_bytes, static_cast<uint32_t>(k) });
-        in.insert(in.end(), f.begin(), f.end());
-        out_bytes += aligned_packed_bytes(k);
-    }
-    std::vector<uint8_t> out(out_bytes, 0xAA);
-    decoded_batch r;
-    r.status.resize(frames.size());
-    frame_batch b;
-    b.in = in.data();
-    b.out = out.data();
-    b.frames = ext.data();
-    b.num_frames = frames.size();
-    b.status = r.status.data();
-    exec_ctx ctx;
-    ctx.parallel_for = two_thread_for;
-    dec.decode(b, ctx);
-    for (const auto& x : ext) {
-        std::vector<uint8_t> bits(k);
-        unpack_bits(out.data() + x.out_offset, bits.data(), k);
-        r.bits.push_back(bits);
-    }
-    return r;
-}
-
-// BPSK over AWGN at Eb/N0 (rate k/e), LLR = 2y/sigma^2 quantised with scale 8.
-std::vector<llr8_t> awgn_llrs(const std::vector<uint8_t>& coded,
-                              double rate,
-                              double ebn0_db,
-                              std::mt19937_64& rng)
-{
-    const double sigma2 = 1.0 / (2.0 * rate * std::pow(10.0, ebn0_db / 10.0));
-    std::normal_distribution<double> noise(0.0, std::sqrt(sigma2));
-    std::vector<float> llr(coded.size());
-    for (size_t i = 0; i < coded.size(); i++)
-        llr[i] =
-            static_cast<float>(2.0 * ((coded[i] ? -1.0 : 1.0) + noise(rng)) / sigma2);
-    std::vector<llr8_t> q(coded.size());
-    quantize_llrs(llr.data(), q.data(), q.size(), 8.0f);
-    return q;
-}
-
-struct trial {
-    std::vector<std::vector<uint8_t>> info;
-    std::vector<std::vector<llr8_t>> llrs;
-};
-
 trial make_trial(const nr_ldpc_code& code, int frames, double ebn0_db, uint64_t seed)
 {
-    std::mt19937 bit_rng(static_cast<uint32_t>(seed));
-    std::mt19937_64 noise_rng(seed * 7919 + 1);
-    trial t;
-    const double rate = static_cast<double>(code.k()) / code.e();
-    for (int f = 0; f < frames; f++) {
-        t.info.push_back(random_bits(bit_rng, code.k()));
-        std::vector<uint8_t> coded(code.e());
-        code.encode(t.info.back().data(), coded.data());
-        if (std::isinf(ebn0_db)) { // noiseless: +/-40 (5 in natural LLR units)
-            std::vector<llr8_t> q(coded.size());
-            for (size_t i = 0; i < coded.size(); i++)
-                q[i] = coded[i] ? -40 : 40;
-            t.llrs.push_back(q);
-        } else {
-            t.llrs.push_back(awgn_llrs(coded, rate, ebn0_db, noise_rng));
-        }
-    }
-    return t;
+    return gpufec::test::make_trial(code, code.e(), frames, ebn0_db, seed);
 }
-
-size_t bit_errors(const trial& t, const decoded_batch& d)
-{
-    size_t errors = 0;
-    for (size_t f = 0; f < t.info.size(); f++)
-        for (size_t i = 0; i < t.info[f].size(); i++)
-            errors += t.info[f][i] != d.bits[f][i];
-    return errors;
-}
-
-ldpc_decoder_options
-opts(ldpc_arithmetic a, ldpc_algorithm alg = ldpc_algorithm::normalized, bool et = true)
-{
-    ldpc_decoder_options o;
-    o.arithmetic = a;
-    o.algorithm = alg;
-    o.early_termination = et;
-    return o;
-}
-
-const double noiseless = INFINITY;
 
 } // namespace
 
@@ -156,8 +45,8 @@ TEST(LdpcCpu, NoiselessFramesDecodeInOneIteration)
         const trial t = make_trial(code, 3, noiseless, 11 + c.z);
         for (auto a : { ldpc_arithmetic::int8, ldpc_arithmetic::float32 })
             for (auto alg : { ldpc_algorithm::normalized, ldpc_algorithm::offset }) {
-                auto dec = make_ldpc_decoder_cpu(code, opts(a, alg));
-                const auto d = decode_all(*dec, code, t.llrs);
+                auto dec = make_ldpc_decoder_cpu(code, ldpc_opts(a, alg));
+                const auto d = decode_all(*dec, t.llrs, code.k());
                 SCOPED_TRACE("bg " + std::to_string(c.bg) + " z " + std::to_string(c.z) +
                              " k " + std::to_string(code.k()) + " e " +
                              std::to_string(code.e()) + " " + dec->name());
@@ -175,9 +64,11 @@ TEST(LdpcCpu, Int8AndFloatAgreeAtHighSnr)
     const nr_ldpc_code code(2, 52, 0, 1040); // rate 1/2
     const trial t = make_trial(code, 40, 3.5, 5);
     auto d8 = decode_all(
-        *make_ldpc_decoder_cpu(code, opts(ldpc_arithmetic::int8)), code, t.llrs);
-    auto df = decode_all(
-        *make_ldpc_decoder_cpu(code, opts(ldpc_arithmetic::float32)), code, t.llrs);
+        *make_ldpc_decoder_cpu(code, ldpc_opts(ldpc_arithmetic::int8)), t.llrs, code.k());
+    auto df =
+        decode_all(*make_ldpc_decoder_cpu(code, ldpc_opts(ldpc_arithmetic::float32)),
+                   t.llrs,
+                   code.k());
     EXPECT_EQ(bit_errors(t, d8), 0u);
     EXPECT_EQ(bit_errors(t, df), 0u);
     for (size_t f = 0; f < t.info.size(); f++) {
@@ -192,12 +83,12 @@ TEST(LdpcCpu, EarlyTerminationStopsSooner)
     const nr_ldpc_code code(1, 96, 0, 3 * 22 * 96);
     const trial t = make_trial(code, 20, 2.5, 9);
     auto with = decode_all(
-        *make_ldpc_decoder_cpu(code, opts(ldpc_arithmetic::int8)), code, t.llrs);
+        *make_ldpc_decoder_cpu(code, ldpc_opts(ldpc_arithmetic::int8)), t.llrs, code.k());
     auto without = decode_all(
         *make_ldpc_decoder_cpu(
-            code, opts(ldpc_arithmetic::int8, ldpc_algorithm::normalized, false)),
-        code,
-        t.llrs);
+            code, ldpc_opts(ldpc_arithmetic::int8, ldpc_algorithm::normalized, false)),
+        t.llrs,
+        code.k());
     int total = 0;
     for (size_t f = 0; f < t.info.size(); f++) {
         EXPECT_TRUE(with.status[f].ok);
@@ -224,8 +115,8 @@ TEST(LdpcCpu, Bg1Rate13BerAt1p5dB)
     const int frames = 150;
     const trial t = make_trial(code, frames, 1.5, 2026);
     for (auto a : { ldpc_arithmetic::int8, ldpc_arithmetic::float32 }) {
-        auto dec = make_ldpc_decoder_cpu(code, opts(a));
-        const auto d = decode_all(*dec, code, t.llrs);
+        auto dec = make_ldpc_decoder_cpu(code, ldpc_opts(a));
+        const auto d = decode_all(*dec, t.llrs, code.k());
         const size_t errors = bit_errors(t, d);
         const double bits = static_cast<double>(frames) * code.k();
         int failed = 0;
@@ -250,8 +141,8 @@ TEST(LdpcCpu, Bg2Rate15Ber)
     const int frames = 600;
     const trial t = make_trial(code, frames, 1.75, 77);
     for (auto alg : { ldpc_algorithm::normalized, ldpc_algorithm::offset }) {
-        auto dec = make_ldpc_decoder_cpu(code, opts(ldpc_arithmetic::int8, alg));
-        const auto d = decode_all(*dec, code, t.llrs);
+        auto dec = make_ldpc_decoder_cpu(code, ldpc_opts(ldpc_arithmetic::int8, alg));
+        const auto d = decode_all(*dec, t.llrs, code.k());
         const size_t errors = bit_errors(t, d);
         const double bits = static_cast<double>(frames) * code.k();
         std::printf("%s: %zu bit errors in %.0f bits (BER %.2e)\n",
@@ -270,33 +161,14 @@ TEST(LdpcCpu, DeterministicAcrossThreadsAndLayout)
     const nr_ldpc_code code(1, 64, 1300, 4000); // fillers, k not a multiple of 8
     const trial t = make_trial(code, 12, 1.0, 3);
     auto dec = make_ldpc_decoder_cpu(code, {});
-    const auto two = decode_all(*dec, code, t.llrs);
+    const auto two = decode_all(*dec, t.llrs, code.k());
     for (size_t f = 0; f < t.llrs.size(); f++) {
-        const auto one = decode_all(*dec, code, { t.llrs[f] });
+        const auto one = decode_all(*dec, { t.llrs[f] }, code.k());
         EXPECT_EQ(one.bits[0], two.bits[f]);
         EXPECT_EQ(one.status[0].iterations, two.status[f].iterations);
         EXPECT_EQ(one.status[0].ok, two.status[f].ok);
     }
-    std::vector<uint8_t> out(aligned_packed_bytes(code.k()) + 8, 0x5A);
-    frame_extent fe{
-        0, static_cast<uint32_t>(code.e()), 4, static_cast<uint32_t>(code.k())
-    };
-    frame_status st;
-    frame_batch b;
-    b.in = t.llrs[0].data();
-    b.out = out.data();
-    b.frames = &fe;
-    b.num_frames = 1;
-    b.status = &st;
-    exec_ctx ctx;
-    dec->decode(b, ctx);
-    for (int i = 0; i < 4; i++)
-        EXPECT_EQ(out[i], 0x5A);
-    for (size_t i = 4 + packed_bytes(code.k()); i < out.size(); i++)
-        EXPECT_EQ(out[i], 0x5A);
-    std::vector<uint8_t> bits(code.k());
-    unpack_bits(out.data() + 4, bits.data(), code.k());
-    EXPECT_EQ(bits, two.bits[0]);
+    EXPECT_EQ(gpufec::test::decode_guarded(*dec, t.llrs[0], code.k()), two.bits[0]);
 }
 
 TEST(LdpcCpu, BadOptionsThrow)

@@ -7,12 +7,10 @@
 #include <gpufec/polar_decoding.h>
 #include <gtest/gtest.h>
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <random>
-#include <thread>
 #include <vector>
 
 using gpufec::nr_polar_code;
@@ -20,28 +18,13 @@ using gpufec::polar_decoder_options;
 
 namespace {
 
-gpufec::exec_ctx two_thread_ctx()
-{
-    gpufec::exec_ctx ctx;
-    ctx.parallel_for = [](size_t n, const std::function<void(size_t)>& body) {
-        std::atomic<size_t> next{ 0 };
-        auto worker = [&] {
-            for (size_t i; (i = next++) < n;)
-                body(i);
-        };
-        std::thread t(worker);
-        worker();
-        t.join();
-    };
-    return ctx;
-}
-
 struct decoded {
     std::vector<uint8_t> bits; // frames * k, one bit per byte
     std::vector<gpufec::frame_status> status;
     std::vector<float> soft; // frames * k when asked for
 };
 
+// The shared batch helper on the frames of a flat LLR array, results flattened.
 decoded decode_all(gpufec::batch_decoder& dec,
                    const nr_polar_code& code,
                    const std::vector<gpufec::llr8_t>& llrs,
@@ -49,68 +32,40 @@ decoded decode_all(gpufec::batch_decoder& dec,
                    bool with_soft = false)
 {
     const size_t k = code.k(), e = code.e();
-    const size_t stride = (gpufec::packed_bytes(k) + 3) / 4 * 4;
-    std::vector<gpufec::frame_extent> ext(frames);
+    std::vector<std::vector<gpufec::llr8_t>> in(frames);
     for (size_t f = 0; f < frames; f++)
-        ext[f] = {
-            f * e, static_cast<uint32_t>(e), f * stride, static_cast<uint32_t>(k)
-        };
-    std::vector<uint8_t> packed(frames * stride, 0xAA);
+        in[f].assign(llrs.begin() + f * e, llrs.begin() + (f + 1) * e);
+    const auto r = gpufec::test::decode_all(dec, in, k, true, with_soft);
     decoded d;
-    d.status.resize(frames, gpufec::frame_status{ 0, false });
-    gpufec::frame_batch b;
-    b.in = llrs.data();
-    b.out = packed.data();
-    b.frames = ext.data();
-    b.num_frames = frames;
-    b.status = d.status.data();
-    std::vector<float> soft;
-    if (with_soft) {
-        soft.assign(8 * frames * stride, NAN);
-        b.soft_out = soft.data();
-    }
-    auto ctx = two_thread_ctx();
-    dec.decode(b, ctx);
-    d.bits.resize(frames * k);
-    for (size_t f = 0; f < frames; f++)
-        gpufec::unpack_bits(packed.data() + f * stride, d.bits.data() + f * k, k);
-    if (with_soft) {
-        d.soft.resize(frames * k);
-        for (size_t f = 0; f < frames; f++) // soft_out[8 * out_offset + i]
-            std::copy_n(soft.begin() + 8 * f * stride, k, d.soft.begin() + f * k);
+    d.status = r.status;
+    for (size_t f = 0; f < frames; f++) {
+        d.bits.insert(d.bits.end(), r.bits[f].begin(), r.bits[f].end());
+        if (with_soft)
+            d.soft.insert(d.soft.end(), r.soft[f].begin(), r.soft[f].end());
     }
     return d;
 }
 
-// Encodes `frames` random payloads, BPSK over AWGN at ebn0_db (payload rate k/e; no noise
-// when ebn0_db is infinite), int8 LLRs with the default scale 8.
-void make_frames(const nr_polar_code& code,
-                 size_t frames,
-                 double ebn0_db,
-                 uint32_t seed,
-                 std::vector<uint8_t>& payload,
-                 std::vector<gpufec::llr8_t>& llrs)
+// Encodes `frames` random payloads, BPSK over AWGN at ebn0_db (payload rate k/e;
+// noiseless +/-40 when ebn0_db is infinite), int8 LLRs with the default scale 8. One
+// generator draws the payloads, then the noise.
+struct frame_set {
+    std::vector<uint8_t> payload;     // frames * k
+    std::vector<gpufec::llr8_t> llrs; // frames * e
+};
+
+frame_set
+make_frames(const nr_polar_code& code, size_t frames, double ebn0_db, uint32_t seed)
 {
     std::mt19937 rng(seed);
-    std::normal_distribution<double> gauss;
     const size_t k = code.k(), e = code.e();
-    const double rate = double(k) / double(e);
-    const double sigma = std::isinf(ebn0_db)
-                             ? 0
-                             : std::sqrt(1.0 / (2 * rate * std::pow(10, ebn0_db / 10)));
-    const double llr_gain = std::isinf(ebn0_db) ? 4.0 : 2.0 / (sigma * sigma);
-    payload = gpufec::test::random_bits(rng, frames * k);
-    std::vector<float> soft(frames * e);
-    std::vector<uint8_t> coded(e);
-    for (size_t f = 0; f < frames; f++) {
-        code.encode(payload.data() + f * k, coded.data());
-        for (size_t j = 0; j < e; j++) {
-            const double y = (coded[j] ? -1.0 : 1.0) + sigma * gauss(rng);
-            soft[f * e + j] = static_cast<float>(llr_gain * y);
-        }
-    }
-    llrs.resize(soft.size());
-    gpufec::quantize_llrs(soft.data(), llrs.data(), soft.size(), 8.0f);
+    frame_set s;
+    s.payload = gpufec::test::random_bits(rng, frames * k);
+    std::vector<uint8_t> coded(frames * e);
+    for (size_t f = 0; f < frames; f++)
+        code.encode(s.payload.data() + f * k, coded.data() + f * e);
+    s.llrs = gpufec::test::awgn_llrs(coded, double(k) / double(e), ebn0_db, rng);
+    return s;
 }
 
 size_t frame_errors(const decoded& d, const std::vector<uint8_t>& payload, size_t k)
@@ -219,9 +174,7 @@ TEST(PolarDecoderCpu, NoiselessFramesDecodeExactly)
             EXPECT_EQ(code.rate_matching(), gpufec::polar_rate_matching::repetition);
         if (a == 600)
             EXPECT_EQ(code.rate_matching(), gpufec::polar_rate_matching::shortening);
-        std::vector<uint8_t> payload;
-        std::vector<gpufec::llr8_t> llrs;
-        make_frames(code, 20, INFINITY, 7, payload, llrs);
+        auto [payload, llrs] = make_frames(code, 20, gpufec::test::noiseless, 7);
         for (const char* alg : { "sc", "scl", "bp" }) {
             for (bool et : { true, false }) {
                 if (!et && alg[0] != 'b')
@@ -253,9 +206,7 @@ TEST(PolarDecoderCpu, NoiselessWithoutChannelInterleaverAndOtherCrcs)
             nr_polar_code code(40, 100, crc, false);
             auto dec =
                 gpufec::make_polar_decoder_cpu(code, polar_decoder_options{ alg, 4 });
-            std::vector<uint8_t> payload;
-            std::vector<gpufec::llr8_t> llrs;
-            make_frames(code, 10, INFINITY, 3, payload, llrs);
+            auto [payload, llrs] = make_frames(code, 10, gpufec::test::noiseless, 3);
             const auto d = decode_all(*dec, code, llrs, 10);
             EXPECT_EQ(frame_errors(d, payload, 40), 0u) << crc << " " << alg;
             for (const auto& s : d.status) {
@@ -284,9 +235,7 @@ TEST(PolarDecoderCpu, BlerAt2dB)
 {
     const size_t frames = 2000;
     nr_polar_code code(512, 1024, "crc11");
-    std::vector<uint8_t> payload;
-    std::vector<gpufec::llr8_t> llrs;
-    make_frames(code, frames, 2.0, 2026, payload, llrs);
+    auto [payload, llrs] = make_frames(code, frames, 2.0, 2026);
 
     auto scl = gpufec::make_polar_decoder_cpu(code, polar_decoder_options{ "scl", 8 });
     auto sc = gpufec::make_polar_decoder_cpu(code, polar_decoder_options{ "sc", 8 });
@@ -332,9 +281,7 @@ TEST(PolarDecoderCpu, BpBlerAt2dB)
 {
     const size_t frames = 2000;
     nr_polar_code code(512, 1024, "crc11");
-    std::vector<uint8_t> payload;
-    std::vector<gpufec::llr8_t> llrs;
-    make_frames(code, frames, 2.0, 2026, payload, llrs);
+    auto [payload, llrs] = make_frames(code, frames, 2.0, 2026);
 
     auto sc = gpufec::make_polar_decoder_cpu(code, polar_decoder_options{ "sc" });
     auto bp = gpufec::make_polar_decoder_cpu(code, { "bp", 8, 50, true });
@@ -379,9 +326,7 @@ TEST(PolarDecoderCpu, BpEarlyTerminationAt4dB)
 {
     const size_t frames = 300;
     nr_polar_code code(512, 1024, "crc11");
-    std::vector<uint8_t> payload;
-    std::vector<gpufec::llr8_t> llrs;
-    make_frames(code, frames, 4.0, 99, payload, llrs);
+    auto [payload, llrs] = make_frames(code, frames, 4.0, 99);
     auto bp = gpufec::make_polar_decoder_cpu(code, { "bp", 8, 50, true });
     auto bp_full = gpufec::make_polar_decoder_cpu(code, { "bp", 8, 50, false });
     const auto d_bp = decode_all(*bp, code, llrs, frames);
@@ -407,9 +352,7 @@ TEST(PolarDecoderCpu, SoftOutputSignsAndUnits)
     };
     for (auto [a, e] : configs) {
         nr_polar_code code(a, e);
-        std::vector<uint8_t> payload;
-        std::vector<gpufec::llr8_t> llrs;
-        make_frames(code, 40, 1.5, 21, payload, llrs);
+        auto [payload, llrs] = make_frames(code, 40, 1.5, 21);
         // Even LLRs so that halving is exact.
         for (auto& l : llrs)
             l = static_cast<gpufec::llr8_t>(std::clamp<int>(l, -126, 126) / 2 * 2);
@@ -446,9 +389,7 @@ TEST(PolarDecoderCpu, ScMatchesRecursiveReference)
                                             { 29, 127 }, { 400, 1023 }, { 512, 1024 } };
     for (auto [a, e] : configs) {
         nr_polar_code code(a, e);
-        std::vector<uint8_t> payload;
-        std::vector<gpufec::llr8_t> llrs;
-        make_frames(code, 30, 0.5, 5, payload, llrs);
+        auto [payload, llrs] = make_frames(code, 30, 0.5, 5);
         auto sc = gpufec::make_polar_decoder_cpu(code, polar_decoder_options{ "sc", 8 });
         const auto d = decode_all(*sc, code, llrs, 30, true);
         for (size_t f = 0; f < 30; f++) {
@@ -470,9 +411,7 @@ TEST(PolarDecoderCpu, ListOfOneEqualsSc)
     // Same decisions on every frame, including wrong ones (noisy at 1 dB).
     for (auto [a, e] : { std::pair<int, int>{ 512, 1024 }, { 32, 70 }, { 28, 70 } }) {
         nr_polar_code code(a, e);
-        std::vector<uint8_t> payload;
-        std::vector<gpufec::llr8_t> llrs;
-        make_frames(code, 60, 1.0, 11, payload, llrs);
+        auto [payload, llrs] = make_frames(code, 60, 1.0, 11);
         auto l1 = gpufec::make_polar_decoder_cpu(code, polar_decoder_options{ "scl", 1 });
         auto sc = gpufec::make_polar_decoder_cpu(code, polar_decoder_options{ "sc", 8 });
         const auto d1 = decode_all(*l1, code, llrs, 60, true);
@@ -494,9 +433,7 @@ TEST(PolarDecoderCpu, SclSoftOutputIsLeafLlrOfChosenPath)
 {
     for (auto [a, e] : { std::pair<int, int>{ 512, 1024 }, { 32, 70 }, { 29, 127 } }) {
         nr_polar_code code(a, e);
-        std::vector<uint8_t> payload;
-        std::vector<gpufec::llr8_t> llrs;
-        make_frames(code, 60, 1.0, 13, payload, llrs);
+        auto [payload, llrs] = make_frames(code, 60, 1.0, 13);
         auto scl =
             gpufec::make_polar_decoder_cpu(code, polar_decoder_options{ "scl", 8 });
         const auto d = decode_all(*scl, code, llrs, 60, true);
@@ -568,9 +505,7 @@ TEST(PolarDecoderCpu, DISABLED_BpStudy)
     if (const char* s = getenv("GPUFEC_POLAR_STUDY"))
         sscanf(s, "%d %d %lf %d %d", &k, &e, &ebn0, &frames, &iters);
     nr_polar_code code(k, e, "crc11");
-    std::vector<uint8_t> payload;
-    std::vector<gpufec::llr8_t> llrs;
-    make_frames(code, frames, ebn0, 2026, payload, llrs);
+    auto [payload, llrs] = make_frames(code, frames, ebn0, 2026);
     for (polar_decoder_options o : { polar_decoder_options{ "sc" },
                                      polar_decoder_options{ "bp", 8, iters, true },
                                      polar_decoder_options{ "bp", 8, iters, false } }) {
@@ -601,9 +536,7 @@ TEST(PolarDecoderCpu, DISABLED_Throughput)
 {
     const size_t frames = 4000;
     nr_polar_code code(512, 1024, "crc11");
-    std::vector<uint8_t> payload;
-    std::vector<gpufec::llr8_t> llrs;
-    make_frames(code, frames, 2.0, 1, payload, llrs);
+    auto [payload, llrs] = make_frames(code, frames, 2.0, 1);
     const size_t stride = gpufec::packed_bytes(512);
     std::vector<gpufec::frame_extent> ext(frames);
     for (size_t f = 0; f < frames; f++)
