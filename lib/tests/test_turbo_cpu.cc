@@ -28,114 +28,30 @@ using gpufec::test::random_bits;
 
 namespace {
 
-struct decoded_batch {
-    std::vector<std::vector<uint8_t>> bits; // one bit per byte, per frame
-    std::vector<std::vector<float>> soft;
-    std::vector<frame_status> status;
-};
-
-// parallel_for on two plain threads (interleaved items).
-void two_thread_for(size_t n, const std::function<void(size_t)>& body)
-{
-    std::thread t([&] {
-        for (size_t i = 1; i < n; i += 2)
-            body(i);
-    });
-    for (size_t i = 0; i < n; i += 2)
-        body(i);
-    t.join();
-}
+using test::bit_errors;
+using test::decoded_batch;
+using test::trial;
 
 decoded_batch decode_all(batch_decoder& dec,
                          const lte_turbo_code& code,
                          const std::vector<std::vector<llr8_t>>& frames,
                          bool threads = true)
 {
-    const size_t e = code.coded_bits(), k = code.info_bits();
-    std::vector<llr8_t> in;
-    std::vector<frame_extent> ext;
-    size_t out_bytes = 0;
-    for (const auto& f : frames) {
-        ext.push_back(
-            { in.size(), static_cast<uint32_t>(e), out_bytes, static_cast<uint32_t>(k) });
-        in.insert(in.end(), f.begin(), f.end());
-        out_bytes += aligned_packed_bytes(k);
-    }
-    std::vector<uint8_t> out(out_bytes, 0xAA);
-    std::vector<float> soft(8 * out_bytes, NAN);
-    decoded_batch r;
-    r.status.resize(frames.size());
-    frame_batch b;
-    b.in = in.data();
-    b.out = out.data();
-    b.frames = ext.data();
-    b.num_frames = frames.size();
-    b.status = r.status.data();
-    b.soft_out = soft.data();
-    exec_ctx ctx;
-    if (threads)
-        ctx.parallel_for = two_thread_for;
-    dec.decode(b, ctx);
-    for (const auto& x : ext) {
-        std::vector<uint8_t> bits(k);
-        unpack_bits(out.data() + x.out_offset, bits.data(), k);
-        r.bits.push_back(bits);
-        const float* s = soft.data() + 8 * x.out_offset;
-        r.soft.emplace_back(s, s + k);
-    }
-    return r;
+    return test::decode_all(dec, frames, code.info_bits(), threads);
 }
 
-// BPSK over AWGN at Eb/N0 (rate = code.rate()), LLR = 2y/sigma^2 quantised with scale 8.
-std::vector<llr8_t> awgn_llrs(const std::vector<uint8_t>& coded,
-                              double rate,
-                              double ebn0_db,
-                              std::mt19937_64& rng)
-{
-    const double sigma2 = 1.0 / (2.0 * rate * std::pow(10.0, ebn0_db / 10.0));
-    std::normal_distribution<double> noise(0.0, std::sqrt(sigma2));
-    std::vector<float> llr(coded.size());
-    for (size_t i = 0; i < coded.size(); i++)
-        llr[i] =
-            static_cast<float>(2.0 * ((coded[i] ? -1.0 : 1.0) + noise(rng)) / sigma2);
-    std::vector<llr8_t> q(coded.size());
-    quantize_llrs(llr.data(), q.data(), q.size(), 8.0f);
-    return q;
-}
-
-struct trial {
-    std::vector<std::vector<uint8_t>> info;
-    std::vector<std::vector<llr8_t>> llrs;
-};
-
+// Info bits from mt19937(seed), noise from mt19937_64(seed * 7919 + 1).
 trial make_trial(const lte_turbo_code& code, int frames, double ebn0_db, uint64_t seed)
 {
-    std::mt19937 bit_rng(static_cast<uint32_t>(seed));
-    std::mt19937_64 noise_rng(seed * 7919 + 1);
-    trial t;
-    for (int f = 0; f < frames; f++) {
-        t.info.push_back(random_bits(bit_rng, code.info_bits()));
-        std::vector<uint8_t> coded(code.coded_bits());
-        lte_turbo_encode(code, t.info.back().data(), coded.data());
-        if (std::isinf(ebn0_db)) { // noiseless: +/-40 (5 in natural LLR units)
-            std::vector<llr8_t> q(coded.size());
-            for (size_t i = 0; i < coded.size(); i++)
-                q[i] = coded[i] ? -40 : 40;
-            t.llrs.push_back(q);
-        } else {
-            t.llrs.push_back(awgn_llrs(coded, code.rate(), ebn0_db, noise_rng));
-        }
-    }
-    return t;
-}
-
-size_t bit_errors(const trial& t, const decoded_batch& d)
-{
-    size_t errors = 0;
-    for (size_t f = 0; f < t.info.size(); f++)
-        for (size_t i = 0; i < t.info[f].size(); i++)
-            errors += t.info[f][i] != d.bits[f][i];
-    return errors;
+    return test::make_trial(frames,
+                            code.info_bits(),
+                            code.coded_bits(),
+                            code.rate(),
+                            ebn0_db,
+                            test::trial_rngs(seed),
+                            [&](const uint8_t* info, uint8_t* coded) {
+                                lte_turbo_encode(code, info, coded);
+                            });
 }
 
 turbo_decoder_options opts(turbo_arithmetic a,
@@ -153,7 +69,7 @@ turbo_decoder_options opts(turbo_arithmetic a,
     return o;
 }
 
-const double noiseless = INFINITY;
+using test::noiseless;
 const turbo_arithmetic all_arithmetics[] = { turbo_arithmetic::int8,
                                              turbo_arithmetic::int16,
                                              turbo_arithmetic::float32 };
