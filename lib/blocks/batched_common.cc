@@ -105,19 +105,9 @@ const pmt::pmt_t& crc_ok_key()
 }
 
 decoder_factory
-cpu_only_factory(const std::string& block_name,
-                 const std::string& what,
-                 std::function<std::unique_ptr<::gpufec::batch_decoder>()> make_cpu)
+cpu_factory(std::function<std::unique_ptr<::gpufec::batch_decoder>()> make_cpu)
 {
-    return [block_name, what, make_cpu](const ::gpufec::backend_spec& spec) {
-        if (spec.kind == ::gpufec::backend_kind::cuda && !spec.was_auto) {
-            throw ::gpufec::error(block_name +
-                                  ": backend \"cuda\" is not yet available for " + what +
-                                  " (its CUDA kernel is still to come); allowed: "
-                                  "\"cpu\", \"auto\" (runs on the CPU)");
-        }
-        return make_cpu();
-    };
+    return [make_cpu](const ::gpufec::backend_spec&) { return make_cpu(); };
 }
 
 decoder_factory viterbi_factory(const code::sptr& code)

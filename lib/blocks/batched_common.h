@@ -72,14 +72,12 @@ const ::gpufec::conv_code& require_conv_code(const code::sptr& code,
 decoder_factory viterbi_factory(const code::sptr& code);
 
 /*!
- * Factory for a decoder that has only a CPU implementation so far: "auto" runs it on
- * the CPU; an explicit "cuda"/"cuda:N" throws, saying that the CUDA kernel is not yet
- * available and naming the allowed backends.
+ * Factory of a decoder that has only a CPU implementation so far: whatever the spec
+ * ("auto" with a GPU included), the CPU decoder. An explicit "cuda" never gets here:
+ * batched_options::cpu_only_what refuses it first.
  */
 decoder_factory
-cpu_only_factory(const std::string& block_name,
-                 const std::string& what,
-                 std::function<std::unique_ptr<::gpufec::batch_decoder>()> make_cpu);
+cpu_factory(std::function<std::unique_ptr<::gpufec::batch_decoder>()> make_cpu);
 
 } // namespace gpufec
 } // namespace gr

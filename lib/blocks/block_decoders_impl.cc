@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // The turbo, LDPC and polar decoder blocks: the shared batching templates plus a
-// factory per algorithm. Their CUDA kernels are still to come: cpu_only_factory.
+// factory per algorithm. Their CUDA kernels are still to come: cpu_factory.
 
 #include "batched_decoder_impl.h"
 #include "batched_pdu_decoder_impl.h"
@@ -75,11 +75,8 @@ decoder_factory turbo_factory(const std::string& block,
     opt.sub_blocks = sub_blocks;
     opt.early_termination = early_termination;
     const ::gpufec::lte_turbo_code core = turbo->core();
-    // Built once here so bad options raise at construction, whatever the backend.
-    ::gpufec::make_turbo_decoder_cpu(core, opt);
-    return cpu_only_factory(block, "turbo decoding", [core, opt] {
-        return ::gpufec::make_turbo_decoder_cpu(core, opt);
-    });
+    return cpu_factory(
+        [core, opt] { return ::gpufec::make_turbo_decoder_cpu(core, opt); });
 }
 
 // ---- LDPC -----------------------------------------------------------------------
@@ -120,8 +117,7 @@ decoder_factory ldpc_factory(const std::string& block,
             "got " +
             code_name(code));
     }
-    make_cpu(); // bad options raise at construction, whatever the backend
-    return cpu_only_factory(block, "LDPC decoding", make_cpu);
+    return cpu_factory(make_cpu);
 }
 
 // ---- polar ----------------------------------------------------------------------
@@ -144,10 +140,8 @@ decoder_factory polar_factory(const std::string& block,
     opt.bp_iterations = bp_iterations;
     opt.bp_early_termination = early_termination;
     const ::gpufec::nr_polar_code core = polar->core();
-    ::gpufec::make_polar_decoder_cpu(core, opt);
-    return cpu_only_factory(block, "polar decoding", [core, opt] {
-        return ::gpufec::make_polar_decoder_cpu(core, opt);
-    });
+    return cpu_factory(
+        [core, opt] { return ::gpufec::make_polar_decoder_cpu(core, opt); });
 }
 
 } // namespace
