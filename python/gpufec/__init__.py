@@ -25,6 +25,7 @@ except ModuleNotFoundError:
 def ldpc_code_from_alist(path):
     """LDPC code from the parity-check matrix in an alist file (MacKay format, as
     gr-fec's ldpc_H_matrix reads): systematic encoder, k = n - rank(H) information
-    bits per frame, n transmitted bits. Same as ldpc_alist_code(path)."""
+    bits per frame, n transmitted bits. Same as ldpc_alist_code(path). gr-fec's
+    *gen_matrix* alist files hold generator matrices, not H: do not pass them here."""
     return ldpc_alist_code(path)
 
