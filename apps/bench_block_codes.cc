@@ -29,8 +29,6 @@
 #endif
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <fstream>
 #include <functional>
 #include <iomanip>
@@ -43,13 +41,6 @@
 namespace gpufec_bench {
 namespace {
 
-using steady = std::chrono::steady_clock;
-
-double seconds_since(steady::time_point t0)
-{
-    return std::chrono::duration<double>(steady::now() - t0).count();
-}
-
 std::vector<std::string> split_list(const std::string& text)
 {
     std::vector<std::string> out;
@@ -60,79 +51,6 @@ std::vector<std::string> split_list(const std::string& text)
             out.push_back(item);
     return out;
 }
-
-std::string format_rate(double bits_per_s)
-{
-    std::ostringstream s;
-    const char* prefix = "";
-    double v = bits_per_s;
-    if (v >= 1e9) {
-        v /= 1e9;
-        prefix = "G";
-    } else if (v >= 1e6) {
-        v /= 1e6;
-        prefix = "M";
-    } else if (v >= 1e3) {
-        v /= 1e3;
-        prefix = "k";
-    }
-    s << std::fixed << std::setprecision(v >= 100 ? 0 : (v >= 10 ? 1 : 2)) << v << ' '
-      << prefix << "b/s";
-    return s.str();
-}
-
-std::string json_escape(const std::string& s)
-{
-    std::string out;
-    for (char c : s) {
-        if (c == '"' || c == '\\')
-            out += '\\';
-        if (static_cast<unsigned char>(c) < 0x20)
-            continue;
-        out += c;
-    }
-    return out;
-}
-
-//! One measured figure.
-struct result {
-    std::string group;   //!< "gpufec" or "gr-fec"
-    std::string label;   //!< decoder row, e.g. "turbo int8 scaled-max-log-map 6 it"
-    std::string backend; //!< "cpu x1", "cpu x2"
-    std::string path;    //!< "end-to-end" | "decode-only"
-    std::string input;   //!< "float" | "int8"
-    size_t info_bits = 0;
-    std::vector<double> runs; //!< information bits per second, one per timed run
-    double ber = -1, fer = -1, iterations = -1; //!< warm-up check
-    double median() const
-    {
-        std::vector<double> v = runs;
-        std::sort(v.begin(), v.end());
-        return v.empty() ? 0.0 : v[v.size() / 2];
-    }
-};
-
-//! Warm-up statistics: bit and frame errors against the sent bits, iterations.
-struct check_stats {
-    uint64_t bits = 0, bit_errors = 0, frames = 0, frame_errors = 0, iterations = 0;
-    void add(const uint8_t* decoded, const uint8_t* sent, size_t n, int iters)
-    {
-        size_t e = 0;
-        for (size_t i = 0; i < n; ++i)
-            e += (decoded[i] & 1) != (sent[i] & 1);
-        bits += n;
-        bit_errors += e;
-        frames += 1;
-        frame_errors += e != 0;
-        iterations += uint64_t(std::max(0, iters));
-    }
-    void store(result& r) const
-    {
-        r.ber = bits ? double(bit_errors) / double(bits) : 0.0;
-        r.fer = frames ? double(frame_errors) / double(frames) : 0.0;
-        r.iterations = frames ? double(iterations) / double(frames) : 0.0;
-    }
-};
 
 //! A decoder row: how to build it, and the gr-fec row it is compared with (if any).
 struct variant {
@@ -152,37 +70,15 @@ struct bench_code {
     std::vector<std::string> notes;
 };
 
-//! Noisy frames generated once: float LLRs, the engine's int8 quantization, sent bits.
-struct frame_pool {
-    size_t frames = 0, llrs_per_frame = 0, bits_per_frame = 0;
-    float sigma = 0;
-    std::vector<float> llrs;
-    std::vector<gpufec::llr8_t> llrs8;
-    std::vector<uint8_t> info_bits;
-    const uint8_t* sent(size_t f) const { return info_bits.data() + f * bits_per_frame; }
-};
-
-frame_pool make_pool(const bench_code& code, const block_options& opt, double ebn0_db)
+frame_pool
+make_code_pool(const bench_code& code, const block_options& opt, double ebn0_db)
 {
-    frame_pool pool;
     auto source = gpufec::make_awgn_bpsk_source(
         code.frame, ebn0_db, opt.seed, gpufec::resolve_backend("cpu"));
-    pool.llrs_per_frame = source->llrs_per_frame();
-    pool.bits_per_frame = source->bits_per_frame();
-    const double frame_bytes = double(pool.llrs_per_frame) * sizeof(float);
-    // At least enough frames for a few full engine batches.
-    pool.frames =
-        size_t(std::max(16.0, std::floor(opt.pool_mib * 1048576.0 / frame_bytes)));
-    pool.sigma = float(gpufec::awgn_sigma(
+    const float sigma = float(gpufec::awgn_sigma(
         double(code.frame.info_bits) / double(code.frame.coded_bits), ebn0_db));
-    pool.llrs.resize(pool.frames * pool.llrs_per_frame);
-    pool.llrs8.resize(pool.llrs.size());
-    pool.info_bits.resize(pool.frames * pool.bits_per_frame);
-    source->generate(0, pool.frames, pool.llrs.data(), pool.info_bits.data());
-    const gpufec::engine_config defaults;
-    gpufec::quantize_llrs(
-        pool.llrs.data(), pool.llrs8.data(), pool.llrs.size(), defaults.llr_scale);
-    return pool;
+    // At least enough frames for a few full engine batches.
+    return make_pool(*source, opt.pool_mib, 16, sigma);
 }
 
 size_t batch_frames(const block_options& opt, size_t info_bits)
@@ -191,189 +87,41 @@ size_t batch_frames(const block_options& opt, size_t info_bits)
     return std::max<size_t>(1, (bits + info_bits - 1) / info_bits);
 }
 
-/*!
- * Streams pool frames through the engine for `seconds`, or, when `check` is given,
- * exactly `check_frames` frames with every output compared to the sent bits. Returns
- * decoded information bits per second.
- */
-double run_engine(gpufec::batch_engine& engine,
-                  const frame_pool& pool,
-                  bool int8_input,
-                  double seconds,
-                  size_t check_frames,
-                  check_stats* check)
+void bench_variant(const variant& v,
+                   const frame_pool& pool,
+                   int threads,
+                   const block_options& opt,
+                   std::vector<result>& results)
 {
-    const size_t items = pool.llrs_per_frame;
-    uint64_t next_id = 0, bits = 0;
-    std::vector<uint8_t> scratch;
-    gpufec::completed_frame done;
-    auto consume = [&](const gpufec::completed_frame& f) {
-        bits += f.nbits;
-        if (check) {
-            scratch.resize(f.nbits);
-            gpufec::unpack_bits(f.packed, scratch.data(), f.nbits);
-            check->add(scratch.data(),
-                       pool.sent(f.id % pool.frames),
-                       f.nbits,
-                       f.status.iterations);
-        }
-    };
-    const auto t0 = steady::now();
-    const auto deadline = t0 + std::chrono::duration_cast<steady::duration>(
-                                   std::chrono::duration<double>(seconds));
-    for (;;) {
-        if (check ? next_id >= check_frames : steady::now() >= deadline)
-            break;
-        const size_t index = next_id % pool.frames;
-        size_t run = std::min<size_t>(pool.frames - index,
-                                      std::max<size_t>(1, (size_t(1) << 24) / items));
-        if (check)
-            run = std::min<size_t>(run, check_frames - next_id);
-        const size_t taken =
-            int8_input ? engine.submit_frames(
-                             pool.llrs8.data() + index * items, items, run, next_id)
-                       : engine.submit_frames(
-                             pool.llrs.data() + index * items, items, run, next_id);
-        next_id += taken;
-        if (taken < run) {
-            if (!engine.pop_wait(done))
-                throw gpufec::error("engine refused a frame with nothing pending");
-            consume(done);
-        }
-        while (engine.try_pop(done))
-            consume(done);
-    }
-    engine.flush();
-    while (engine.pop_wait(done))
-        consume(done);
-    return double(bits) / seconds_since(t0);
-}
-
-void bench_engine(const variant& v,
-                  const frame_pool& pool,
-                  int threads,
-                  const block_options& opt,
-                  std::vector<result>& results)
-{
-    std::shared_ptr<gpufec::batch_decoder> decoder = v.make();
-    gpufec::engine_config config;
-    config.max_batch_frames = batch_frames(opt, pool.bits_per_frame);
-    config.cpu_threads = threads;
-    gpufec::batch_engine engine(decoder, config);
-    for (int pass = 0; pass < 2; ++pass) {
-        const bool int8_input = pass == 1;
-        if ((int8_input && !opt.use_int8) || (!int8_input && !opt.use_float))
-            continue;
-        result r;
-        r.group = "gpufec";
-        r.label = v.label;
-        r.backend = "cpu x" + std::to_string(threads);
-        r.path = "end-to-end";
-        r.input = int8_input ? "int8" : "float";
-        r.info_bits = pool.bits_per_frame;
-        // Warm-up that checks the output: at least two full batches.
-        const size_t check_frames = std::max<size_t>(2 * config.max_batch_frames,
-                                                     std::min<size_t>(pool.frames, 64));
-        check_stats check;
-        run_engine(engine, pool, int8_input, 0, check_frames, &check);
-        check.store(r);
-        for (int i = 0; i < opt.runs; ++i)
-            r.runs.push_back(
-                run_engine(engine, pool, int8_input, opt.seconds, 0, nullptr));
-        results.push_back(r);
-    }
-}
-
-//! A figure measured one run at a time, so that figures compared with each other take
-//! their runs in turn and see the same machine load.
-struct timed_case {
-    result r;
-    std::function<double()> run_once;
-};
-
-void run_interleaved(std::vector<timed_case>& cases,
-                     int runs,
-                     std::vector<result>& results)
-{
-    for (int run = 0; run < runs; ++run)
-        for (timed_case& c : cases)
-            c.r.runs.push_back(c.run_once());
-    for (timed_case& c : cases)
-        results.push_back(c.r);
+    result row;
+    row.group = "gpufec";
+    row.label = v.label;
+    row.backend = "cpu x" + std::to_string(threads);
+    row.path = "end-to-end";
+    row.info_bits = pool.bits_per_frame;
+    bench_engine(v.make(),
+                 pool,
+                 batch_frames(opt, pool.bits_per_frame),
+                 threads,
+                 row,
+                 opt,
+                 results);
 }
 
 //! batch_decoder::decode() on int8 LLRs on one thread, no engine: the figure that
 //! compares directly with gr-fec's generic_work().
-timed_case
-make_decode_only_case(const variant& v, const frame_pool& pool, const block_options& opt)
+timed_case make_variant_decode_only(const variant& v,
+                                    const frame_pool& pool,
+                                    const block_options& opt)
 {
-    struct state {
-        std::unique_ptr<gpufec::batch_decoder> decoder;
-        size_t frames = 0, out_stride = 0, first = 0;
-        std::vector<gpufec::frame_extent> extents;
-        std::vector<gpufec::frame_status> status;
-        std::vector<uint8_t> out;
-        gpufec::exec_ctx ctx;
-    };
-    auto st = std::make_shared<state>();
-    st->decoder = v.make();
-    st->frames = std::min<size_t>(
-        pool.frames, std::max<size_t>(1, (size_t(1) << 16) / pool.bits_per_frame));
-    st->out_stride = gpufec::aligned_packed_bytes(pool.bits_per_frame);
-    st->extents.resize(st->frames);
-    st->status.resize(st->frames);
-    st->out.resize(st->frames * st->out_stride);
-    for (size_t i = 0; i < st->frames; ++i)
-        st->extents[i] = { uint64_t(i * pool.llrs_per_frame),
-                           uint32_t(pool.llrs_per_frame),
-                           uint64_t(i * st->out_stride),
-                           uint32_t(pool.bits_per_frame) };
-    st->ctx.parallel_for = [](size_t n, const std::function<void(size_t)>& body) {
-        for (size_t i = 0; i < n; ++i)
-            body(i);
-    };
-    const frame_pool* p = &pool;
-    auto decode_batch = [st, p]() {
-        if (st->first + st->frames > p->frames)
-            st->first = 0;
-        gpufec::frame_batch batch;
-        batch.in = p->llrs8.data() + st->first * p->llrs_per_frame;
-        batch.out = st->out.data();
-        batch.frames = st->extents.data();
-        batch.num_frames = st->frames;
-        batch.status = st->status.data();
-        st->decoder->decode(batch, st->ctx);
-    };
-
-    timed_case c;
-    c.r.group = "gpufec";
-    c.r.label = v.label + " decode-only";
-    c.r.backend = "cpu x1";
-    c.r.path = "decode-only";
-    c.r.input = "int8";
-    c.r.info_bits = pool.bits_per_frame;
-    decode_batch(); // warm-up and check
-    check_stats check;
-    std::vector<uint8_t> bits(pool.bits_per_frame);
-    for (size_t i = 0; i < st->frames; ++i) {
-        gpufec::unpack_bits(
-            st->out.data() + i * st->out_stride, bits.data(), pool.bits_per_frame);
-        check.add(
-            bits.data(), pool.sent(st->first + i), bits.size(), st->status[i].iterations);
-    }
-    check.store(c.r);
-    const double seconds = opt.seconds;
-    c.run_once = [st, p, decode_batch, seconds]() {
-        const auto t0 = steady::now();
-        uint64_t decoded = 0;
-        do {
-            st->first += st->frames;
-            decode_batch();
-            decoded += st->frames * p->bits_per_frame;
-        } while (seconds_since(t0) < seconds);
-        return decoded / seconds_since(t0);
-    };
-    return c;
+    result row;
+    row.group = "gpufec";
+    row.label = v.label + " decode-only";
+    row.backend = "cpu x1";
+    row.path = "decode-only";
+    row.input = "int8";
+    row.info_bits = pool.bits_per_frame;
+    return make_decode_only_case(v.make(), pool, opt.seconds, row);
 }
 
 #ifdef GPUFEC_HAVE_GNURADIO
@@ -448,7 +196,6 @@ timed_case make_grfec_case(const std::string& label,
         gr::fec::generic_decoder::sptr decoder;
         std::vector<float> in; //!< generic_work's input is not const
         std::vector<uint8_t> out;
-        size_t index = 0;
     };
     auto st = std::make_shared<state>();
     st->decoder = decoder;
@@ -481,17 +228,7 @@ timed_case make_grfec_case(const std::string& label,
                   it < 0 ? 1 : int(it));
     }
     check.store(c.r);
-    const double seconds = opt.seconds;
-    c.run_once = [st, g, decode_frame, counted, seconds]() {
-        const auto t0 = steady::now();
-        uint64_t decoded = 0;
-        do {
-            decode_frame(st->index);
-            st->index = (st->index + 1) % g->frames;
-            decoded += counted;
-        } while (seconds_since(t0) < seconds);
-        return decoded / seconds_since(t0);
-    };
+    c.run_once = frame_loop(decode_frame, g->frames, counted, opt.seconds);
     return c;
 }
 
@@ -763,8 +500,9 @@ void print_table(const block_options& opt,
                  const std::vector<result>& results,
                  const std::vector<std::string>& notes)
 {
-    std::cout << "gpufec-bench " << opt.date << "  commit " << opt.commit << "\n"
-              << "CPU: " << opt.cpu << " (" << opt.threads << " threads)\n"
+    std::cout << "gpufec-bench " << opt.stamp.date << "  commit " << opt.stamp.commit
+              << "\n"
+              << "CPU: " << opt.stamp.cpu << " (" << opt.threads << " threads)\n"
               << "code: " << code.frame.description << "; LLRs from the AWGN source at "
               << ebn0_db << " dB; median of " << opt.runs << " runs x " << opt.seconds
               << " s\n\n";
@@ -860,36 +598,18 @@ void write_json(const block_options& opt,
     std::ofstream f(opt.json);
     if (!f)
         throw gpufec::error("cannot write " + opt.json);
-    f << std::setprecision(10);
-    f << "{\n  \"tool\": \"gpufec-bench\",\n";
-    f << "  \"date\": \"" << opt.date << "\",\n";
-    f << "  \"commit\": \"" << json_escape(opt.commit) << "\",\n";
-    f << "  \"cpu\": \"" << json_escape(opt.cpu) << "\",\n";
-    f << "  \"cpu_threads\": " << opt.threads << ",\n";
+    write_json_head(f, opt.stamp, opt.threads);
     f << "  \"code_family\": \"" << opt.code << "\",\n";
     f << "  \"code\": \"" << json_escape(code.frame.description) << "\",\n";
     f << "  \"info_bits\": " << code.frame.info_bits << ",\n";
     f << "  \"coded_bits\": " << code.frame.coded_bits << ",\n";
-    f << "  \"ebn0_db\": " << ebn0_db << ",\n";
-    f << "  \"seconds_per_run\": " << opt.seconds << ",\n";
-    f << "  \"runs\": " << opt.runs << ",\n";
-    f << "  \"notes\": [";
-    for (size_t i = 0; i < notes.size(); ++i)
-        f << (i ? ", " : "") << '"' << json_escape(notes[i]) << '"';
-    f << "],\n  \"results\": [\n";
-    for (size_t i = 0; i < results.size(); ++i) {
-        const result& r = results[i];
-        f << "    {\"label\": \"" << json_escape(r.label) << "\", \"group\": \""
-          << r.group << "\", \"backend\": \"" << r.backend << "\", \"path\": \"" << r.path
-          << "\", \"input\": \"" << r.input << "\", \"info_bits\": " << r.info_bits
-          << ", \"unit\": \"bit/s\", \"median\": " << r.median()
-          << ", \"check_ber\": " << r.ber << ", \"check_fer\": " << r.fer
-          << ", \"check_mean_iterations\": " << r.iterations << ", \"runs\": [";
-        for (size_t j = 0; j < r.runs.size(); ++j)
-            f << (j ? ", " : "") << r.runs[j];
-        f << "]}" << (i + 1 < results.size() ? "," : "") << "\n";
-    }
-    f << "  ]\n}\n";
+    write_json_tail(
+        f, ebn0_db, opt, notes, results, [](std::ostream& o, const result& r) {
+            o << ", \"info_bits\": " << r.info_bits
+              << ", \"unit\": \"bit/s\", \"median\": " << r.median()
+              << ", \"check_ber\": " << r.ber << ", \"check_fer\": " << r.fer
+              << ", \"check_mean_iterations\": " << r.iterations;
+        });
 }
 
 } // namespace
@@ -901,7 +621,7 @@ int run_block_code_bench(const block_options& opt)
     std::vector<std::string> notes = code.notes;
     std::cerr << "[bench] " << code.frame.description << ": generating frames at "
               << ebn0_db << " dB\n";
-    const frame_pool pool = make_pool(code, opt, ebn0_db);
+    const frame_pool pool = make_code_pool(code, opt, ebn0_db);
 
     std::vector<result> results;
     std::vector<int> thread_counts = { 1 };
@@ -910,7 +630,7 @@ int run_block_code_bench(const block_options& opt)
     for (const variant& v : code.variants)
         for (int threads : thread_counts) {
             std::cerr << "[bench] " << v.label << " cpu x" << threads << "\n";
-            bench_engine(v, pool, threads, opt, results);
+            bench_variant(v, pool, threads, opt, results);
         }
 
     // One-thread decoders side by side, their runs interleaved.
@@ -918,7 +638,7 @@ int run_block_code_bench(const block_options& opt)
     if (opt.use_int8)
         for (const variant& v : code.variants) {
             std::cerr << "[bench] " << v.label << " decode-only\n";
-            side_by_side.push_back(make_decode_only_case(v, pool, opt));
+            side_by_side.push_back(make_variant_decode_only(v, pool, opt));
         }
 #ifdef GPUFEC_HAVE_GNURADIO
     if (opt.grfec && (code.polar || code.alist)) {

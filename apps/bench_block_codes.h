@@ -9,27 +9,17 @@
 #ifndef INCLUDED_GPUFEC_BENCH_BLOCK_CODES_H
 #define INCLUDED_GPUFEC_BENCH_BLOCK_CODES_H
 
-#include <cstddef>
-#include <cstdint>
+#include "bench_common.h"
+
 #include <string>
 
 namespace gpufec_bench {
 
-struct block_options {
+//! The shared options (run_options) are set from the Viterbi bench's; ebn0_db is used
+//! when ebn0_given, else the code's default.
+struct block_options : run_options {
     std::string code; //!< "turbo" | "ldpc" | "ldpc-alist" | "polar"
-    // Common to every code (same meaning as for the Viterbi bench).
-    bool use_float = true;
-    bool use_int8 = true;
-    double seconds = 0.5;
-    int runs = 5;
-    int threads = 1; //!< threads of the "all threads" rows
     bool ebn0_given = false;
-    double ebn0_db = 0; //!< used when ebn0_given, else the code's default
-    uint64_t seed = 1;
-    size_t batch_bits = 0; //!< 0: 2^18 information bits per engine batch
-    double pool_mib = 64;
-    bool grfec = true;
-    std::string json;
     // Codes.
     int turbo_k = 6144;
     bool crc24b = false;
@@ -44,8 +34,7 @@ struct block_options {
     int list_size = 8;
     int sub_blocks = 1;
     bool early_termination = true;
-    // Stamps.
-    std::string date, cpu, commit;
+    stamps stamp;
 };
 
 /*!

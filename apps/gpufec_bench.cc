@@ -16,6 +16,8 @@
 // with its pipelined slots; kernel-only = CUDA events around the decode kernel with the
 // data already on the device.
 #include "bench_block_codes.h"
+#include "bench_common.h"
+
 #include <gpufec/awgn_source.h>
 #include <gpufec/convolutional.h>
 #include <gpufec/engine.h>
@@ -38,18 +40,13 @@
 #endif
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <fstream>
-#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <memory>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "gpufec_git_commit.h" // generated at build time (apps/git_commit.cmake)
@@ -62,77 +59,23 @@ namespace po = boost::program_options;
 #else
 namespace po = gpufec::lite_po;
 #endif
-using steady = std::chrono::steady_clock;
-
 namespace {
 
-struct options {
+using namespace gpufec_bench;
+
+//! The shared options (run_options) and the Viterbi bench's own.
+struct options : run_options {
     std::string backend = "all";
     std::vector<int> frame_sizes;
-    bool use_float = true;
-    bool use_int8 = true;
-    double seconds = 0.5;
-    int runs = 5;
-    int threads = 0;
     int device = 0;
     int k = 7;
     std::vector<int> polys;
     std::string termination = "terminated";
     std::string puncture;
-    double ebn0_db = 5.0;
-    uint64_t seed = 1;
-    size_t batch_bits = 0;
-    double pool_mib = 64;
     bool source = true;
-    bool grfec = true;
-    std::string json;
     //! --code and the block-code options; code "conv" runs the Viterbi bench.
     gpufec_bench::block_options block;
 };
-
-//! One measured figure (a table cell).
-struct result {
-    std::string group; //!< "viterbi", "gr-fec", "source"
-    std::string label; //!< row label, e.g. "viterbi cpu x1 end-to-end"
-    std::string backend;
-    std::string path;  //!< "end-to-end", "kernel-only", "to-host", "device-only"
-    std::string input; //!< "float", "int8", "uchar"
-    std::string unit;  //!< "bit/s" (decoded or generated info bits) or "B/s"
-    int frame_bits = 0;
-    std::vector<double> runs; //!< one figure per timed run
-    double ber = -1;          //!< warm-up check (decoders), -1 when not measured
-    double info_bits_per_s = 0;
-    double median() const
-    {
-        std::vector<double> v = runs;
-        std::sort(v.begin(), v.end());
-        return v.empty() ? 0.0 : v[v.size() / 2];
-    }
-};
-
-double seconds_since(steady::time_point t0)
-{
-    return std::chrono::duration<double>(steady::now() - t0).count();
-}
-
-std::string format_rate(double value, const std::string& unit)
-{
-    std::ostringstream s;
-    const char* prefix = "";
-    if (value >= 1e9) {
-        value /= 1e9;
-        prefix = "G";
-    } else if (value >= 1e6) {
-        value /= 1e6;
-        prefix = "M";
-    } else if (value >= 1e3) {
-        value /= 1e3;
-        prefix = "k";
-    }
-    s << std::fixed << std::setprecision(value >= 100 ? 0 : (value >= 10 ? 1 : 2))
-      << value << ' ' << prefix << (unit == "B/s" ? "B/s" : "b/s");
-    return s.str();
-}
 
 std::vector<int> parse_int_list(const std::string& text, int base, const char* what)
 {
@@ -159,136 +102,12 @@ std::vector<int> parse_int_list(const std::string& text, int base, const char* w
     return values;
 }
 
-std::string utc_now()
+frame_pool make_conv_pool(const gpufec::conv_code& code, const options& opt)
 {
-    std::time_t t = std::time(nullptr);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-    return buf;
-}
-
-std::string cpu_model()
-{
-    std::ifstream in("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind("model name", 0) == 0) {
-            const auto colon = line.find(':');
-            if (colon != std::string::npos)
-                return line.substr(line.find_first_not_of(' ', colon + 1));
-        }
-    }
-    return "unknown CPU";
-}
-
-int hardware_threads() { return int(std::max(1u, std::thread::hardware_concurrency())); }
-
-/*!
- * Noisy frames of one code, generated once: float LLRs, the same quantized to int8 the
- * way the engine does it, and the transmitted information bits for checking.
- */
-struct frame_pool {
-    size_t frames = 0;
-    size_t llrs_per_frame = 0;
-    size_t bits_per_frame = 0;
-    float sigma = 0;
-    std::vector<float> llrs;
-    std::vector<gpufec::llr8_t> llrs8;
-    std::vector<uint8_t> info_bits;
-};
-
-frame_pool make_pool(const gpufec::conv_code& code, const options& opt, float llr_scale)
-{
-    frame_pool pool;
     auto source = gpufec::make_awgn_bpsk_source(
         code, opt.ebn0_db, opt.seed, gpufec::resolve_backend("cpu"));
-    pool.llrs_per_frame = source->llrs_per_frame();
-    pool.bits_per_frame = source->bits_per_frame();
-    const double frame_bytes = double(pool.llrs_per_frame) * sizeof(float);
-    pool.frames =
-        size_t(std::max(1.0, std::floor(opt.pool_mib * 1048576.0 / frame_bytes)));
-    pool.sigma = float(gpufec::awgn_sigma(code.rate(), opt.ebn0_db));
-    pool.llrs.resize(pool.frames * pool.llrs_per_frame);
-    pool.llrs8.resize(pool.llrs.size());
-    pool.info_bits.resize(pool.frames * pool.bits_per_frame);
-    source->generate(0, pool.frames, pool.llrs.data(), pool.info_bits.data());
-    gpufec::quantize_llrs(
-        pool.llrs.data(), pool.llrs8.data(), pool.llrs.size(), llr_scale);
-    return pool;
-}
-
-//! Bit errors of a decoded (packed, MSB first) frame against pool frame `index`.
-size_t count_bit_errors(const frame_pool& pool,
-                        size_t index,
-                        const uint8_t* packed,
-                        size_t nbits,
-                        std::vector<uint8_t>& scratch)
-{
-    scratch.resize(nbits);
-    gpufec::unpack_bits(packed, scratch.data(), nbits);
-    const uint8_t* ref = pool.info_bits.data() + index * pool.bits_per_frame;
-    size_t errors = 0;
-    for (size_t i = 0; i < nbits; ++i)
-        errors += (scratch[i] & 1) != (ref[i] & 1);
-    return errors;
-}
-
-/*!
- * Streams pool frames through the engine for `seconds` (or, when `check` is set, exactly
- * `check_frames` frames with every output compared to the transmitted bits). Returns
- * decoded information bits per second; `ber` gets the check's bit error rate.
- */
-double run_engine(gpufec::batch_engine& engine,
-                  const frame_pool& pool,
-                  bool int8_input,
-                  double seconds,
-                  size_t check_frames,
-                  double* ber)
-{
-    const size_t items = pool.llrs_per_frame;
-    uint64_t next_id = 0;
-    uint64_t bits = 0, errors = 0;
-    std::vector<uint8_t> scratch;
-    gpufec::completed_frame done;
-    auto consume = [&](const gpufec::completed_frame& f) {
-        bits += f.nbits;
-        if (check_frames)
-            errors +=
-                count_bit_errors(pool, f.id % pool.frames, f.packed, f.nbits, scratch);
-    };
-    const auto t0 = steady::now();
-    const auto deadline = t0 + std::chrono::duration_cast<steady::duration>(
-                                   std::chrono::duration<double>(seconds));
-    for (;;) {
-        if (check_frames ? next_id >= check_frames : steady::now() >= deadline)
-            break;
-        // The bulk path: runs of frames copied by the engine's copy threads.
-        const size_t index = next_id % pool.frames;
-        // Runs of ~16 Mi LLRs so the copy threads get large chunks even for short frames.
-        size_t run = std::min<size_t>(pool.frames - index,
-                                      std::max<size_t>(1, (size_t(1) << 24) / items));
-        if (check_frames)
-            run = std::min<size_t>(run, check_frames - next_id);
-        const size_t taken =
-            int8_input
-                ? engine.submit_frames(pool.llrs8.data() + index * items, items, run, next_id)
-                : engine.submit_frames(pool.llrs.data() + index * items, items, run, next_id);
-        next_id += taken;
-        if (taken < run) {
-            if (!engine.pop_wait(done))
-                throw gpufec::error("engine refused a frame with nothing pending");
-            consume(done);
-        }
-        while (engine.try_pop(done))
-            consume(done);
-    }
-    engine.flush();
-    while (engine.pop_wait(done))
-        consume(done);
-    const double elapsed = seconds_since(t0);
-    if (ber)
-        *ber = bits ? double(errors) / double(bits) : 0.0;
-    return double(bits) / elapsed;
+    const float sigma = float(gpufec::awgn_sigma(code.rate(), opt.ebn0_db));
+    return make_pool(*source, opt.pool_mib, 1, sigma);
 }
 
 size_t default_batch_bits(gpufec::backend_kind kind)
@@ -311,58 +130,22 @@ void bench_engine_case(const gpufec::conv_code& code,
                        const options& opt,
                        std::vector<result>& results)
 {
-    std::shared_ptr<gpufec::batch_decoder> decoder =
-        gpufec::make_viterbi_decoder(code, c.spec);
-    gpufec::engine_config config;
     const size_t batch_bits =
         opt.batch_bits ? opt.batch_bits : default_batch_bits(c.spec.kind);
-    config.max_batch_frames =
-        std::max<size_t>(1, (batch_bits + code.frame_bits() - 1) / code.frame_bits());
-    config.cpu_threads = c.cpu_threads;
-    gpufec::batch_engine engine(decoder, config);
-
-    for (int pass = 0; pass < 2; ++pass) {
-        const bool int8_input = pass == 1;
-        if ((int8_input && !opt.use_int8) || (!int8_input && !opt.use_float))
-            continue;
-        result r;
-        r.group = "viterbi";
-        r.label = "viterbi " + c.label + " end-to-end";
-        r.backend = c.backend_name;
-        r.path = "end-to-end";
-        r.input = int8_input ? "int8" : "float";
-        r.unit = "bit/s";
-        r.frame_bits = code.frame_bits();
-        // Warm-up that also checks the output: at least two full batches.
-        const size_t check_frames = std::max<size_t>(2 * config.max_batch_frames,
-                                                     std::min<size_t>(pool.frames, 64));
-        run_engine(engine, pool, int8_input, 0, check_frames, &r.ber);
-        for (int i = 0; i < opt.runs; ++i)
-            r.runs.push_back(
-                run_engine(engine, pool, int8_input, opt.seconds, 0, nullptr));
-        r.info_bits_per_s = r.median();
-        results.push_back(r);
-    }
-}
-
-//! A figure measured one run at a time, so that figures meant to be compared take their
-//! runs in turn and see the same machine load.
-struct timed_case {
-    result r;
-    std::function<double()> run_once; //!< one timed run -> figure per second
-};
-
-void run_interleaved(std::vector<timed_case>& cases,
-                     int runs,
-                     std::vector<result>& results)
-{
-    for (int run = 0; run < runs; ++run)
-        for (timed_case& c : cases)
-            c.r.runs.push_back(c.run_once());
-    for (timed_case& c : cases) {
-        c.r.info_bits_per_s = c.r.median();
-        results.push_back(c.r);
-    }
+    result row;
+    row.group = "viterbi";
+    row.label = "viterbi " + c.label + " end-to-end";
+    row.backend = c.backend_name;
+    row.path = "end-to-end";
+    row.info_bits = size_t(code.frame_bits());
+    bench_engine(
+        gpufec::make_viterbi_decoder(code, c.spec),
+        pool,
+        std::max<size_t>(1, (batch_bits + code.frame_bits() - 1) / code.frame_bits()),
+        c.cpu_threads,
+        row,
+        opt,
+        results);
 }
 
 /*!
@@ -374,74 +157,15 @@ timed_case make_cpu_decode_only_case(const gpufec::conv_code& code,
                                      const frame_pool& pool,
                                      const options& opt)
 {
-    struct state {
-        std::unique_ptr<gpufec::batch_decoder> decoder;
-        size_t frames = 0, out_stride = 0, first = 0;
-        std::vector<gpufec::frame_extent> extents;
-        std::vector<gpufec::frame_status> status;
-        std::vector<uint8_t> out;
-        gpufec::exec_ctx ctx;
-    };
-    auto st = std::make_shared<state>();
-    st->decoder = gpufec::make_viterbi_decoder_cpu(code);
-    st->frames = std::min<size_t>(
-        pool.frames, std::max<size_t>(1, (size_t(1) << 16) / code.frame_bits()));
-    st->out_stride = gpufec::aligned_packed_bytes(pool.bits_per_frame);
-    st->extents.resize(st->frames);
-    st->status.resize(st->frames);
-    st->out.resize(st->frames * st->out_stride);
-    for (size_t i = 0; i < st->frames; ++i)
-        st->extents[i] = { uint64_t(i * pool.llrs_per_frame),
-                           uint32_t(pool.llrs_per_frame),
-                           uint64_t(i * st->out_stride),
-                           uint32_t(pool.bits_per_frame) };
-    st->ctx.parallel_for = [](size_t n, const std::function<void(size_t)>& body) {
-        for (size_t i = 0; i < n; ++i)
-            body(i);
-    };
-    const frame_pool* p = &pool;
-    auto decode_batch = [st, p]() {
-        if (st->first + st->frames > p->frames)
-            st->first = 0;
-        gpufec::frame_batch batch;
-        batch.in = p->llrs8.data() + st->first * p->llrs_per_frame;
-        batch.out = st->out.data();
-        batch.frames = st->extents.data();
-        batch.num_frames = st->frames;
-        batch.status = st->status.data();
-        st->decoder->decode(batch, st->ctx);
-    };
-
-    timed_case c;
-    c.r.group = "viterbi";
-    c.r.label = "viterbi cpu x1 decode-only";
-    c.r.backend = "cpu x1";
-    c.r.path = "decode-only";
-    c.r.input = "int8";
-    c.r.unit = "bit/s";
-    c.r.frame_bits = code.frame_bits();
-    decode_batch(); // warm-up and check
-    uint64_t errors = 0;
-    std::vector<uint8_t> scratch;
-    for (size_t i = 0; i < st->frames; ++i)
-        errors += count_bit_errors(pool,
-                                   st->first + i,
-                                   st->out.data() + i * st->out_stride,
-                                   pool.bits_per_frame,
-                                   scratch);
-    c.r.ber = double(errors) / double(st->frames * pool.bits_per_frame);
-    const double seconds = opt.seconds;
-    c.run_once = [st, p, decode_batch, seconds]() {
-        const auto t0 = steady::now();
-        uint64_t bits = 0;
-        do {
-            st->first += st->frames;
-            decode_batch();
-            bits += st->frames * p->bits_per_frame;
-        } while (seconds_since(t0) < seconds);
-        return bits / seconds_since(t0);
-    };
-    return c;
+    result row;
+    row.group = "viterbi";
+    row.label = "viterbi cpu x1 decode-only";
+    row.backend = "cpu x1";
+    row.path = "decode-only";
+    row.input = "int8";
+    row.info_bits = size_t(code.frame_bits());
+    return make_decode_only_case(
+        gpufec::make_viterbi_decoder_cpu(code), pool, opt.seconds, row);
 }
 
 #ifdef GPUFEC_HAVE_CUDA
@@ -462,14 +186,15 @@ void bench_cuda_kernel(const gpufec::conv_code& code,
     r.path = "kernel-only";
     r.input = "int8";
     r.unit = "bit/s";
-    r.frame_bits = code.frame_bits();
+    r.info_bits = size_t(code.frame_bits());
     r.runs.push_back(timing.info_bits / (timing.median_ms * 1e-3));
     r.info_bits_per_s = r.runs.back();
     results.push_back(r);
 
     // The paper's tensor-core radix-4 formulation (K=7 rate 1/2 only), same windows.
     if (gpufec::cuda::viterbi_tc_supports(code)) {
-        const auto tc = gpufec::cuda::time_viterbi_tc_kernel(code, opt.device, frames, reps);
+        const auto tc =
+            gpufec::cuda::time_viterbi_tc_kernel(code, opt.device, frames, reps);
         result t = r;
         t.label = "viterbi " + backend_name + " kernel-only tensor-core";
         t.path = "kernel-only-tc";
@@ -512,7 +237,7 @@ void bench_cuda_source_device(const gpufec::conv_code& code,
     r.path = "device-only";
     r.input = "-";
     r.unit = "B/s";
-    r.frame_bits = code.frame_bits();
+    r.info_bits = size_t(code.frame_bits());
     const int reps = std::max(opt.runs, 10);
     uint64_t first = 0;
     for (int i = -2; i < reps; ++i) { // two warm-up launches
@@ -551,7 +276,7 @@ void bench_source_to_host(const gpufec::conv_code& code,
     r.path = "to-host";
     r.input = "-";
     r.unit = "B/s";
-    r.frame_bits = code.frame_bits();
+    r.info_bits = size_t(code.frame_bits());
     uint64_t first = 0;
     source->generate(first, frames, llrs.data(), bits.data()); // warm-up
     first += frames;
@@ -613,7 +338,7 @@ std::vector<timed_case> make_grfec_cases(const gpufec::conv_code& code,
 {
     struct state {
         gr::fec::generic_decoder::sptr decoder;
-        size_t in_items = 0, index = 0;
+        size_t in_items = 0;
         std::vector<float> y;         //!< gr-fec convention soft symbols
         std::vector<uint8_t> symbols; //!< the same as gr-fec's unsigned char input
         std::vector<uint8_t> out, converted;
@@ -666,52 +391,26 @@ std::vector<timed_case> make_grfec_cases(const gpufec::conv_code& code,
         c.r.path = "decode-only";
         c.r.input = with_conversion ? "float" : "uchar";
         c.r.unit = "bit/s";
-        c.r.frame_bits = fb;
+        c.r.info_bits = size_t(fb);
         // Warm-up and check against the transmitted bits.
-        uint64_t errors = 0, bits = 0;
+        check_stats check;
         const size_t check_frames =
             std::min<size_t>(pool.frames, std::max(4, (1 << 16) / fb));
         for (size_t f = 0; f < check_frames; ++f) {
             decode_frame(f);
-            const uint8_t* ref = pool.info_bits.data() + f * pool.bits_per_frame;
-            for (int i = 0; i < fb; ++i)
-                errors += (st->out[i] & 1) != (ref[i] & 1);
-            bits += fb;
+            check.add(st->out.data(), pool.sent(f), size_t(fb), 1);
         }
-        c.r.ber = double(errors) / double(bits);
-        const size_t pool_frames = pool.frames;
-        const double seconds = opt.seconds;
-        c.run_once = [st, decode_frame, pool_frames, fb, seconds]() {
-            const auto t0 = steady::now();
-            uint64_t decoded = 0;
-            do {
-                decode_frame(st->index);
-                st->index = (st->index + 1) % pool_frames;
-                decoded += fb;
-            } while (seconds_since(t0) < seconds);
-            return decoded / seconds_since(t0);
-        };
+        c.r.ber = check.ber();
+        c.run_once = frame_loop(decode_frame, pool.frames, size_t(fb), opt.seconds);
         cases.push_back(std::move(c));
     }
     return cases;
 }
 #endif
 
-std::string json_escape(const std::string& s)
-{
-    std::string out;
-    for (char c : s) {
-        if (c == '"' || c == '\\')
-            out += '\\';
-        if (static_cast<unsigned char>(c) < 0x20)
-            continue;
-        out += c;
-    }
-    return out;
-}
-
 struct run_info {
-    std::string date, cpu, gpu, code;
+    stamps stamp;
+    std::string gpu, code;
     double peak_bandwidth = 0; //!< bytes/s of the GPU's memory, 0 without GPU
     std::vector<std::string> notes;
 };
@@ -724,44 +423,26 @@ void write_json(const std::string& path,
     std::ofstream f(path);
     if (!f)
         throw gpufec::error("cannot write " + path);
-    f << std::setprecision(10);
-    f << "{\n  \"tool\": \"gpufec-bench\",\n";
-    f << "  \"date\": \"" << info.date << "\",\n";
-    f << "  \"commit\": \"" << GPUFEC_GIT_COMMIT << "\",\n";
-    f << "  \"cpu\": \"" << json_escape(info.cpu) << "\",\n";
-    f << "  \"cpu_threads\": " << opt.threads << ",\n";
+    write_json_head(f, info.stamp, opt.threads);
     f << "  \"gpu\": \"" << json_escape(info.gpu) << "\",\n";
     f << "  \"gpu_peak_memory_bandwidth_Bps\": " << info.peak_bandwidth << ",\n";
     f << "  \"code\": \"" << json_escape(info.code) << "\",\n";
-    f << "  \"ebn0_db\": " << opt.ebn0_db << ",\n";
-    f << "  \"seconds_per_run\": " << opt.seconds << ",\n";
-    f << "  \"runs\": " << opt.runs << ",\n";
-    f << "  \"notes\": [";
-    for (size_t i = 0; i < info.notes.size(); ++i)
-        f << (i ? ", " : "") << '"' << json_escape(info.notes[i]) << '"';
-    f << "],\n  \"results\": [\n";
-    for (size_t i = 0; i < results.size(); ++i) {
-        const result& r = results[i];
-        f << "    {\"label\": \"" << json_escape(r.label) << "\", \"group\": \""
-          << r.group << "\", \"backend\": \"" << json_escape(r.backend)
-          << "\", \"path\": \"" << r.path << "\", \"input\": \"" << r.input
-          << "\", \"frame_bits\": " << r.frame_bits << ", \"unit\": \"" << r.unit
-          << "\", \"median\": " << r.median()
-          << ", \"info_bits_per_s\": " << r.info_bits_per_s
-          << ", \"check_ber\": " << r.ber << ", \"runs\": [";
-        for (size_t j = 0; j < r.runs.size(); ++j)
-            f << (j ? ", " : "") << r.runs[j];
-        f << "]}" << (i + 1 < results.size() ? "," : "") << "\n";
-    }
-    f << "  ]\n}\n";
+    write_json_tail(
+        f, opt.ebn0_db, opt, info.notes, results, [](std::ostream& o, const result& r) {
+            o << ", \"frame_bits\": " << r.info_bits << ", \"unit\": \"" << r.unit
+              << "\", \"median\": " << r.median()
+              << ", \"info_bits_per_s\": " << r.info_bits_per_s
+              << ", \"check_ber\": " << r.ber;
+        });
 }
 
 void print_table(const run_info& info,
                  const options& opt,
                  const std::vector<result>& results)
 {
-    std::cout << "gpufec-bench " << info.date << "  commit " << GPUFEC_GIT_COMMIT << "\n"
-              << "CPU: " << info.cpu << " (" << opt.threads
+    std::cout << "gpufec-bench " << info.stamp.date << "  commit " << info.stamp.commit
+              << "\n"
+              << "CPU: " << info.stamp.cpu << " (" << opt.threads
               << " threads)   GPU: " << info.gpu << "\n"
               << "code: " << info.code << "; LLRs from the AWGN source at " << opt.ebn0_db
               << " dB; median of " << opt.runs << " runs x " << opt.seconds << " s\n\n";
@@ -797,7 +478,8 @@ void print_table(const run_info& info,
         for (int fb : opt.frame_sizes) {
             std::string cell = "-";
             for (const result& r : results)
-                if (r.label == row.first && r.input == row.second && r.frame_bits == fb)
+                if (r.label == row.first && r.input == row.second &&
+                    r.info_bits == size_t(fb))
                     cell = format_rate(r.median(), r.unit);
             std::cout << std::right << std::setw(cell_w) << cell;
         }
@@ -831,7 +513,7 @@ void print_table(const run_info& info,
         for (int fb : opt.frame_sizes) {
             double a = 0, b = 0;
             for (const result& r : results) {
-                if (r.frame_bits != fb)
+                if (r.info_bits != size_t(fb))
                     continue;
                 if (r.label == ours && r.input == input)
                     a = r.median();
@@ -853,8 +535,8 @@ void print_table(const run_info& info,
     }
     if (info.peak_bandwidth > 0) {
         for (const result& r : results)
-            if (r.path == "device-only" && r.frame_bits == opt.frame_sizes.back())
-                std::cout << "source device-only at " << r.frame_bits
+            if (r.path == "device-only" && r.info_bits == size_t(opt.frame_sizes.back()))
+                std::cout << "source device-only at " << r.info_bits
                           << " bits: " << std::fixed << std::setprecision(1)
                           << 100.0 * r.median() / info.peak_bandwidth
                           << "% of the GPU's peak memory bandwidth ("
@@ -1000,8 +682,7 @@ int main(int argc, char** argv)
             return 0;
 
         run_info info;
-        info.date = utc_now();
-        info.cpu = cpu_model();
+        info.stamp = { utc_now(), cpu_model(), GPUFEC_GIT_COMMIT };
         if (opt.block.code != "conv") {
             // Block codes: CPU decoders only (no CUDA decoder for them yet).
             if (opt.backend == "cuda")
@@ -1009,20 +690,8 @@ int main(int argc, char** argv)
                                     ": only the CPU backend has these decoders; use "
                                     "--backend cpu or all");
             gpufec_bench::block_options& b = opt.block;
-            b.use_float = opt.use_float;
-            b.use_int8 = opt.use_int8;
-            b.seconds = opt.seconds;
-            b.runs = opt.runs;
-            b.threads = opt.threads;
-            b.ebn0_db = opt.ebn0_db;
-            b.seed = opt.seed;
-            b.batch_bits = opt.batch_bits;
-            b.pool_mib = opt.pool_mib;
-            b.grfec = opt.grfec;
-            b.json = opt.json;
-            b.date = info.date;
-            b.cpu = info.cpu;
-            b.commit = GPUFEC_GIT_COMMIT;
+            static_cast<run_options&>(b) = opt;
+            b.stamp = info.stamp;
             return gpufec_bench::run_block_code_bench(b);
         }
         const bool want_cuda = opt.backend != "cpu";
@@ -1069,8 +738,7 @@ int main(int argc, char** argv)
         for (int fb : opt.frame_sizes) {
             const gpufec::conv_code code(fb, opt.k, opt.polys, term, opt.puncture);
             std::cerr << "[bench] frame " << fb << " bits: generating frames\n";
-            const gpufec::engine_config defaults;
-            const frame_pool pool = make_pool(code, opt, defaults.llr_scale);
+            const frame_pool pool = make_conv_pool(code, opt);
             for (const engine_case& c : cases) {
                 std::cerr << "[bench] frame " << fb << " bits: viterbi " << c.label
                           << "\n";
@@ -1135,7 +803,7 @@ int main(int argc, char** argv)
         for (const result& r : results) {
             if (r.ber > ber_limit) {
                 info.notes.push_back("CHECK FAILED: " + r.label + " (" + r.input + ", " +
-                                     std::to_string(r.frame_bits) +
+                                     std::to_string(r.info_bits) +
                                      " bits) decoded with BER " + std::to_string(r.ber) +
                                      " at " + std::to_string(opt.ebn0_db) + " dB");
                 sane = false;
