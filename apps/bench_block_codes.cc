@@ -10,6 +10,7 @@
 // (from gr-fec's encoders) with the same information bits and the same noise samples.
 #include "bench_block_codes.h"
 
+#include <gpufec/backends.h>
 #include <gpufec/awgn_source.h>
 #include <gpufec/engine.h>
 #include <gpufec/ldpc.h>
@@ -73,8 +74,8 @@ struct bench_code {
 frame_pool
 make_code_pool(const bench_code& code, const block_options& opt, double ebn0_db)
 {
-    auto source = gpufec::make_awgn_bpsk_source(
-        code.frame, ebn0_db, opt.seed, gpufec::resolve_backend("cpu"));
+    auto source =
+        gpufec::make(code.frame, gpufec::awgn_frame_source_options{ ebn0_db, opt.seed }, "cpu");
     const float sigma = float(gpufec::awgn_sigma(
         double(code.frame.info_bits) / double(code.frame.coded_bits), ebn0_db));
     // At least enough frames for a few full engine batches.

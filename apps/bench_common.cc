@@ -183,7 +183,7 @@ timed_case make_decode_only_case(std::unique_ptr<gpufec::batch_decoder> decoder,
         std::vector<gpufec::frame_extent> extents;
         std::vector<gpufec::frame_status> status;
         std::vector<uint8_t> out;
-        gpufec::exec_ctx ctx;
+        std::unique_ptr<gpufec::standalone_ctx> run; // one thread, the stage's scratch
     };
     auto st = std::make_shared<state>();
     st->decoder = std::move(decoder);
@@ -198,10 +198,7 @@ timed_case make_decode_only_case(std::unique_ptr<gpufec::batch_decoder> decoder,
                            uint32_t(pool.llrs_per_frame),
                            uint64_t(i * st->out_stride),
                            uint32_t(pool.bits_per_frame) };
-    st->ctx.parallel_for = [](size_t n, const std::function<void(size_t)>& body) {
-        for (size_t i = 0; i < n; ++i)
-            body(i);
-    };
+    st->run = std::make_unique<gpufec::standalone_ctx>(*st->decoder);
     const frame_pool* p = &pool;
     auto decode_batch = [st, p]() {
         if (st->first + st->frames > p->frames)
@@ -212,7 +209,7 @@ timed_case make_decode_only_case(std::unique_ptr<gpufec::batch_decoder> decoder,
         batch.frames = st->extents.data();
         batch.num_frames = st->frames;
         batch.status = st->status.data();
-        st->decoder->decode(batch, st->ctx);
+        st->decoder->decode(batch, st->run->ctx());
     };
 
     timed_case c;

@@ -19,6 +19,7 @@
 #include "bench_common.h"
 
 #include <gpufec/awgn_source.h>
+#include <gpufec/backends.h>
 #include <gpufec/convolutional.h>
 #include <gpufec/engine.h>
 #include <gpufec/viterbi.h>
@@ -104,8 +105,8 @@ std::vector<int> parse_int_list(const std::string& text, int base, const char* w
 
 frame_pool make_conv_pool(const gpufec::conv_code& code, const options& opt)
 {
-    auto source = gpufec::make_awgn_bpsk_source(
-        code, opt.ebn0_db, opt.seed, gpufec::resolve_backend("cpu"));
+    auto source =
+        gpufec::make(code, gpufec::awgn_source_options{ opt.ebn0_db, opt.seed }, "cpu");
     const float sigma = float(gpufec::awgn_sigma(code.rate(), opt.ebn0_db));
     return make_pool(*source, opt.pool_mib, 1, sigma);
 }
@@ -139,7 +140,7 @@ void bench_engine_case(const gpufec::conv_code& code,
     row.path = "end-to-end";
     row.info_bits = size_t(code.frame_bits());
     bench_engine(
-        gpufec::make_viterbi_decoder(code, c.spec),
+        gpufec::make_decoder(code, gpufec::viterbi_options{}, gpufec::backend_string(c.spec)),
         pool,
         std::max<size_t>(1, (batch_bits + code.frame_bits() - 1) / code.frame_bits()),
         c.cpu_threads,
@@ -261,7 +262,9 @@ void bench_source_to_host(const gpufec::conv_code& code,
                           const std::string& backend_name,
                           std::vector<result>& results)
 {
-    auto source = gpufec::make_awgn_bpsk_source(code, opt.ebn0_db, opt.seed, spec);
+    auto source = gpufec::make(code,
+                               gpufec::awgn_source_options{ opt.ebn0_db, opt.seed },
+                               gpufec::backend_string(spec));
     const size_t batch_bits =
         spec.kind == gpufec::backend_kind::cuda ? (size_t(1) << 24) : (size_t(1) << 20);
     const size_t frames = std::max<size_t>(1, batch_bits / code.frame_bits());

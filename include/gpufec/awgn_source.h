@@ -44,10 +44,18 @@ public:
                           uint8_t* info_bits) = 0;
 };
 
-std::unique_ptr<awgn_bpsk_source> make_awgn_bpsk_source(const conv_code& code,
-                                                        double ebn0_db,
-                                                        uint64_t seed,
-                                                        const backend_spec& backend);
+//! The source of a convolutional code as a registered algorithm: make(code, options,
+//! backend) from <gpufec/backends.h>; CPU and CUDA give the same frames.
+struct awgn_source_options {
+    using code_type = conv_code;
+    using product_type = awgn_bpsk_source;
+    static constexpr const char* algorithm_name = "awgn_bpsk_source";
+    double ebn0_db = 3.0;
+    uint64_t seed = 0;
+};
+
+std::unique_ptr<awgn_bpsk_source> make_awgn_bpsk_source_cpu(const conv_code& code,
+                                                            const awgn_source_options& options);
 
 //! Any code with one frame length, given by its (thread-safe) encoder.
 struct frame_code {
@@ -57,15 +65,18 @@ struct frame_code {
     std::string description; //!< for messages, e.g. "LTE turbo K=6144 ..."
 };
 
-/*!
- * The same source for codes without a GPU encoder yet (turbo, LDPC, polar): the frame
- * definition above with `code.encode` as the encoder. CPU backend only; a CUDA spec
- * throws gpufec::error saying so.
- */
-std::unique_ptr<awgn_bpsk_source> make_awgn_bpsk_source(const frame_code& code,
-                                                        double ebn0_db,
-                                                        uint64_t seed,
-                                                        const backend_spec& backend);
+//! The source of any frame_code (turbo, LDPC, polar, ...), with the frame definition
+//! above and `code.encode` as the encoder; registered for the CPU (no GPU encoders yet).
+struct awgn_frame_source_options {
+    using code_type = frame_code;
+    using product_type = awgn_bpsk_source;
+    static constexpr const char* algorithm_name = "awgn_bpsk_source (block codes)";
+    double ebn0_db = 3.0;
+    uint64_t seed = 0;
+};
+
+std::unique_ptr<awgn_bpsk_source>
+make_awgn_bpsk_source_cpu(const frame_code& code, const awgn_frame_source_options& options);
 
 //! Noise standard deviation for a code rate and Eb/N0 in dB.
 double awgn_sigma(double rate, double ebn0_db);

@@ -35,25 +35,17 @@ struct backend_spec {
     bool was_auto = false;
 };
 
-//! Parses and resolves a backend string. "auto" picks CUDA device 0 when a CUDA device
-//! exists (and the library was built with CUDA), else the CPU. "cuda"/"cuda:N" throw
-//! gpufec::error when no such device exists. Bad strings throw, naming the allowed values.
-backend_spec resolve_backend(const std::string& backend);
-
-//! Human-readable backend name, e.g. "cpu" or "cuda:0 (NVIDIA H100 80GB HBM3)".
-std::string describe_backend(const backend_spec& spec);
-
-//! Number of CUDA devices usable by this build (0 when built without CUDA or no driver).
-int cuda_device_count();
-//! Device name, e.g. "NVIDIA H100 80GB HBM3" ("unavailable" without CUDA).
-std::string cuda_device_description(int device);
+// resolve_backend(), describe_backend() and cuda_device_count() live in
+// <gpufec/backends.h>, the top layer of the core.
 
 //! Where one frame lives inside a batch.
 struct frame_extent {
-    uint64_t in_offset;  //!< first input LLR of the frame (items)
-    uint32_t in_items;   //!< number of input LLRs
+    uint64_t in_offset;  //!< first input item of the frame (items of the input format)
+    uint32_t in_items;   //!< number of input items (LLRs, or complex samples)
     uint64_t out_offset; //!< first output BYTE of the frame; multiple of 4
-    uint32_t out_bits;   //!< number of decoded information bits
+    uint32_t out_bits;   //!< output items: decoded bits, or LLRs for llr_float output
+    uint64_t aux_offset = 0; //!< complex_float input: first channel-matrix entry
+    uint32_t aux_items = 0;  //!< complex_float input: channel-matrix entries
 };
 
 //! Per-frame result status (travels as stream tags / PDU metadata).
@@ -68,6 +60,19 @@ inline size_t aligned_packed_bytes(size_t bits) { return ((bits + 31) / 32) * 4;
 
 //! float LLR -> int8 with saturation: round(llr*scale) clamped to [-127, 127]; NaN -> 0.
 void quantize_llrs(const float* in, llr8_t* out, size_t n, float scale);
+
+//! float LLR -> 4-bit LLR: round(llr*scale) clamped to [-7, 7] (NaN -> 0), two per byte,
+//! item 2j in the low nibble of out[j] (two's complement). An odd n leaves the high
+//! nibble of the last byte 0.
+void quantize_llrs_int4(const float* in, uint8_t* out, size_t n, float scale);
+//! int8 LLR -> 4-bit LLR, saturated to [-7, 7], packed as quantize_llrs_int4 does.
+void pack_llrs_int4(const llr8_t* in, uint8_t* out, size_t n);
+//! The 4-bit LLR of item i of a packed array.
+inline int llr_int4_at(const uint8_t* packed, size_t i)
+{
+    const int nibble = (packed[i >> 1] >> (4 * (i & 1))) & 0xf;
+    return nibble >= 8 ? nibble - 16 : nibble;
+}
 
 //! Unpacks MSB-first packed bits into one bit per byte.
 void unpack_bits(const uint8_t* packed, uint8_t* bits, size_t nbits);

@@ -13,6 +13,10 @@
 
 namespace gpufec {
 
+//! Where the engine's callers keep frames: host memory, or device memory of the stage's
+//! CUDA device (DESIGN.md §3: GPU blocks chain with no host round trip).
+enum class memory_side { host, device };
+
 struct engine_config {
     size_t max_batch_frames = 256; //!< frames per slot
     size_t max_batch_items = 0;    //!< LLRs per slot; 0 = max_batch_frames * max frame
@@ -23,14 +27,28 @@ struct engine_config {
     //! Also return a-posteriori LLRs of the decoded bits (completed_frame::soft); the
     //! decoder must have has_soft_output().
     bool soft_output = false;
+    //! host: submit() reads host memory (copied into pinned slots). device: submit()
+    //! takes device pointers, copied (or quantized) on the slot's stream; CUDA only.
+    memory_side input_side = memory_side::host;
+    //! host: results are copied back to host memory. device: completed_frame points
+    //! into the slot's device memory and nothing but the status crosses the bus.
+    memory_side output_side = memory_side::host;
+    //! complex_float stages: channel-matrix entries per slot; 0 = max_batch_frames *
+    //! those of the largest frame.
+    size_t max_batch_aux = 0;
 };
 
 //! One decoded frame, handed back in submission order.
 struct completed_frame {
-    uint64_t id;           //!< the caller's id given at submit()
-    const uint8_t* packed; //!< packed bits MSB first; valid until the next pop/submit
-    size_t nbits;
+    uint64_t id; //!< the caller's id given at submit()
+    //! packed_bits stages: packed bits MSB first (device memory with output_side =
+    //! device); valid until the next pop/submit. Null for llr_float stages.
+    const uint8_t* packed = nullptr;
+    //! llr_float stages: nbits float LLRs (L > 0 = bit 0); null for packed_bits stages.
+    const float* llrs = nullptr;
+    size_t nbits = 0; //!< output items: bits, or LLRs
     frame_status status;
+    bool on_device = false; //!< packed/llrs/soft are device pointers
     //! With engine_config::soft_output: nbits a-posteriori LLRs in int8-input units
     //! (divide by llr_scale for the float input's units), L > 0 = bit 0; else null.
     //! Valid as long as `packed`.
@@ -52,11 +70,20 @@ public:
 
     //! True when submit() can take a frame of `items` LLRs now without blocking.
     bool can_submit(size_t items) const;
-    //! Copies one frame in (float LLRs are quantized with llr_scale). Returns false,
-    //! taking nothing, when every slot is busy (pop frames first). Throws gpufec::error
-    //! when the frame length is not decodable.
+    //! Copies one frame in (float LLRs are quantized with llr_scale to the stage's
+    //! input format, int8 or int4; int8 LLRs are saturated to int4 for int4 stages).
+    //! Returns false, taking nothing, when every slot is busy (pop frames first).
+    //! Throws gpufec::error when the frame length is not decodable, or the stage takes
+    //! complex samples. With input_side = device the pointer is device memory.
     bool submit(const float* llrs, size_t items, uint64_t id);
     bool submit(const llr8_t* llrs, size_t items, uint64_t id);
+    //! complex_float stages (detectors): `items` received samples and the frame's
+    //! channel matrices, aux_items = decoder().aux_items_for_input(items) entries.
+    bool submit(const cfloat* samples,
+                size_t items,
+                const cfloat* channels,
+                size_t aux_items,
+                uint64_t id);
     /*!
      * Submits up to `count` frames of `items` LLRs each, lying back to back at `llrs`,
      * with ids first_id, first_id + 1, ...: the bulk path. Copies (and quantizes) with

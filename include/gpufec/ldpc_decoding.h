@@ -24,6 +24,10 @@ enum class ldpc_arithmetic {
 };
 
 struct ldpc_decoder_options {
+    using code_type = nr_ldpc_code;
+    using product_type = batch_decoder;
+    static constexpr const char* algorithm_name = "LDPC decoding";
+
     int iterations = 10; //!< maximum layered iterations, 1..100
     ldpc_algorithm algorithm = ldpc_algorithm::normalized;
     float alpha = 0.75f; //!< normalisation, (0, 1]; int8 uses round(alpha*16)/16

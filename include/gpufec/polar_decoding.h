@@ -16,6 +16,10 @@
 namespace gpufec {
 
 struct polar_decoder_options {
+    using code_type = nr_polar_code;
+    using product_type = batch_decoder;
+    static constexpr const char* algorithm_name = "polar decoding";
+
     //! "sc" (successive cancellation) | "scl" (CRC-aided successive cancellation list)
     //! | "bp" (belief propagation on the factor graph).
     std::string algorithm = "scl";

@@ -25,6 +25,10 @@ enum class turbo_arithmetic {
 };
 
 struct turbo_decoder_options {
+    using code_type = lte_turbo_code;
+    using product_type = batch_decoder;
+    static constexpr const char* algorithm_name = "turbo decoding";
+
     int iterations = 6; //!< full iterations (two half-iterations each), 1..32
     turbo_algorithm algorithm = turbo_algorithm::scaled_max_log_map;
     //! Scaled max-log-MAP only, (0, 1]; the integer paths use round(scale * 128) / 128.

@@ -12,20 +12,18 @@
 
 namespace gpufec {
 
+//! The Viterbi decoder as a registered algorithm: make_decoder(code, viterbi_options{},
+//! backend) from <gpufec/backends.h>. It has no options of its own yet.
+struct viterbi_options {
+    using code_type = conv_code;
+    using product_type = batch_decoder;
+    static constexpr const char* algorithm_name = "viterbi decoding";
+};
+
 //! CPU Viterbi decoder (the bit-exact reference of the CUDA one), windowed per
 //! viterbi_schedule, multi-threaded over windows through exec_ctx::parallel_for.
 std::unique_ptr<batch_decoder> make_viterbi_decoder_cpu(const conv_code& code);
 
-//! CUDA Viterbi decoder on `device`. Throws gpufec::error when built without CUDA or
-//! when the device does not exist.
-std::unique_ptr<batch_decoder> make_viterbi_decoder_cuda(const conv_code& code, int device);
-
-//! Picks by backend spec.
-std::unique_ptr<batch_decoder> make_viterbi_decoder(const conv_code& code,
-                                                    const backend_spec& backend);
-
-//! Convenience for tests and tools: decodes one frame on the CPU reference, single
-//! thread. `out_bits` gets one bit per byte. Returns the number of decoded bits.
 size_t viterbi_decode_frame_cpu(const conv_code& code,
                                 const llr8_t* llrs,
                                 size_t n_llrs,

@@ -3,69 +3,16 @@
  * Copyright 2026 gr-gpufec developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// Backend selection and small helpers shared by all layers.
-#include <gpufec/common.h>
+// Small helpers shared by all layers: LLR conversions, bit unpacking, batch formats.
+#include <gpufec/batch_decoder.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <exception>
+#include <thread>
 
 namespace gpufec {
-
-namespace {
-
-const char* const allowed_backends =
-    "\"auto\", \"cpu\", \"cuda\", \"cuda:N\" (N = device index)";
-
-backend_spec cuda_spec(int device, const std::string& requested)
-{
-    const int count = cuda_device_count();
-    if (count <= 0)
-        throw error(
-            "backend \"" + requested +
-            "\": no CUDA device is available (built without CUDA, no driver or no "
-            "GPU); use \"cpu\" or \"auto\"");
-    if (device >= count)
-        throw error("backend \"" + requested + "\": no CUDA device " +
-                    std::to_string(device) +
-                    "; allowed devices: cuda:0..cuda:" + std::to_string(count - 1));
-    backend_spec spec;
-    spec.kind = backend_kind::cuda;
-    spec.device = device;
-    return spec;
-}
-
-} // namespace
-
-backend_spec resolve_backend(const std::string& backend)
-{
-    if (backend == "auto") {
-        backend_spec spec;
-        if (cuda_device_count() > 0) {
-            spec.kind = backend_kind::cuda;
-            spec.device = 0;
-        }
-        spec.was_auto = true;
-        return spec;
-    }
-    if (backend == "cpu")
-        return backend_spec{};
-    if (backend == "cuda")
-        return cuda_spec(0, backend);
-    const std::string prefix = "cuda:";
-    if (backend.compare(0, prefix.size(), prefix) == 0 &&
-        backend.size() > prefix.size() && backend.size() <= prefix.size() + 4 &&
-        backend.find_first_not_of("0123456789", prefix.size()) == std::string::npos)
-        return cuda_spec(std::atoi(backend.c_str() + prefix.size()), backend);
-    throw error("unknown backend \"" + backend + "\"; allowed: " + allowed_backends);
-}
-
-std::string describe_backend(const backend_spec& spec)
-{
-    if (spec.kind == backend_kind::cpu)
-        return "cpu";
-    return "cuda:" + std::to_string(spec.device) + " (" +
-           cuda_device_description(spec.device) + ")";
-}
 
 // Branch-free so it vectorises: round half away from zero = truncate, then correct by the
 // fractional part (exact for |x| <= 127). GCC if-converts the float selects only without
@@ -89,6 +36,118 @@ quantize_llrs(const float* in, llr8_t* out, size_t n, float scale)
         const int32_t r = t + (frac >= 0.5f) - (frac <= -0.5f);
         out[i] = static_cast<llr8_t>(r);
     }
+}
+
+namespace {
+uint8_t saturate_int4(int v)
+{
+    v = v < -7 ? -7 : (v > 7 ? 7 : v);
+    return static_cast<uint8_t>(v & 0xf);
+}
+} // namespace
+
+void quantize_llrs_int4(const float* in, uint8_t* out, size_t n, float scale)
+{
+    // The int8 rule first (same rounding), then the 4-bit saturation.
+    llr8_t chunk[256];
+    for (size_t first = 0; first < n; first += sizeof(chunk)) {
+        const size_t len = std::min(sizeof(chunk), n - first); // even except at the end
+        quantize_llrs(in + first, chunk, len, scale);
+        pack_llrs_int4(chunk, out + first / 2, len);
+    }
+}
+
+void pack_llrs_int4(const llr8_t* in, uint8_t* out, size_t n)
+{
+    for (size_t j = 0; 2 * j < n; ++j) {
+        const uint8_t lo = saturate_int4(in[2 * j]);
+        const uint8_t hi = 2 * j + 1 < n ? saturate_int4(in[2 * j + 1]) : 0;
+        out[j] = static_cast<uint8_t>(lo | (hi << 4));
+    }
+}
+
+const char* to_string(input_format format)
+{
+    switch (format) {
+    case input_format::llr_int8:
+        return "int8 LLR";
+    case input_format::llr_int4:
+        return "packed 4-bit LLR";
+    case input_format::complex_float:
+        return "complex float sample";
+    }
+    return "unknown";
+}
+
+const char* to_string(output_format format)
+{
+    switch (format) {
+    case output_format::packed_bits:
+        return "packed bit";
+    case output_format::llr_float:
+        return "float LLR";
+    }
+    return "unknown";
+}
+
+size_t input_bytes(input_format format, size_t items)
+{
+    switch (format) {
+    case input_format::llr_int8:
+        return items;
+    case input_format::llr_int4:
+        return (items + 1) / 2;
+    case input_format::complex_float:
+        return items * sizeof(cfloat);
+    }
+    return items;
+}
+
+size_t output_bytes(output_format format, size_t items)
+{
+    return format == output_format::packed_bits ? aligned_packed_bytes(items)
+                                                : items * sizeof(float);
+}
+
+standalone_ctx::standalone_ctx(const batch_decoder& stage, size_t threads)
+{
+    threads = std::max<size_t>(1, threads);
+    for (size_t w = 0; w < threads; ++w) {
+        std::unique_ptr<scratch> made = stage.make_scratch();
+        if (!made)
+            break;
+        d_owned.push_back(std::move(made));
+        d_scratches.push_back(d_owned.back().get());
+    }
+    d_ctx.workers = threads;
+    d_ctx.scratches = d_scratches.empty() ? nullptr : d_scratches.data();
+    if (threads > 1)
+        d_ctx.parallel_for = [threads](size_t n,
+                                       const std::function<void(size_t, size_t)>& body) {
+            // Worker w takes items w, w + threads, ...; the first error is rethrown.
+            std::vector<std::thread> pool;
+            std::vector<std::exception_ptr> errors(threads);
+            for (size_t w = 0; w < threads; ++w)
+                pool.emplace_back([&, w] {
+                    try {
+                        for (size_t i = w; i < n; i += threads)
+                            body(i, w);
+                    } catch (...) {
+                        errors[w] = std::current_exception();
+                    }
+                });
+            for (auto& t : pool)
+                t.join();
+            for (auto& e : errors)
+                if (e)
+                    std::rethrow_exception(e);
+        };
+}
+
+void decode_on_this_thread(batch_decoder& decoder, const frame_batch& batch)
+{
+    standalone_ctx run(decoder);
+    decoder.decode(batch, run.ctx());
 }
 
 void unpack_bits(const uint8_t* packed, uint8_t* bits, size_t nbits)

@@ -3,9 +3,8 @@
  * Copyright 2026 gr-gpufec developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// CPU AWGN/BPSK source (the reference of the CUDA one) and the backend dispatch.
+// CPU AWGN/BPSK source (the reference of the CUDA one).
 #include "cpu/awgn_source_common.h"
-#include "cuda/channel/awgn_source_cuda.h"
 #include <gpufec/awgn_source.h>
 #include <gpufec/philox.h>
 #include <algorithm>
@@ -178,13 +177,9 @@ double awgn_sigma(double rate, double ebn0_db)
     return detail::awgn_sigma_of(rate, ebn0_db);
 }
 
-std::unique_ptr<awgn_bpsk_source> make_awgn_bpsk_source(const conv_code& code,
-                                                        double ebn0_db,
-                                                        uint64_t seed,
-                                                        const backend_spec& backend)
+std::unique_ptr<awgn_bpsk_source> make_awgn_bpsk_source_cpu(const conv_code& code,
+                                                            const awgn_source_options& options)
 {
-    if (backend.kind == backend_kind::cuda)
-        return make_awgn_bpsk_source_cuda(code, ebn0_db, seed, backend.device);
     frame_code frame;
     frame.info_bits = static_cast<size_t>(code.frame_bits());
     frame.coded_bits = detail::awgn_transmitted_bits(code);
@@ -197,20 +192,13 @@ std::unique_ptr<awgn_bpsk_source> make_awgn_bpsk_source(const conv_code& code,
         conv_encode(code, in, info, out);
     };
     frame.description = code.describe();
-    return std::make_unique<awgn_source_cpu>(frame, ebn0_db, seed);
+    return std::make_unique<awgn_source_cpu>(frame, options.ebn0_db, options.seed);
 }
 
-std::unique_ptr<awgn_bpsk_source> make_awgn_bpsk_source(const frame_code& code,
-                                                        double ebn0_db,
-                                                        uint64_t seed,
-                                                        const backend_spec& backend)
+std::unique_ptr<awgn_bpsk_source>
+make_awgn_bpsk_source_cpu(const frame_code& code, const awgn_frame_source_options& options)
 {
-    if (backend.kind == backend_kind::cuda)
-        throw error(
-            "awgn_bpsk_source: backend \"cuda\" is not yet available for " +
-            code.description +
-            " (no GPU encoder yet); allowed: \"cpu\", \"auto\" (runs on the CPU)");
-    return std::make_unique<awgn_source_cpu>(code, ebn0_db, seed);
+    return std::make_unique<awgn_source_cpu>(code, options.ebn0_db, options.seed);
 }
 
 } // namespace gpufec

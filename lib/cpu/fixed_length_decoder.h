@@ -46,27 +46,28 @@ public:
                             " has out_bits = " + std::to_string(fe.out_bits) +
                             "; allowed: k = " + std::to_string(d_k));
         }
-        auto body = [&](size_t f) {
+        for_each_item(ctx, batch.num_frames, [&](size_t f, size_t worker) {
             const frame_extent& fe = batch.frames[f];
             const frame_status st =
                 decode_one(batch.in + fe.in_offset,
                            batch.out + fe.out_offset,
-                           batch.soft_out ? batch.soft_out + 8 * fe.out_offset : nullptr);
+                           batch.soft_out ? batch.soft_out + 8 * fe.out_offset : nullptr,
+                           ctx,
+                           worker);
             if (batch.status)
                 batch.status[f] = st;
-        };
-        if (ctx.parallel_for && batch.num_frames > 1)
-            ctx.parallel_for(batch.num_frames, body);
-        else
-            for (size_t f = 0; f < batch.num_frames; f++)
-                body(f);
+        });
     }
 
 protected:
     //! Decodes one frame of e LLRs into k packed bits (MSB first) and, when `soft` is not
     //! null, the k a-posteriori LLRs (see frame_batch::soft_out). Called concurrently
-    //! from several threads.
-    virtual frame_status decode_one(const llr8_t* llrs, uint8_t* packed, float* soft) = 0;
+    //! from several threads; `worker`'s scratch is ctx.worker_scratch<T>(worker).
+    virtual frame_status decode_one(const llr8_t* llrs,
+                                    uint8_t* packed,
+                                    float* soft,
+                                    const exec_ctx& ctx,
+                                    size_t worker) = 0;
 
 private:
     std::string d_family;

@@ -157,7 +157,11 @@ public:
 
     bool has_soft_output() const override { return true; }
 
-    frame_status decode_one(const llr8_t* llrs, uint8_t* packed, float* soft) override
+    frame_status decode_one(const llr8_t* llrs,
+                            uint8_t* packed,
+                            float* soft,
+                            const exec_ctx&,
+                            size_t) override
     {
         thread_local workspace ws;
         return frame_status{ 1, decode_frame(llrs, packed, soft, ws) };

@@ -462,19 +462,14 @@ public:
                          [](const window& x, const window& y) { return x.len > y.len; });
         const size_t lanes = d_simd == simd_level::avx512 ? 32 : 16;
         const size_t groups = (windows.size() + lanes - 1) / lanes;
-        auto body = [&](size_t g) {
+        for_each_item(ctx, groups, [&](size_t g, size_t) {
             const size_t first = g * lanes;
             const size_t count = std::min<size_t>(lanes, windows.size() - first);
             if (lanes == 32)
                 decode_group<32>(&windows[first], count);
             else
                 decode_group<16>(&windows[first], count);
-        };
-        if (ctx.parallel_for && groups > 1)
-            ctx.parallel_for(groups, body);
-        else
-            for (size_t g = 0; g < groups; g++)
-                body(g);
+        });
     }
 
     std::string name() const override
@@ -706,14 +701,6 @@ std::unique_ptr<batch_decoder> make_viterbi_decoder_cpu(const conv_code& code)
     return std::make_unique<viterbi_decoder_cpu>(code);
 }
 
-std::unique_ptr<batch_decoder> make_viterbi_decoder(const conv_code& code,
-                                                    const backend_spec& backend)
-{
-    if (backend.kind == backend_kind::cuda)
-        return make_viterbi_decoder_cuda(code, backend.device);
-    return make_viterbi_decoder_cpu(code);
-}
-
 size_t viterbi_decode_frame_cpu(const conv_code& code,
                                 const llr8_t* llrs,
                                 size_t n_llrs,
@@ -730,8 +717,7 @@ size_t viterbi_decode_frame_cpu(const conv_code& code,
     batch.frames = &fe;
     batch.num_frames = 1;
     batch.status = &st;
-    exec_ctx ctx;
-    dec.decode(batch, ctx);
+    decode_on_this_thread(dec, batch);
     unpack_bits(packed.data(), out_bits, info);
     return info;
 }

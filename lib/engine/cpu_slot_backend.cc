@@ -31,8 +31,18 @@ public:
         : d_decoder(std::move(decoder)), d_pool(threads), d_slots(size_t(num_slots))
     {
         const size_t workspace = d_decoder->host_workspace_bytes(limits);
+        // One scratch per worker, shared by the slots: the dispatcher runs one batch at
+        // a time, and inside it one worker runs one item at a time.
+        for (size_t w = 0; w < d_pool.workers(); ++w) {
+            std::unique_ptr<scratch> made = d_decoder->make_scratch();
+            if (!made)
+                break;
+            d_scratch_owner.push_back(std::move(made));
+            d_scratches.push_back(d_scratch_owner.back().get());
+        }
         for (slot& s : d_slots) {
-            s.input.resize(limits.max_input_items);
+            s.input.resize(input_bytes(d_decoder->input(), limits.max_input_items));
+            s.aux.resize(limits.max_aux_items);
             s.output.resize(limits.max_output_bytes);
             if (limits.soft_output)
                 s.soft.resize(8 * limits.max_output_bytes);
@@ -40,10 +50,11 @@ public:
             s.status.resize(limits.max_frames);
             s.workspace.resize(workspace);
             s.ctx.host_workspace = workspace ? s.workspace.data() : nullptr;
-            s.ctx.parallel_for = [this](size_t n,
-                                        const std::function<void(size_t)>& body) {
+            s.ctx.parallel_for = [this](size_t n, const worker_pool::body_fn& body) {
                 d_pool.parallel_for(n, body);
             };
+            s.ctx.workers = d_pool.workers();
+            s.ctx.scratches = d_scratches.empty() ? nullptr : d_scratches.data();
         }
         d_queue.resize(size_t(num_slots));
         d_dispatcher = std::thread([this] { dispatch_loop(); });
@@ -59,7 +70,20 @@ public:
         d_dispatcher.join(); // finishes the slots already launched: their memory is ours
     }
 
-    llr8_t* host_input(int slot) override { return d_slots.at(slot).input.data(); }
+    uint8_t* host_input(int slot) override { return d_slots.at(slot).input.data(); }
+    cfloat* host_aux(int slot) override
+    {
+        auto& aux = d_slots.at(slot).aux;
+        return aux.empty() ? nullptr : aux.data();
+    }
+    void stage_device_input(int, size_t, const void*, size_t, bool, float) override
+    {
+        throw error("cpu slot backend: input_side = device needs a CUDA stage");
+    }
+    void stage_device_aux(int, size_t, const cfloat*, size_t) override
+    {
+        throw error("cpu slot backend: input_side = device needs a CUDA stage");
+    }
     uint8_t* host_output(int slot) override { return d_slots.at(slot).output.data(); }
     frame_extent* host_frames(int slot) override
     {
@@ -75,8 +99,9 @@ public:
         return soft.empty() ? nullptr : soft.data();
     }
 
-    void launch(int index, size_t num_frames, size_t, size_t) override
+    void launch(int index, const slot_launch& what) override
     {
+        const size_t num_frames = what.num_frames;
         slot& s = d_slots.at(index);
         {
             std::lock_guard<std::mutex> lock(d_mutex);
@@ -115,7 +140,8 @@ private:
     enum class run_state { idle, queued, complete };
 
     struct slot {
-        std::vector<llr8_t> input;
+        std::vector<uint8_t> input; //!< in the stage's input format
+        std::vector<cfloat> aux;    //!< channel matrices (complex_float input)
         std::vector<uint8_t> output;
         std::vector<float> soft; //!< empty unless soft output was asked for
         std::vector<frame_extent> frames;
@@ -143,8 +169,8 @@ private:
             std::exception_ptr err;
             try {
                 frame_batch batch;
-                batch.in = s.input.data();
-                batch.out = s.output.data();
+                set_batch_io(
+                    batch, *d_decoder, s.input.data(), host_aux(index), s.output.data());
                 batch.frames = s.frames.data();
                 batch.num_frames = s.num_frames;
                 batch.status = s.status.data();
@@ -163,6 +189,8 @@ private:
 
     std::shared_ptr<batch_decoder> d_decoder;
     worker_pool d_pool;
+    std::vector<std::unique_ptr<scratch>> d_scratch_owner;
+    std::vector<scratch*> d_scratches; //!< [worker], empty when the stage has none
     std::vector<slot> d_slots;
 
     std::mutex d_mutex; //!< guards slot states, errors and the launch queue

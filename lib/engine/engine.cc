@@ -30,7 +30,8 @@ enum class slot_state { free, filling, in_flight, done };
 struct slot {
     slot_state state = slot_state::free;
     size_t num_frames = 0;
-    size_t input_items = 0;
+    size_t input_items = 0; //!< next free input item (int4: frames start on even items)
+    size_t aux_items = 0;
     size_t output_bytes = 0;
     size_t next_pop = 0; //!< frames [0, next_pop) were handed back (or dropped)
     std::vector<uint64_t>
@@ -89,6 +90,10 @@ struct batch_engine::impl {
     engine_config config;
     batch_limits limits{};
     size_t max_frame_items = 0; //!< largest accepted frame (decoder and slot bound)
+    input_format in_format = input_format::llr_int8;
+    output_format out_format = output_format::packed_bits;
+    bool device_input = false;
+    bool device_output = false;
     std::unique_ptr<slot_backend> backend;
     std::unique_ptr<worker_pool> copier; //!< created by the first submit_frames()
     std::vector<slot> slots;
@@ -123,14 +128,22 @@ struct batch_engine::impl {
                                      limits.max_input_items,
                                      size_t(std::numeric_limits<uint32_t>::max()) });
 
+        if (in_format == input_format::complex_float) {
+            const size_t aux = decoder->aux_items_for_input(max_frame_items);
+            limits.max_aux_items =
+                config.max_batch_aux > 0 ? config.max_batch_aux : limits.max_frames * aux;
+        }
         const double ratio = output_bits_per_item(*decoder, max_frame_items);
         const size_t frame_bits_bound =
             size_t(std::ceil(double(max_frame_items) * ratio));
         const size_t per_frame_bound =
-            limits.max_frames * aligned_packed_bytes(frame_bits_bound);
+            limits.max_frames * output_bytes(out_format, frame_bits_bound);
         // Alignment of each frame to 4 bytes costs at most 4 bytes per frame.
+        const size_t total_items =
+            size_t(std::ceil(double(limits.max_input_items) * ratio));
         const size_t per_item_bound =
-            packed_bytes(size_t(std::ceil(double(limits.max_input_items) * ratio))) +
+            (out_format == output_format::packed_bits ? packed_bytes(total_items)
+                                                      : 4 * total_items) +
             4 * limits.max_frames;
         limits.max_output_bytes = std::min(per_frame_bound, per_item_bound);
     }
@@ -151,7 +164,7 @@ struct batch_engine::impl {
         bits = decoder->output_bits_for_input(items);
         if (bits > std::numeric_limits<uint32_t>::max())
             throw error("decoder " + decoder->name() + " reports too many output bits");
-        const size_t bytes = aligned_packed_bytes(bits);
+        const size_t bytes = output_bytes(out_format, bits);
         if (bytes > limits.max_output_bytes) {
             std::ostringstream msg;
             msg << "frame of " << items << " LLRs decodes to " << bits
@@ -162,18 +175,66 @@ struct batch_engine::impl {
         return bytes;
     }
 
-    bool fits(const slot& s, size_t items, size_t out_bytes) const
+    //! Where the next frame's input starts: int4 frames start on a byte (even item).
+    size_t input_start(const slot& s) const
+    {
+        return in_format == input_format::llr_int4 ? (s.input_items + 1) & ~size_t(1)
+                                                   : s.input_items;
+    }
+
+    bool fits(const slot& s, size_t items, size_t out_bytes, size_t aux = 0) const
     {
         return s.num_frames < limits.max_frames &&
-               s.input_items + items <= limits.max_input_items &&
+               input_start(s) + items <= limits.max_input_items &&
+               s.aux_items + aux <= limits.max_aux_items &&
                s.output_bytes + out_bytes <= limits.max_output_bytes;
     }
 
     void reset_slot(slot& s)
     {
         s.state = slot_state::free;
-        s.num_frames = s.input_items = s.output_bytes = s.next_pop = 0;
+        s.num_frames = s.input_items = s.aux_items = s.output_bytes = s.next_pop = 0;
         s.ids.clear();
+    }
+
+    //! Copies `items` LLRs (or samples) of the caller to input item `at` of a slot:
+    //! host staging or, with input_side = device, the slot's device input.
+    template <typename T>
+    void stage_input(int index, size_t at, const T* src, size_t items)
+    {
+        if (device_input) {
+            backend->stage_device_input(index,
+                                        at,
+                                        src,
+                                        items,
+                                        std::is_same<T, float>::value,
+                                        config.llr_scale);
+            return;
+        }
+        uint8_t* base = backend->host_input(index);
+        if constexpr (std::is_same<T, cfloat>::value) {
+            std::memcpy(base + at * sizeof(cfloat), src, items * sizeof(cfloat));
+        } else if (in_format == input_format::llr_int4) {
+            if constexpr (std::is_same<T, float>::value)
+                quantize_llrs_int4(src, base + at / 2, items, config.llr_scale);
+            else
+                pack_llrs_int4(src, base + at / 2, items);
+        } else if constexpr (std::is_same<T, float>::value) {
+            quantize_llrs(src, reinterpret_cast<llr8_t*>(base) + at, items, config.llr_scale);
+        } else {
+            std::memcpy(base + at, src, items);
+        }
+    }
+
+    template <typename T>
+    void check_input_type() const
+    {
+        const bool complex_in = in_format == input_format::complex_float;
+        if (complex_in != std::is_same<T, cfloat>::value)
+            throw error("batch_engine: " + decoder->name() + " takes " +
+                        to_string(in_format) + " input; submit " +
+                        (complex_in ? "complex samples with their channel matrices"
+                                    : "float or int8 LLRs"));
     }
 
     void launch_filling()
@@ -185,7 +246,13 @@ struct batch_engine::impl {
         if (s.num_frames == 0)
             return;
         try {
-            backend->launch(index, s.num_frames, s.input_items, s.output_bytes);
+            slot_launch what;
+            what.num_frames = s.num_frames;
+            what.input_bytes = device_input ? 0 : input_bytes(in_format, s.input_items);
+            what.aux_items = device_input ? 0 : s.aux_items;
+            what.output_bytes = s.output_bytes;
+            what.output_to_host = !device_output;
+            backend->launch(index, what);
         } catch (...) {
             // Nothing was started: the frames are lost to the caller through the error.
             pending -= s.num_frames;
@@ -244,10 +311,17 @@ struct batch_engine::impl {
         const size_t i = s.next_pop++;
         const frame_extent& extent = backend->host_frames(head)[i];
         out.id = s.ids[i];
-        out.packed = backend->host_output(head) + extent.out_offset;
+        const uint8_t* output = (device_output ? backend->device_output(head)
+                                               : backend->host_output(head)) +
+                                extent.out_offset;
+        const bool bits = out_format == output_format::packed_bits;
+        out.packed = bits ? output : nullptr;
+        out.llrs = bits ? nullptr : reinterpret_cast<const float*>(output);
         out.nbits = extent.out_bits;
         out.status = backend->host_status(head)[i];
-        const float* soft = backend->host_soft(head);
+        out.on_device = device_output;
+        const float* soft =
+            device_output ? backend->device_soft(head) : backend->host_soft(head);
         out.soft = soft ? soft + 8 * extent.out_offset : nullptr;
         --pending;
         // The slot's memory stays untouched until it is filled and launched again, so
@@ -256,30 +330,55 @@ struct batch_engine::impl {
     }
 
     template <typename T>
-    bool submit(const T* llrs, size_t items, uint64_t id)
+    bool submit(const T* llrs,
+                size_t items,
+                uint64_t id,
+                const cfloat* channels = nullptr,
+                size_t aux = 0)
     {
+        check_input_type<T>();
         size_t bits = 0;
         const size_t out_bytes = checked_output_bytes(items, bits);
+        if (in_format == input_format::complex_float) {
+            const size_t want = decoder->aux_items_for_input(items);
+            if (aux != want)
+                throw error("batch_engine: a frame of " + std::to_string(items) +
+                            " samples needs " + std::to_string(want) +
+                            " channel-matrix entries for " + decoder->name() + ", got " +
+                            std::to_string(aux));
+            if (aux > limits.max_aux_items)
+                throw error("batch_engine: " + std::to_string(aux) +
+                            " channel-matrix entries exceed a slot's " +
+                            std::to_string(limits.max_aux_items) +
+                            "; raise engine_config.max_batch_aux");
+        }
         if (!has_filling_slot())
             return false;
-        if (!fits(slots[fill_index()], items, out_bytes)) {
+        if (!fits(slots[fill_index()], items, out_bytes, aux)) {
             launch_filling();
             if (!has_filling_slot())
                 return false;
         }
         const int index = fill_index();
         slot& s = slots[index];
+        const size_t at = input_start(s);
         frame_extent& extent = backend->host_frames(index)[s.num_frames];
-        extent.in_offset = s.input_items;
+        extent.in_offset = at;
         extent.in_items = uint32_t(items);
         extent.out_offset = s.output_bytes;
         extent.out_bits = uint32_t(bits);
+        extent.aux_offset = s.aux_items;
+        extent.aux_items = uint32_t(aux);
         backend->host_status(index)[s.num_frames] = frame_status{};
-        llr8_t* dst = backend->host_input(index) + s.input_items;
-        if constexpr (std::is_same<T, float>::value)
-            quantize_llrs(llrs, dst, items, config.llr_scale);
-        else
-            std::memcpy(dst, llrs, items * sizeof(llr8_t));
+        stage_input(index, at, llrs, items);
+        if (aux > 0) {
+            if (device_input)
+                backend->stage_device_aux(index, s.aux_items, channels, aux);
+            else
+                std::memcpy(backend->host_aux(index) + s.aux_items,
+                            channels,
+                            aux * sizeof(cfloat));
+        }
 
         if (s.num_frames == 0) {
             s.state = slot_state::filling;
@@ -287,7 +386,8 @@ struct batch_engine::impl {
         }
         s.ids.push_back(id);
         ++s.num_frames;
-        s.input_items += items;
+        s.input_items = at + items;
+        s.aux_items += aux;
         s.output_bytes += out_bytes;
         ++pending;
 
@@ -303,7 +403,7 @@ struct batch_engine::impl {
     {
         constexpr size_t chunk = size_t(1) << 18; // large enough to amortize a hand-off
         const size_t chunks = (n + chunk - 1) / chunk;
-        auto body = [&](size_t c) {
+        auto body = [&](size_t c, size_t) {
             const size_t first = c * chunk;
             const size_t len = std::min(chunk, n - first);
             if constexpr (std::is_same<T, float>::value)
@@ -313,7 +413,7 @@ struct batch_engine::impl {
         };
         if (chunks <= 1) {
             if (n)
-                body(0);
+                body(0, 0);
             return;
         }
         if (!copier) {
@@ -329,6 +429,14 @@ struct batch_engine::impl {
     {
         if (count == 0)
             return 0;
+        check_input_type<T>();
+        if (device_input || in_format != input_format::llr_int8) {
+            // Device copies are one call per frame already; int4 frames are realigned.
+            size_t done = 0;
+            while (done < count && submit(llrs + done * items, items, first_id + done))
+                ++done;
+            return done;
+        }
         size_t bits = 0;
         const size_t out_bytes = checked_output_bytes(items, bits);
         size_t done = 0;
@@ -355,7 +463,8 @@ struct batch_engine::impl {
                 s.ids.push_back(first_id + done + j);
             }
             copy_llrs(llrs + done * items,
-                      backend->host_input(index) + s.input_items,
+                      reinterpret_cast<llr8_t*>(backend->host_input(index)) +
+                          s.input_items,
                       k * items);
             if (s.num_frames == 0) {
                 s.state = slot_state::filling;
@@ -387,6 +496,17 @@ batch_engine::batch_engine(std::shared_ptr<batch_decoder> decoder,
     if (config.soft_output && !d->decoder->has_soft_output())
         throw error("batch_engine: decoder " + d->decoder->name() +
                     " has no soft output; set engine_config.soft_output = false");
+    d->in_format = d->decoder->input();
+    d->out_format = d->decoder->output();
+    if (config.soft_output && d->out_format != output_format::packed_bits)
+        throw error("batch_engine: soft_output is for decoders with packed-bit output; " +
+                    d->decoder->name() + " already writes LLRs");
+    d->device_input = config.input_side == memory_side::device;
+    d->device_output = config.output_side == memory_side::device;
+    const bool on_gpu = d->decoder->backend() == backend_kind::cuda;
+    if ((d->device_input || d->device_output) && !on_gpu)
+        throw error("batch_engine: input_side/output_side = device needs a CUDA stage; " +
+                    d->decoder->name() + " runs on the CPU (allowed: memory_side::host)");
     d->compute_limits();
     d->limits.soft_output = config.soft_output;
 
@@ -396,8 +516,13 @@ batch_engine::batch_engine(std::shared_ptr<batch_decoder> decoder,
             d->decoder, d->limits, config.num_slots, config.cpu_threads);
         break;
     case backend_kind::cuda:
+#if GPUFEC_HAVE_CUDA
         d->backend = make_cuda_slot_backend(
             d->decoder, d->limits, config.num_slots, d->decoder->device());
+#else
+        throw error("batch_engine: " + d->decoder->name() +
+                    " is a CUDA stage, and this build has no CUDA");
+#endif
         break;
     }
     if (!d->backend)
@@ -422,7 +547,10 @@ bool batch_engine::can_submit(size_t items) const
     } catch (const error&) {
         return true; // submit() does not block on it: it throws, naming the problem
     }
-    return d->fits(d->slots[d->fill_index()], items, out_bytes) ||
+    const size_t aux = d->in_format == input_format::complex_float
+                           ? d->decoder->aux_items_for_input(items)
+                           : 0;
+    return d->fits(d->slots[d->fill_index()], items, out_bytes, aux) ||
            d->launched + 1 < d->num_slots();
 }
 
@@ -434,6 +562,15 @@ bool batch_engine::submit(const float* llrs, size_t items, uint64_t id)
 bool batch_engine::submit(const llr8_t* llrs, size_t items, uint64_t id)
 {
     return d->submit(llrs, items, id);
+}
+
+bool batch_engine::submit(const cfloat* samples,
+                          size_t items,
+                          const cfloat* channels,
+                          size_t aux_items,
+                          uint64_t id)
+{
+    return d->submit(samples, items, id, channels, aux_items);
 }
 
 size_t batch_engine::submit_frames(const float* llrs,

@@ -21,6 +21,8 @@ namespace gpufec {
 //! True while this thread runs a parallel_for body: nested calls then run inline, which
 //! can never wait on threads that are busy waiting for us.
 inline thread_local bool t_in_parallel_body = false;
+//! The worker index of this thread inside the body it runs (nested calls keep it).
+inline thread_local size_t t_worker_index = 0;
 
 class worker_pool
 {
@@ -29,7 +31,7 @@ public:
     explicit worker_pool(int threads)
     {
         for (int i = 1; i < threads; ++i)
-            d_helpers.emplace_back([this] { helper_loop(); });
+            d_helpers.emplace_back([this, i] { helper_loop(size_t(i)); });
     }
 
     ~worker_pool()
@@ -46,7 +48,13 @@ public:
     worker_pool(const worker_pool&) = delete;
     worker_pool& operator=(const worker_pool&) = delete;
 
-    void parallel_for(size_t n, const std::function<void(size_t)>& body)
+    using body_fn = std::function<void(size_t item, size_t worker)>;
+
+    //! Workers: the caller (worker 0) and the helper threads (1..workers()-1).
+    size_t workers() const { return d_helpers.size() + 1; }
+
+    //! Runs body(item, worker) for every item; returns when all are done.
+    void parallel_for(size_t n, const body_fn& body)
     {
         if (n == 0)
             return;
@@ -66,7 +74,7 @@ public:
             ++d_generation;
         }
         d_work_cv.notify_all();
-        run_job(body, n); // the caller participates, so progress never depends on helpers
+        run_job(body, n, 0); // the caller participates: progress never depends on helpers
 
         std::exception_ptr err;
         {
@@ -82,13 +90,15 @@ public:
     }
 
 private:
-    static void run_inline(size_t n, const std::function<void(size_t)>& body)
+    static void run_inline(size_t n, const body_fn& body)
     {
         const bool outer = t_in_parallel_body;
+        // Top level: this thread is worker 0; nested: it stays the worker it is.
+        const size_t worker = outer ? t_worker_index : 0;
         t_in_parallel_body = true;
         try {
             for (size_t i = 0; i < n; ++i)
-                body(i);
+                body(i, worker);
         } catch (...) {
             t_in_parallel_body = outer;
             throw;
@@ -96,16 +106,18 @@ private:
         t_in_parallel_body = outer;
     }
 
-    void run_job(const std::function<void(size_t)>& body, size_t n)
+    void run_job(const body_fn& body, size_t n, size_t worker)
     {
         const bool outer = t_in_parallel_body;
+        const size_t outer_worker = t_worker_index;
         t_in_parallel_body = true;
+        t_worker_index = worker;
         for (;;) {
             const size_t i = d_next.fetch_add(1);
             if (i >= n)
                 break;
             try {
-                body(i);
+                body(i, worker);
             } catch (...) {
                 std::lock_guard<std::mutex> lock(d_mutex);
                 if (!d_error)
@@ -114,9 +126,10 @@ private:
             }
         }
         t_in_parallel_body = outer;
+        t_worker_index = outer_worker;
     }
 
-    void helper_loop()
+    void helper_loop(size_t worker)
     {
         std::unique_lock<std::mutex> lock(d_mutex);
         uint64_t seen = 0;
@@ -127,11 +140,11 @@ private:
             if (d_stopping)
                 return;
             seen = d_generation;
-            const std::function<void(size_t)>* body = d_body;
+            const body_fn* body = d_body;
             const size_t n = d_n;
             ++d_job_workers;
             lock.unlock();
-            run_job(*body, n);
+            run_job(*body, n, worker);
             lock.lock();
             if (--d_job_workers == 0)
                 d_done_cv.notify_all();
@@ -143,7 +156,7 @@ private:
     std::mutex d_mutex;
     std::condition_variable d_work_cv;
     std::condition_variable d_done_cv;
-    const std::function<void(size_t)>* d_body = nullptr;
+    const body_fn* d_body = nullptr;
     size_t d_n = 0;
     std::atomic<size_t> d_next{ 0 };
     std::exception_ptr d_error;

@@ -8,6 +8,7 @@
 #include <gpufec/awgn_source.h>
 #include <gpufec/ldpc.h>
 #include <gpufec/philox.h>
+#include "test_helpers.h"
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <chrono>

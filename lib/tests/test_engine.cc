@@ -123,12 +123,13 @@ public:
         const frame_batch* b = &batch;
         fake_decoder* self = this;
         ctx.parallel_for(batch.num_frames,
-                         [self, b](size_t i) { self->decode_frame(*b, i); });
+                         [self, b](size_t i, size_t) { self->decode_frame(*b, i); });
         if (d_nested) {
             // Outer bodies run on pool threads and call parallel_for again.
             exec_ctx* c = &ctx;
-            ctx.parallel_for(
-                4, [c, b](size_t) { c->parallel_for(b->num_frames, [](size_t) {}); });
+            ctx.parallel_for(4, [c, b](size_t, size_t) {
+                c->parallel_for(b->num_frames, [](size_t, size_t) {});
+            });
         }
     }
 

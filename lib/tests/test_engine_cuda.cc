@@ -60,6 +60,7 @@ public:
             cudaMemcpyAsync(in.data(), batch.in, items, cudaMemcpyDeviceToHost, stream));
         check(cudaStreamSynchronize(stream));
         out.assign(bytes, 0);
+        status.assign(batch.num_frames, frame_status{});
         soft.assign(8 * bytes, 0.0f);
         for (size_t f = 0; f < batch.num_frames; ++f) {
             const frame_extent& e = batch.frames[f];
@@ -69,9 +70,15 @@ public:
                     out[e.out_offset + i / 8] |= uint8_t(0x80u >> (i % 8));
                 soft[8 * e.out_offset + i] = 0.25f * float(l);
             }
-            batch.status[f].iterations = int32_t(1 + f % 5);
-            batch.status[f].ok = f % 3 != 0;
+            status[f].iterations = int32_t(1 + f % 5);
+            status[f].ok = f % 3 != 0;
         }
+        // A GPU stage writes the device status table; the engine brings it back.
+        check(cudaMemcpyAsync(batch.device_status,
+                              status.data(),
+                              batch.num_frames * sizeof(frame_status),
+                              cudaMemcpyHostToDevice,
+                              stream));
         check(cudaMemcpyAsync(
             batch.out, out.data(), bytes, cudaMemcpyHostToDevice, stream));
         if (batch.soft_out)
@@ -87,6 +94,7 @@ private:
     std::vector<llr8_t> in;
     std::vector<uint8_t> out;
     std::vector<float> soft;
+    std::vector<frame_status> status;
 };
 
 TEST(EngineCuda, BitsStatusAndSoftOutputComeBackInOrder)

@@ -7,7 +7,10 @@
 #ifndef INCLUDED_GPUFEC_TEST_HELPERS_H
 #define INCLUDED_GPUFEC_TEST_HELPERS_H
 
+#include <gpufec/awgn_source.h>
+#include <gpufec/backends.h>
 #include <gpufec/batch_decoder.h>
+#include <gpufec/viterbi.h>
 #include <gpufec/common.h>
 #include <gpufec/ldpc_decoding.h>
 #include <gtest/gtest.h>
@@ -24,6 +27,29 @@
 #include <vector>
 
 namespace gpufec {
+
+//! The registry's makers with a backend_spec, as the tests use them.
+inline std::unique_ptr<awgn_bpsk_source>
+make_awgn_bpsk_source(const conv_code& code, double ebn0_db, uint64_t seed, const backend_spec& b)
+{
+    awgn_source_options options;
+    options.ebn0_db = ebn0_db;
+    options.seed = seed;
+    return make(code, options, backend_string(b));
+}
+inline std::unique_ptr<awgn_bpsk_source>
+make_awgn_bpsk_source(const frame_code& code, double ebn0_db, uint64_t seed, const backend_spec& b)
+{
+    awgn_frame_source_options options;
+    options.ebn0_db = ebn0_db;
+    options.seed = seed;
+    return make(code, options, backend_string(b));
+}
+inline std::unique_ptr<batch_decoder> make_viterbi_decoder(const conv_code& code,
+                                                           const backend_spec& b)
+{
+    return make_decoder(code, viterbi_options{}, backend_string(b));
+}
 namespace test {
 
 //! Expects gpufec::error whose message contains every one of `needles`.
@@ -51,16 +77,6 @@ inline std::vector<uint8_t> random_bits(std::mt19937& rng, size_t n)
 }
 
 //! parallel_for on two plain threads (interleaved items).
-inline void two_thread_for(size_t n, const std::function<void(size_t)>& body)
-{
-    std::thread t([&] {
-        for (size_t i = 1; i < n; i += 2)
-            body(i);
-    });
-    for (size_t i = 0; i < n; i += 2)
-        body(i);
-    t.join();
-}
 
 //! Eb/N0 of noiseless frames in awgn_llrs and make_trial.
 constexpr double noiseless = std::numeric_limits<double>::infinity();
@@ -149,7 +165,7 @@ struct decoded_batch {
 };
 
 //! Decodes `frames` (each its whole input) in one batch, k bits out per frame, through
-//! two_thread_for or on the calling thread. The packed output starts as 0xAA and the
+//! two threads or on the calling thread. The packed output starts as 0xAA and the
 //! soft output as NaN, so what a decoder leaves unwritten shows.
 inline decoded_batch decode_all(batch_decoder& dec,
                                 const std::vector<std::vector<llr8_t>>& frames,
@@ -179,10 +195,8 @@ inline decoded_batch decode_all(batch_decoder& dec,
     b.num_frames = frames.size();
     b.status = r.status.data();
     b.soft_out = with_soft ? soft.data() : nullptr;
-    exec_ctx ctx;
-    if (threads)
-        ctx.parallel_for = two_thread_for;
-    dec.decode(b, ctx);
+    standalone_ctx run(dec, threads ? 2 : 1);
+    dec.decode(b, run.ctx());
     for (const auto& x : ext) {
         std::vector<uint8_t> bits(k);
         unpack_bits(out.data() + x.out_offset, bits.data(), k);
@@ -210,8 +224,7 @@ decode_guarded(batch_decoder& dec, const std::vector<llr8_t>& frame, size_t k)
     b.frames = &fe;
     b.num_frames = 1;
     b.status = &st;
-    exec_ctx ctx;
-    dec.decode(b, ctx);
+    decode_on_this_thread(dec, b);
     for (int i = 0; i < 4; i++)
         EXPECT_EQ(out[i], 0x5A) << "byte " << i;
     for (size_t i = 4 + packed_bytes(k); i < out.size(); i++)

@@ -553,8 +553,9 @@ TEST(PolarDecoderCpu, DISABLED_Throughput)
         b.frames = ext.data();
         b.num_frames = frames;
         b.status = status.data();
-        gpufec::exec_ctx ctx; // no parallel_for: one thread
-        dec->decode(b, ctx);  // warm-up
+        gpufec::standalone_ctx run(*dec); // one thread
+        gpufec::exec_ctx& ctx = run.ctx();
+        dec->decode(b, ctx); // warm-up
         const auto t0 = std::chrono::steady_clock::now();
         dec->decode(b, ctx);
         const double s =

@@ -374,8 +374,7 @@ TEST(TurboCpu, DeterministicAcrossThreadsAndLayout)
     b.frames = &fe;
     b.num_frames = 1;
     b.status = &st;
-    exec_ctx ctx;
-    dec->decode(b, ctx);
+    decode_on_this_thread(*dec, b);
     for (int i = 0; i < 4; i++)
         EXPECT_EQ(out[i], 0x5A);
     for (size_t i = 4 + packed_bytes(k); i < out.size(); i++)
@@ -591,11 +590,12 @@ TEST(TurboCpu, DISABLED_Throughput)
     b.frames = ext.data();
     b.num_frames = frames;
     b.status = status.data();
-    exec_ctx ctx; // no parallel_for: one thread
     for (auto alg : all_algorithms)
         for (auto a : all_arithmetics)
             for (int p : { 1, 64 }) {
                 auto dec = make_turbo_decoder_cpu(code, opts(a, alg, p));
+                standalone_ctx run(*dec); // one thread
+                exec_ctx& ctx = run.ctx();
                 dec->decode(b, ctx); // warm-up
                 double best = 1e9;
                 for (int r = 0; r < 5; r++) {

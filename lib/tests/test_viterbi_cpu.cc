@@ -146,20 +146,8 @@ batch_decode(const conv_code& code,
     batch.frames = ext.data();
     batch.num_frames = ext.size();
     batch.status = status.data();
-    exec_ctx ctx;
-    if (threaded)
-        ctx.parallel_for = [](size_t n, const std::function<void(size_t)>& body) {
-            std::vector<std::thread> pool;
-            const size_t workers = 2;
-            for (size_t w = 0; w < workers; w++)
-                pool.emplace_back([&, w] {
-                    for (size_t i = w; i < n; i += workers)
-                        body(i);
-                });
-            for (auto& t : pool)
-                t.join();
-        };
-    dec->decode(batch, ctx);
+    standalone_ctx run(*dec, threaded ? 2 : 1);
+    dec->decode(batch, run.ctx());
     std::vector<std::vector<uint8_t>> result;
     for (size_t f = 0; f < frames.size(); f++) {
         EXPECT_EQ(status[f].iterations, 1);
@@ -377,9 +365,13 @@ simulate_ber(const conv_code& code, double ebn0_db, size_t total_bits, uint32_t 
         }
         std::vector<uint8_t> out(frames_per_batch * aligned_packed_bytes(I));
         std::vector<frame_status> st(frames_per_batch);
-        frame_batch batch{ in.data(), out.data(), ext.data(), ext.size(), st.data() };
-        exec_ctx ctx;
-        dec->decode(batch, ctx);
+        frame_batch batch;
+        batch.in = in.data();
+        batch.out = out.data();
+        batch.frames = ext.data();
+        batch.num_frames = ext.size();
+        batch.status = st.data();
+        decode_on_this_thread(*dec, batch);
         std::vector<uint8_t> bits(I);
         for (size_t f = 0; f < frames_per_batch; f++) {
             unpack_bits(out.data() + ext[f].out_offset, bits.data(), I);

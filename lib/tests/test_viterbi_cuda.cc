@@ -8,6 +8,7 @@
 #include <gpufec/awgn_source.h>
 #include <gpufec/engine.h>
 #include <gpufec/viterbi.h>
+#include "test_helpers.h"
 #include <gtest/gtest.h>
 #include <random>
 #include <vector>
@@ -106,7 +107,7 @@ TEST(ViterbiCuda, BadDeviceIsRejectedWithAllowedValues)
 {
     const conv_code code;
     try {
-        make_viterbi_decoder_cuda(code, 99);
+        make_decoder(code, viterbi_options{}, "cuda:99");
         FAIL() << "expected gpufec::error";
     } catch (const error& e) {
         const std::string msg = e.what();
@@ -144,7 +145,7 @@ TEST(ViterbiCuda, MatchesCpuBitForBitOnInt8Input)
         engine_config cfg;
         cfg.max_batch_frames = 16;
         batch_engine cpu(std::shared_ptr<batch_decoder>(make_viterbi_decoder_cpu(code)), cfg);
-        batch_engine gpu(std::shared_ptr<batch_decoder>(make_viterbi_decoder_cuda(code, 0)), cfg);
+        batch_engine gpu(std::shared_ptr<batch_decoder>(make_decoder(code, viterbi_options{}, "cuda:0")), cfg);
         const decoded a = run_engine(cpu, frames);
         const decoded b = run_engine(gpu, frames);
         ASSERT_EQ(a.ids.size(), frames.size());
@@ -166,7 +167,7 @@ TEST(ViterbiCuda, LongFrameSplitIntoWindowsMatchesCpu)
     engine_config cfg;
     cfg.max_batch_frames = 2;
     batch_engine cpu(std::shared_ptr<batch_decoder>(make_viterbi_decoder_cpu(code)), cfg);
-    batch_engine gpu(std::shared_ptr<batch_decoder>(make_viterbi_decoder_cuda(code, 0)), cfg);
+    batch_engine gpu(std::shared_ptr<batch_decoder>(make_decoder(code, viterbi_options{}, "cuda:0")), cfg);
     const decoded a = run_engine(cpu, frames);
     const decoded b = run_engine(gpu, frames);
     ASSERT_EQ(a.bits.size(), 2u);
@@ -183,7 +184,7 @@ TEST(ViterbiCuda, EngineKeepsOrderUnderRandomSubmissions)
     engine_config cfg;
     cfg.max_batch_frames = 7;
     cfg.num_slots = 3;
-    batch_engine gpu(std::shared_ptr<batch_decoder>(make_viterbi_decoder_cuda(code, 0)), cfg);
+    batch_engine gpu(std::shared_ptr<batch_decoder>(make_decoder(code, viterbi_options{}, "cuda:0")), cfg);
     // Noiseless frames of random lengths: the decoded bits identify each frame.
     std::vector<std::vector<uint8_t>> sent;
     std::vector<std::vector<uint8_t>> got;
@@ -237,7 +238,7 @@ TEST(ViterbiCuda, ZeroErrorsAt6dBOverAMillionBits)
     src->generate(0, frames, llrs.data(), ref.data());
     engine_config cfg;
     cfg.max_batch_frames = 128;
-    batch_engine gpu(std::shared_ptr<batch_decoder>(make_viterbi_decoder_cuda(code, 0)), cfg);
+    batch_engine gpu(std::shared_ptr<batch_decoder>(make_decoder(code, viterbi_options{}, "cuda:0")), cfg);
     size_t errors = 0, bits = 0, popped = 0;
     completed_frame c;
     auto take = [&](const completed_frame& fr) {

@@ -73,9 +73,7 @@ void require_device(int device)
     }
 }
 
-} // namespace cuda
-
-int cuda_device_count()
+int device_count()
 {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess) {
@@ -85,6 +83,6 @@ int cuda_device_count()
     return count;
 }
 
-std::string cuda_device_description(int device) { return cuda::device_name(device); }
+} // namespace cuda
 
 } // namespace gpufec

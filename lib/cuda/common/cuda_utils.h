@@ -158,6 +158,8 @@ private:
 
 //! "NVIDIA H100 80GB HBM3" etc.; throws when the device does not exist.
 std::string device_name(int device);
+//! Usable CUDA devices (0 without a driver or GPU; never throws).
+int device_count();
 //! Throws a gpufec::error naming the available devices when `device` is not one.
 void require_device(int device);
 

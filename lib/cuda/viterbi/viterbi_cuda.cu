@@ -318,18 +318,15 @@ public:
             first[f + 1] =
                 first[f] + viterbi_windows_of(batch.frames[f].out_bits, d_params);
         const size_t nw = first[nf];
-        for (size_t f = 0; f < nf; ++f)
-            batch.status[f] = frame_status{ 1, true };
+        // Statuses stay as the engine set them: {1 iteration, ok}.
         if (nw == 0)
             return;
+        if (!batch.device_frames)
+            throw error("viterbi (cuda): the batch has no device frame table; run the "
+                        "decoder through batch_engine");
         cudaStream_t s = static_cast<cudaStream_t>(ctx.stream);
-        frame_extent* d_frames = device_frames(ctx.device_workspace, nw);
+        const frame_extent* d_frames = batch.device_frames;
         uint32_t* d_first = device_window_first(ctx.device_workspace, nw, nf);
-        GPUFEC_CUDA_CHECK(cudaMemcpyAsync(d_frames,
-                                          batch.frames,
-                                          nf * sizeof(frame_extent),
-                                          cudaMemcpyHostToDevice,
-                                          s));
         GPUFEC_CUDA_CHECK(cudaMemcpyAsync(
             d_first, first, (nf + 1) * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
         viterbi_batch_params p =
@@ -477,14 +474,13 @@ private:
 };
 
 } // namespace
-} // namespace cuda
 
-std::unique_ptr<batch_decoder> make_viterbi_decoder_cuda(const conv_code& code,
-                                                         int device)
+std::unique_ptr<batch_decoder> make_viterbi_decoder(const conv_code& code, int device)
 {
-    return std::make_unique<cuda::viterbi_decoder_cuda>(code, device);
+    return std::make_unique<viterbi_decoder_cuda>(code, device);
 }
 
+} // namespace cuda
 } // namespace gpufec
 
 namespace gpufec {

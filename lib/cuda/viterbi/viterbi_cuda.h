@@ -10,10 +10,14 @@
 #include <gpufec/batch_decoder.h>
 #include <gpufec/convolutional.h>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace gpufec {
 namespace cuda {
+
+//! The CUDA Viterbi decoder on `device` (registered in lib/backends/registry.cc).
+std::unique_ptr<batch_decoder> make_viterbi_decoder(const conv_code& code, int device);
 
 struct kernel_timing {
     double median_ms = 0; //!< median kernel time of one batch (device events)

@@ -1,0 +1,115 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// THE REGISTRY: the one place where each algorithm names its makers, one line per
+// backend. A build without CUDA compiles the CUDA lines to "absent" (GPUFEC_CUDA), so
+// those algorithms simply have fewer backends; nothing else in the core changes.
+//
+// Adding an algorithm (docs/architecture.md): include its CPU header and, under
+// GPUFEC_HAVE_CUDA, its CUDA header; then one GPUFEC_REGISTER line below.
+#include <gpufec/awgn_source.h>
+#include <gpufec/backends.h>
+#include <gpufec/ldpc_decoding.h>
+#include <gpufec/polar_decoding.h>
+#include <gpufec/turbo_decoding.h>
+#include <gpufec/viterbi.h>
+
+#if GPUFEC_HAVE_CUDA
+#include "cuda/channel/awgn_source_cuda.h"
+#include "cuda/viterbi/viterbi_cuda.h"
+#define GPUFEC_CUDA(maker) (maker)
+#else
+#define GPUFEC_CUDA(maker) nullptr
+#endif
+
+namespace gpufec {
+
+namespace {
+
+// Each algorithm's table is found by overloading on its options type.
+template <class Options>
+struct tag {
+};
+
+// ---- makers with the registry's signature (code, options, device) -------------------
+
+std::unique_ptr<batch_decoder>
+viterbi_cpu(const conv_code& code, const viterbi_options&, int)
+{
+    return make_viterbi_decoder_cpu(code);
+}
+std::unique_ptr<batch_decoder>
+turbo_cpu(const lte_turbo_code& code, const turbo_decoder_options& options, int)
+{
+    return make_turbo_decoder_cpu(code, options);
+}
+std::unique_ptr<batch_decoder>
+ldpc_cpu(const nr_ldpc_code& code, const ldpc_decoder_options& options, int)
+{
+    return make_ldpc_decoder_cpu(code, options);
+}
+std::unique_ptr<batch_decoder>
+polar_cpu(const nr_polar_code& code, const polar_decoder_options& options, int)
+{
+    return make_polar_decoder_cpu(code, options);
+}
+std::unique_ptr<awgn_bpsk_source>
+awgn_conv_cpu(const conv_code& code, const awgn_source_options& options, int)
+{
+    return make_awgn_bpsk_source_cpu(code, options);
+}
+std::unique_ptr<awgn_bpsk_source>
+awgn_frame_cpu(const frame_code& code, const awgn_frame_source_options& options, int)
+{
+    return make_awgn_bpsk_source_cpu(code, options);
+}
+#if GPUFEC_HAVE_CUDA
+std::unique_ptr<batch_decoder>
+viterbi_cuda(const conv_code& code, const viterbi_options&, int device)
+{
+    return cuda::make_viterbi_decoder(code, device);
+}
+std::unique_ptr<awgn_bpsk_source>
+awgn_conv_cuda(const conv_code& code, const awgn_source_options& options, int device)
+{
+    return make_awgn_bpsk_source_cuda(code, options.ebn0_db, options.seed, device);
+}
+#endif
+
+} // namespace
+
+// The table of an algorithm, looked up by argument-dependent lookup on tag<Options>.
+template <class Options>
+const registration<Options>& registered()
+{
+    static const registration<Options> entry = table_of(tag<Options>{});
+    return entry;
+}
+
+//! Registers an algorithm: its options type, its CPU maker and its CUDA maker (wrap it in
+//! GPUFEC_CUDA(), or nullptr when there is none). Defines the table and instantiates
+//! registered<Options>() so that make<Options>() links.
+#define GPUFEC_REGISTER(Options, cpu_maker, cuda_maker)                     \
+    namespace {                                                             \
+    registration<Options> table_of(tag<Options>)                            \
+    {                                                                       \
+        registration<Options> entry;                                        \
+        entry.cpu = cpu_maker;                                              \
+        entry.cuda = cuda_maker;                                            \
+        return entry;                                                       \
+    }                                                                       \
+    }                                                                       \
+    template const registration<Options>& registered<Options>();
+
+// ---- the registrations: one line per algorithm ---------------------------------------
+
+GPUFEC_REGISTER(viterbi_options, viterbi_cpu, GPUFEC_CUDA(viterbi_cuda))
+GPUFEC_REGISTER(turbo_decoder_options, turbo_cpu, nullptr)
+GPUFEC_REGISTER(ldpc_decoder_options, ldpc_cpu, nullptr)
+GPUFEC_REGISTER(polar_decoder_options, polar_cpu, nullptr)
+GPUFEC_REGISTER(awgn_source_options, awgn_conv_cpu, GPUFEC_CUDA(awgn_conv_cuda))
+GPUFEC_REGISTER(awgn_frame_source_options, awgn_frame_cpu, nullptr)
+
+} // namespace gpufec

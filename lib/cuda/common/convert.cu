@@ -1,0 +1,99 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "convert.h"
+#include "cuda_utils.h"
+
+namespace gpufec {
+namespace cuda {
+
+namespace {
+
+constexpr int threads = 256;
+
+// The host rule of quantize_llrs(): scale, NaN -> 0, clamp to +/-127, round half away
+// from zero by truncation plus a fractional correction (compiled without FMA).
+__device__ __forceinline__ int quantize_one(float llr, float scale)
+{
+    float x = llr * scale;
+    x = (x == x) ? x : 0.0f;
+    x = fminf(fmaxf(x, -127.0f), 127.0f);
+    const int t = static_cast<int>(x);
+    const float frac = x - static_cast<float>(t);
+    return t + (frac >= 0.5f) - (frac <= -0.5f);
+}
+
+__device__ __forceinline__ unsigned nibble(int v)
+{
+    v = min(max(v, -7), 7);
+    return static_cast<unsigned>(v) & 0xfu;
+}
+
+__global__ void quantize_kernel(const float* in, int8_t* out, size_t n, float scale)
+{
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+         i += size_t(gridDim.x) * blockDim.x)
+        out[i] = static_cast<int8_t>(quantize_one(in[i], scale));
+}
+
+__global__ void quantize_int4_kernel(const float* in, uint8_t* out, size_t n, float scale)
+{
+    const size_t bytes = (n + 1) / 2;
+    for (size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x; j < bytes;
+         j += size_t(gridDim.x) * blockDim.x) {
+        const unsigned lo = nibble(quantize_one(in[2 * j], scale));
+        const unsigned hi = 2 * j + 1 < n ? nibble(quantize_one(in[2 * j + 1], scale)) : 0;
+        out[j] = static_cast<uint8_t>(lo | (hi << 4));
+    }
+}
+
+__global__ void pack_int4_kernel(const int8_t* in, uint8_t* out, size_t n)
+{
+    const size_t bytes = (n + 1) / 2;
+    for (size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x; j < bytes;
+         j += size_t(gridDim.x) * blockDim.x) {
+        const unsigned lo = nibble(in[2 * j]);
+        const unsigned hi = 2 * j + 1 < n ? nibble(in[2 * j + 1]) : 0;
+        out[j] = static_cast<uint8_t>(lo | (hi << 4));
+    }
+}
+
+unsigned blocks_for(size_t n)
+{
+    const size_t b = (n + threads - 1) / threads;
+    return static_cast<unsigned>(b < 4096 ? (b > 0 ? b : 1) : 4096);
+}
+
+} // namespace
+
+void quantize_llrs_async(
+    const float* d_in, int8_t* d_out, size_t n, float scale, cudaStream_t stream)
+{
+    if (n == 0)
+        return;
+    quantize_kernel<<<blocks_for(n), threads, 0, stream>>>(d_in, d_out, n, scale);
+    GPUFEC_CUDA_CHECK_LAUNCH();
+}
+
+void quantize_llrs_int4_async(
+    const float* d_in, uint8_t* d_out, size_t n, float scale, cudaStream_t stream)
+{
+    if (n == 0)
+        return;
+    quantize_int4_kernel<<<blocks_for((n + 1) / 2), threads, 0, stream>>>(
+        d_in, d_out, n, scale);
+    GPUFEC_CUDA_CHECK_LAUNCH();
+}
+
+void pack_llrs_int4_async(const int8_t* d_in, uint8_t* d_out, size_t n, cudaStream_t stream)
+{
+    if (n == 0)
+        return;
+    pack_int4_kernel<<<blocks_for((n + 1) / 2), threads, 0, stream>>>(d_in, d_out, n);
+    GPUFEC_CUDA_CHECK_LAUNCH();
+}
+
+} // namespace cuda
+} // namespace gpufec

@@ -1,0 +1,29 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// LLR conversions on the device, bit-identical to quantize_llrs() /
+// quantize_llrs_int4() / pack_llrs_int4() of <gpufec/common.h>, for input that is
+// already in device memory. Each enqueues one kernel on `stream` and returns.
+#ifndef INCLUDED_GPUFEC_CUDA_CONVERT_H
+#define INCLUDED_GPUFEC_CUDA_CONVERT_H
+
+#include <cuda_runtime.h>
+#include <cstddef>
+#include <cstdint>
+
+namespace gpufec {
+namespace cuda {
+
+void quantize_llrs_async(
+    const float* d_in, int8_t* d_out, size_t n, float scale, cudaStream_t stream);
+//! d_out receives (n + 1) / 2 bytes; item 2j in the low nibble of byte j.
+void quantize_llrs_int4_async(
+    const float* d_in, uint8_t* d_out, size_t n, float scale, cudaStream_t stream);
+void pack_llrs_int4_async(const int8_t* d_in, uint8_t* d_out, size_t n, cudaStream_t stream);
+
+} // namespace cuda
+} // namespace gpufec
+
+#endif

@@ -1,0 +1,292 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// CUDA slot backend: per slot pinned host staging, device buffers, a device mirror of
+// the frame table and statuses, and decoder workspaces, all allocated once; one
+// non-blocking stream and one event per slot. A launch enqueues
+//   [H2D input] -> H2D frame table + statuses -> stage -> D2H statuses -> [D2H output]
+// -> event record, and returns at once. Input already on the device is copied (or
+// quantized) on the same stream by stage_device_input() before the launch.
+#include "cuda/common/convert.h"
+#include "cuda/common/cuda_utils.h"
+#include "engine/slot_backend.h"
+#include <exception>
+#include <vector>
+
+namespace gpufec {
+
+namespace {
+
+class cuda_slot_backend : public slot_backend
+{
+public:
+    cuda_slot_backend(std::shared_ptr<batch_decoder> decoder,
+                      const batch_limits& limits,
+                      int num_slots,
+                      int device)
+        : d_decoder(std::move(decoder)), d_device(device)
+    {
+        cuda::device_guard guard(d_device);
+        const size_t device_workspace = d_decoder->device_workspace_bytes(limits);
+        const size_t host_workspace = d_decoder->host_workspace_bytes(limits);
+        const size_t in_bytes = input_bytes(d_decoder->input(), limits.max_input_items);
+        d_slots.reserve(size_t(num_slots));
+        for (int i = 0; i < num_slots; ++i) {
+            d_slots.push_back(std::make_unique<slot>());
+            slot& s = *d_slots.back();
+            s.host_input.reset(in_bytes);
+            s.host_aux.reset(limits.max_aux_items);
+            s.host_output.reset(limits.max_output_bytes);
+            s.host_frames.reset(limits.max_frames);
+            s.host_status.reset(limits.max_frames);
+            s.device_input.reset(in_bytes);
+            s.device_aux.reset(limits.max_aux_items);
+            s.device_output.reset(limits.max_output_bytes);
+            s.device_frames.reset(limits.max_frames);
+            s.device_status.reset(limits.max_frames);
+            if (limits.soft_output) {
+                s.host_soft.reset(8 * limits.max_output_bytes);
+                s.device_soft.reset(8 * limits.max_output_bytes);
+            }
+            s.device_workspace.reset(device_workspace);
+            s.host_workspace.reset(host_workspace);
+            s.ctx.stream = s.stream.get();
+            s.ctx.device = d_device;
+            s.ctx.device_workspace = s.device_workspace.get();
+            s.ctx.host_workspace = s.host_workspace.get();
+            // CUDA stages enqueue work; a host-side loop they run stays on this thread.
+            s.ctx.parallel_for = [](size_t n,
+                                    const std::function<void(size_t, size_t)>& body) {
+                for (size_t k = 0; k < n; ++k)
+                    body(k, 0);
+            };
+            s.ctx.workers = 1;
+        }
+    }
+
+    ~cuda_slot_backend() override
+    {
+        // Work still queued reads and writes our buffers: let it finish before they go.
+        // Destructor: errors cannot be reported, so the calls are not checked.
+        int previous = -1;
+        cudaGetDevice(&previous);
+        cudaSetDevice(d_device);
+        for (auto& s : d_slots)
+            cudaStreamSynchronize(s->stream.get());
+        if (previous >= 0)
+            cudaSetDevice(previous);
+    }
+
+    uint8_t* host_input(int index) override { return get(index).host_input.get(); }
+    cfloat* host_aux(int index) override { return get(index).host_aux.get(); }
+    uint8_t* host_output(int index) override { return get(index).host_output.get(); }
+    frame_extent* host_frames(int index) override { return get(index).host_frames.get(); }
+    frame_status* host_status(int index) override { return get(index).host_status.get(); }
+    float* host_soft(int index) override { return get(index).host_soft.get(); }
+    uint8_t* device_input(int index) override { return get(index).device_input.get(); }
+    cfloat* device_aux(int index) override { return get(index).device_aux.get(); }
+    uint8_t* device_output(int index) override { return get(index).device_output.get(); }
+    float* device_soft(int index) override { return get(index).device_soft.get(); }
+
+    void stage_device_input(int index,
+                            size_t at,
+                            const void* src,
+                            size_t items,
+                            bool src_is_float,
+                            float scale) override
+    {
+        slot& s = get(index);
+        cuda::device_guard guard(d_device);
+        const cudaStream_t stream = s.stream.get();
+        uint8_t* base = s.device_input.get();
+        switch (d_decoder->input()) {
+        case input_format::llr_int8:
+            if (src_is_float)
+                cuda::quantize_llrs_async(static_cast<const float*>(src),
+                                          reinterpret_cast<int8_t*>(base) + at,
+                                          items,
+                                          scale,
+                                          stream);
+            else
+                GPUFEC_CUDA_CHECK(cudaMemcpyAsync(
+                    base + at, src, items, cudaMemcpyDeviceToDevice, stream));
+            break;
+        case input_format::llr_int4:
+            if (src_is_float)
+                cuda::quantize_llrs_int4_async(
+                    static_cast<const float*>(src), base + at / 2, items, scale, stream);
+            else
+                cuda::pack_llrs_int4_async(
+                    static_cast<const int8_t*>(src), base + at / 2, items, stream);
+            break;
+        case input_format::complex_float:
+            GPUFEC_CUDA_CHECK(cudaMemcpyAsync(base + at * sizeof(cfloat),
+                                              src,
+                                              items * sizeof(cfloat),
+                                              cudaMemcpyDeviceToDevice,
+                                              stream));
+            break;
+        }
+    }
+
+    void stage_device_aux(int index, size_t at, const cfloat* src, size_t items) override
+    {
+        slot& s = get(index);
+        cuda::device_guard guard(d_device);
+        GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.device_aux.get() + at,
+                                          src,
+                                          items * sizeof(cfloat),
+                                          cudaMemcpyDeviceToDevice,
+                                          s.stream.get()));
+    }
+
+    void launch(int index, const slot_launch& what) override
+    {
+        slot& s = get(index);
+        cuda::device_guard guard(d_device);
+        s.launch_error = nullptr;
+        try {
+            const cudaStream_t stream = s.stream.get();
+            if (what.input_bytes > 0)
+                GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.device_input.get(),
+                                                  s.host_input.get(),
+                                                  what.input_bytes,
+                                                  cudaMemcpyHostToDevice,
+                                                  stream));
+            if (what.aux_items > 0)
+                GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.device_aux.get(),
+                                                  s.host_aux.get(),
+                                                  what.aux_items * sizeof(cfloat),
+                                                  cudaMemcpyHostToDevice,
+                                                  stream));
+            if (what.num_frames > 0) {
+                GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.device_frames.get(),
+                                                  s.host_frames.get(),
+                                                  what.num_frames * sizeof(frame_extent),
+                                                  cudaMemcpyHostToDevice,
+                                                  stream));
+                GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.device_status.get(),
+                                                  s.host_status.get(),
+                                                  what.num_frames * sizeof(frame_status),
+                                                  cudaMemcpyHostToDevice,
+                                                  stream));
+            }
+            frame_batch batch;
+            set_batch_io(batch,
+                         *d_decoder,
+                         s.device_input.get(),
+                         s.device_aux.get(),
+                         s.device_output.get());
+            batch.frames = s.host_frames.get();
+            batch.num_frames = what.num_frames;
+            batch.status = s.host_status.get();
+            batch.device_frames = s.device_frames.get();
+            batch.device_status = s.device_status.get();
+            batch.soft_out = s.device_soft.get();
+            d_decoder->decode(batch, s.ctx);
+            if (what.num_frames > 0)
+                GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.host_status.get(),
+                                                  s.device_status.get(),
+                                                  what.num_frames * sizeof(frame_status),
+                                                  cudaMemcpyDeviceToHost,
+                                                  stream));
+            if (what.output_to_host && what.output_bytes > 0) {
+                if (s.device_soft.get())
+                    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.host_soft.get(),
+                                                      s.device_soft.get(),
+                                                      8 * what.output_bytes * sizeof(float),
+                                                      cudaMemcpyDeviceToHost,
+                                                      stream));
+                GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.host_output.get(),
+                                                  s.device_output.get(),
+                                                  what.output_bytes,
+                                                  cudaMemcpyDeviceToHost,
+                                                  stream));
+            }
+        } catch (...) {
+            // Reported by done()/wait() like an asynchronous failure, so the engine has
+            // one error path; the event below still marks the end of what was enqueued.
+            s.launch_error = std::current_exception();
+        }
+        s.done_event.record(s.stream.get());
+    }
+
+    bool done(int index) override
+    {
+        slot& s = get(index);
+        cuda::device_guard guard(d_device);
+        if (!s.done_event.query())
+            return false;
+        if (s.launch_error)
+            std::rethrow_exception(s.launch_error);
+        return true;
+    }
+
+    void wait(int index) override
+    {
+        slot& s = get(index);
+        cuda::device_guard guard(d_device);
+        s.done_event.synchronize();
+        if (s.launch_error)
+            std::rethrow_exception(s.launch_error);
+    }
+
+private:
+    struct slot {
+        cuda::pinned_buffer<uint8_t> host_input;
+        cuda::pinned_buffer<cfloat> host_aux;
+        cuda::pinned_buffer<uint8_t> host_output;
+        cuda::pinned_buffer<frame_extent> host_frames;
+        cuda::pinned_buffer<frame_status> host_status;
+        cuda::device_buffer<uint8_t> device_input;
+        cuda::device_buffer<cfloat> device_aux;
+        cuda::device_buffer<uint8_t> device_output;
+        cuda::device_buffer<frame_extent> device_frames;
+        cuda::device_buffer<frame_status> device_status;
+        cuda::pinned_buffer<float> host_soft; //!< empty unless soft output is on
+        cuda::device_buffer<float> device_soft;
+        cuda::device_buffer<uint8_t> device_workspace;
+        cuda::pinned_buffer<uint8_t> host_workspace;
+        cuda::stream stream;
+        cuda::event done_event;
+        exec_ctx ctx;
+        std::exception_ptr launch_error;
+    };
+
+    slot& get(int index)
+    {
+        if (index < 0 || size_t(index) >= d_slots.size())
+            throw error("cuda slot backend: slot " + std::to_string(index) +
+                        " out of range 0.." + std::to_string(d_slots.size() - 1));
+        return *d_slots[size_t(index)];
+    }
+
+    std::shared_ptr<batch_decoder> d_decoder;
+    int d_device;
+    // unique_ptr: streams and events are not movable, and their addresses stay fixed.
+    std::vector<std::unique_ptr<slot>> d_slots;
+};
+
+} // namespace
+
+std::unique_ptr<slot_backend>
+make_cuda_slot_backend(std::shared_ptr<batch_decoder> decoder,
+                       const batch_limits& limits,
+                       int num_slots,
+                       int device)
+{
+    if (!decoder)
+        throw error("cuda slot backend needs a decoder (got a null pointer)");
+    if (num_slots < 1)
+        throw error("cuda slot backend: num_slots must be >= 1, got " +
+                    std::to_string(num_slots));
+    if (device < 0)
+        GPUFEC_CUDA_CHECK(cudaGetDevice(&device)); // decoder did not say: the current one
+    cuda::require_device(device);
+    return std::make_unique<cuda_slot_backend>(
+        std::move(decoder), limits, num_slots, device);
+}
+
+} // namespace gpufec
