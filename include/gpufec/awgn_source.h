@@ -30,6 +30,8 @@ public:
     virtual void set_ebn0_db(double ebn0_db) = 0;
     virtual double ebn0_db() const = 0;
     virtual backend_kind backend() const = 0;
+    //! CUDA device of a CUDA source, -1 on the CPU.
+    virtual int device() const { return -1; }
     //! Transmitted coded bits (LLRs) and info bits per frame.
     virtual size_t llrs_per_frame() const = 0;
     virtual size_t bits_per_frame() const = 0;

@@ -90,27 +90,34 @@ public:
                 "awgn_bpsk_source: frames_per_call = " + std::to_string(frames_per_call) +
                 "; allowed: 1 or more");
         }
-        ::gpufec::backend_spec spec = ::gpufec::resolve_backend(backend);
-        // Convolutional codes have a GPU encoder; the others run on the CPU for now
-        // ("auto" picks it, an explicit "cuda" raises).
+        // The registry picks the backend: convolutional codes have a GPU encoder, the
+        // others are registered for the CPU only ("auto" takes it, "cuda" raises).
         auto conv = std::dynamic_pointer_cast<conv_code>(code);
-        auto make_source = [conv, code, ebn0_db, seed](const ::gpufec::backend_spec& s) {
-            if (conv) {
-                return ::gpufec::make_awgn_bpsk_source(conv->core(), ebn0_db, seed, s);
-            }
-            ::gpufec::frame_code frame;
-            frame.info_bits = static_cast<size_t>(code->frame_bits());
-            frame.coded_bits = code->coded_bits();
-            frame.description = code->describe();
-            frame.encode = [code](const uint8_t* in, uint8_t* out) {
-                code->encode_raw(in, static_cast<size_t>(code->frame_bits()), out);
-            };
-            return ::gpufec::make_awgn_bpsk_source(frame, ebn0_db, seed, s);
+        auto make_conv_source = [conv, ebn0_db, seed](const std::string& b) {
+            return ::gpufec::make(
+                conv->core(), ::gpufec::awgn_source_options{ ebn0_db, seed }, b);
         };
-        if (!conv && spec.was_auto) {
-            spec.kind = ::gpufec::backend_kind::cpu;
+        try {
+            if (conv) {
+                d_source = make_conv_source(backend);
+            } else {
+                ::gpufec::frame_code frame;
+                frame.info_bits = static_cast<size_t>(code->frame_bits());
+                frame.coded_bits = code->coded_bits();
+                frame.description = code->describe();
+                frame.encode = [code](const uint8_t* in, uint8_t* out) {
+                    code->encode_raw(in, static_cast<size_t>(code->frame_bits()), out);
+                };
+                d_source = ::gpufec::make(
+                    frame, ::gpufec::awgn_frame_source_options{ ebn0_db, seed }, backend);
+            }
+        } catch (const ::gpufec::error& e) {
+            throw ::gpufec::error(std::string("awgn_bpsk_source: ") + e.what());
         }
-        d_source = make_source(spec);
+        ::gpufec::backend_spec spec;
+        spec.kind = d_source->backend();
+        spec.device = std::max(0, d_source->device());
+        spec.was_auto = backend == "auto";
         d_backend = ::gpufec::describe_backend(spec);
         d_logger->info("awgn_bpsk_source: {}backend {}, {}",
                        spec.was_auto ? "auto selected " : "",
@@ -128,8 +135,9 @@ public:
             const size_t threads = std::min<size_t>(4, std::max(1u, hw / 4));
             d_generators.push_back(std::move(d_source));
             while (d_generators.size() < threads) {
-                d_generators.push_back(
-                    make_source(spec));
+                // Only convolutional codes have a CUDA source, so conv is set here.
+                d_generators.push_back(make_conv_source(
+                    "cuda:" + std::to_string(d_generators.front()->device())));
             }
             d_generator_mutexes = std::make_unique<std::mutex[]>(threads);
             d_batches.resize(2 * threads);
@@ -290,7 +298,7 @@ private:
         }
         const size_t parts = 4;
         const size_t step = ((n + parts - 1) / parts + 63) & ~size_t(63);
-        d_copy_pool->parallel_for(parts, [&](size_t p) {
+        d_copy_pool->parallel_for(parts, [&](size_t p, size_t) {
             const size_t first = p * step;
             if (first < n) {
                 piece(first, std::min(step, n - first));

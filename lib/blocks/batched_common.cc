@@ -7,6 +7,7 @@
 #include "batched_common.h"
 #include <gpufec/convolutional.h>
 #include <gpufec/viterbi.h>
+#include <algorithm>
 #include <cmath>
 
 namespace gr {
@@ -29,20 +30,15 @@ batched_engine make_batched_engine(const std::string& block_name,
         throw ::gpufec::error(block_name +
                               ": llr_scale must be a positive finite number");
     }
-    if (!options.cpu_only_what.empty() && options.backend.rfind("cuda", 0) == 0) {
-        throw ::gpufec::error(block_name + ": backend \"" + options.backend +
-                              "\" is not yet available for " + options.cpu_only_what +
-                              " (its CUDA kernel is still to come); allowed: \"cpu\", "
-                              "\"auto\" (runs on the CPU)");
-    }
-    const ::gpufec::backend_spec spec = ::gpufec::resolve_backend(options.backend);
-
     batched_engine out;
-    out.decoder = factory(spec);
-    ::gpufec::backend_spec used = spec;
-    if (out.decoder->backend() == ::gpufec::backend_kind::cpu) {
-        used.kind = ::gpufec::backend_kind::cpu; // "auto" with a CPU-only decoder
+    try {
+        out.decoder = factory(options.backend);
+    } catch (const ::gpufec::error& e) {
+        throw ::gpufec::error(block_name + ": " + e.what());
     }
+    ::gpufec::backend_spec used;
+    used.kind = out.decoder->backend();
+    used.device = std::max(0, out.decoder->device());
     out.backend_name = ::gpufec::describe_backend(used);
     ::gpufec::engine_config config;
     config.max_batch_frames = static_cast<size_t>(options.max_batch_frames);
@@ -56,7 +52,7 @@ batched_engine make_batched_engine(const std::string& block_name,
     if (logger) {
         logger->info("{}: {}backend {} ({})",
                      block_name,
-                     spec.was_auto ? "auto selected " : "",
+                     options.backend == "auto" ? "auto selected " : "",
                      out.backend_name,
                      out.decoder->name());
     }
@@ -104,18 +100,10 @@ const pmt::pmt_t& crc_ok_key()
     return key;
 }
 
-decoder_factory
-cpu_factory(std::function<std::unique_ptr<::gpufec::batch_decoder>()> make_cpu)
-{
-    return [make_cpu](const ::gpufec::backend_spec&) { return make_cpu(); };
-}
-
 decoder_factory viterbi_factory(const code::sptr& code)
 {
-    const ::gpufec::conv_code core = require_conv_code(code, "viterbi_decoder");
-    return [core](const ::gpufec::backend_spec& spec) {
-        return ::gpufec::make_viterbi_decoder(core, spec);
-    };
+    return registry_factory(require_conv_code(code, "viterbi_decoder"),
+                            ::gpufec::viterbi_options{});
 }
 
 } // namespace gpufec

@@ -12,6 +12,7 @@
 #include <gnuradio/gpufec/code.h>
 #include <gnuradio/gpufec/conv_code.h>
 #include <gnuradio/logger.h>
+#include <gpufec/backends.h>
 #include <gpufec/batch_decoder.h>
 #include <gpufec/engine.h>
 #include <pmt/pmt.h>
@@ -22,9 +23,21 @@
 namespace gr {
 namespace gpufec {
 
-//! Builds the algorithm's decoder for a resolved backend.
-using decoder_factory = std::function<std::unique_ptr<::gpufec::batch_decoder>(
-    const ::gpufec::backend_spec&)>;
+//! Builds the algorithm's decoder on a backend ("auto", "cpu", "cuda", "cuda:N")
+//! through the core's registry (gpufec::make_decoder), which rejects backends the
+//! algorithm lacks.
+using decoder_factory =
+    std::function<std::unique_ptr<::gpufec::batch_decoder>(const std::string& backend)>;
+
+//! The factory of an algorithm: its code and options bound, the backend left open.
+template <class Options>
+decoder_factory registry_factory(const typename Options::code_type& code,
+                                 const Options& options)
+{
+    return [code, options](const std::string& backend) {
+        return ::gpufec::make_decoder(code, options, backend);
+    };
+}
 
 struct batched_options {
     std::string backend = "auto";
@@ -35,9 +48,6 @@ struct batched_options {
     bool soft_output = false;
     //! Tag each frame (stream) / fill its metadata (PDU) with `iterations` and `crc_ok`.
     bool status_tags = false;
-    //! Set for decoders with no CUDA kernel yet (e.g. "turbo decoding"): an explicit
-    //! "cuda"/"cuda:N" backend raises "not yet available", GPU or not.
-    std::string cpu_only_what;
 };
 
 //! Keys of the per-frame status tags / PDU metadata.
@@ -70,14 +80,6 @@ const ::gpufec::conv_code& require_conv_code(const code::sptr& code,
 
 //! Decoder factory of the Viterbi decoder for a code definition.
 decoder_factory viterbi_factory(const code::sptr& code);
-
-/*!
- * Factory of a decoder that has only a CPU implementation so far: whatever the spec
- * ("auto" with a GPU included), the CPU decoder. An explicit "cuda" never gets here:
- * batched_options::cpu_only_what refuses it first.
- */
-decoder_factory
-cpu_factory(std::function<std::unique_ptr<::gpufec::batch_decoder>()> make_cpu);
 
 } // namespace gpufec
 } // namespace gr

@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // The turbo, LDPC and polar decoder blocks: the shared batching templates plus a
-// factory per algorithm. Their CUDA kernels are still to come: cpu_factory.
+// factory per algorithm, made by the core's registry (gpufec::make_decoder).
 
 #include "batched_decoder_impl.h"
 #include "batched_pdu_decoder_impl.h"
@@ -33,8 +33,7 @@ std::string code_name(const code::sptr& code)
     return code ? "a '" + code->family() + "' code (" + code->describe() + ")" : "None";
 }
 
-batched_options stream_options(const std::string& what,
-                               bool soft_output,
+batched_options stream_options(bool soft_output,
                                const std::string& backend,
                                int max_batch_frames,
                                double max_latency_ms,
@@ -47,7 +46,6 @@ batched_options stream_options(const std::string& what,
     options.llr_scale = llr_scale;
     options.soft_output = soft_output;
     options.status_tags = true;
-    options.cpu_only_what = what;
     return options;
 }
 
@@ -74,9 +72,7 @@ decoder_factory turbo_factory(const std::string& block,
     opt.arithmetic = ::gpufec::parse_turbo_arithmetic(arithmetic);
     opt.sub_blocks = sub_blocks;
     opt.early_termination = early_termination;
-    const ::gpufec::lte_turbo_code core = turbo->core();
-    return cpu_factory(
-        [core, opt] { return ::gpufec::make_turbo_decoder_cpu(core, opt); });
+    return registry_factory(turbo->core(), opt);
 }
 
 // ---- LDPC -----------------------------------------------------------------------
@@ -103,21 +99,27 @@ decoder_factory ldpc_factory(const std::string& block,
     opt.beta = static_cast<float>(beta * llr_scale);
     opt.arithmetic = ::gpufec::parse_ldpc_arithmetic(arithmetic);
     opt.early_termination = early_termination;
-    std::function<std::unique_ptr<::gpufec::batch_decoder>()> make_cpu;
     if (auto nr = std::dynamic_pointer_cast<nr_ldpc_code>(code)) {
-        const ::gpufec::nr_ldpc_code core = nr->core();
-        make_cpu = [core, opt] { return ::gpufec::make_ldpc_decoder_cpu(core, opt); };
-    } else if (auto alist = std::dynamic_pointer_cast<ldpc_alist_code>(code)) {
+        return registry_factory(nr->core(), opt);
+    }
+    if (auto alist = std::dynamic_pointer_cast<ldpc_alist_code>(code)) {
+        // TODO(one LDPC graph): through the registry once alist codes share the graph.
         auto core = std::make_shared<const ::gpufec::ldpc_alist_code>(alist->core());
-        make_cpu = [core, opt] { return ::gpufec::make_ldpc_decoder_cpu(*core, opt); };
-    } else {
+        return [core, opt](const std::string& backend) {
+            if (backend == "auto" || backend == "cpu")
+                return ::gpufec::make_ldpc_decoder_cpu(*core, opt);
+            throw ::gpufec::error("backend \"" + backend +
+                                  "\" is not yet available for LDPC decoding; allowed: "
+                                  "\"auto\", \"cpu\"");
+        };
+    }
+    {
         throw ::gpufec::error(
             block +
             ": needs gpufec.nr_ldpc_code or gpufec.ldpc_code_from_alist, "
             "got " +
             code_name(code));
     }
-    return cpu_factory(make_cpu);
 }
 
 // ---- polar ----------------------------------------------------------------------
@@ -139,9 +141,7 @@ decoder_factory polar_factory(const std::string& block,
     opt.list_size = list_size;
     opt.bp_iterations = bp_iterations;
     opt.bp_early_termination = early_termination;
-    const ::gpufec::nr_polar_code core = polar->core();
-    return cpu_factory(
-        [core, opt] { return ::gpufec::make_polar_decoder_cpu(core, opt); });
+    return registry_factory(polar->core(), opt);
 }
 
 } // namespace
@@ -162,7 +162,6 @@ turbo_decoder::sptr turbo_decoder::make(code::sptr code,
                                         double llr_scale)
 {
     const std::string block = "turbo_decoder";
-    const std::string what = "turbo decoding";
     return gnuradio::make_block_sptr<batched_decoder_impl<turbo_decoder>>(
         block,
         turbo_factory(block,
@@ -176,7 +175,7 @@ turbo_decoder::sptr turbo_decoder::make(code::sptr code,
         input_type,
         len_tag_key,
         stream_options(
-            what, soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
+            soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
 }
 
 turbo_decoder_pdu::sptr turbo_decoder_pdu::make(code::sptr code,
@@ -192,7 +191,6 @@ turbo_decoder_pdu::sptr turbo_decoder_pdu::make(code::sptr code,
                                                 double llr_scale)
 {
     const std::string block = "turbo_decoder_pdu";
-    const std::string what = "turbo decoding";
     return gnuradio::make_block_sptr<batched_pdu_decoder_impl<turbo_decoder_pdu>>(
         block,
         turbo_factory(block,
@@ -203,7 +201,7 @@ turbo_decoder_pdu::sptr turbo_decoder_pdu::make(code::sptr code,
                       arithmetic,
                       sub_blocks,
                       early_termination),
-        stream_options(what, soft_output, backend, max_batch_frames, 0.0, llr_scale));
+        stream_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
 }
 
 ldpc_decoder::sptr ldpc_decoder::make(code::sptr code,
@@ -222,7 +220,6 @@ ldpc_decoder::sptr ldpc_decoder::make(code::sptr code,
                                       double llr_scale)
 {
     const std::string block = "ldpc_decoder";
-    const std::string what = "LDPC decoding";
     return gnuradio::make_block_sptr<batched_decoder_impl<ldpc_decoder>>(
         block,
         ldpc_factory(block,
@@ -237,7 +234,7 @@ ldpc_decoder::sptr ldpc_decoder::make(code::sptr code,
         input_type,
         len_tag_key,
         stream_options(
-            what, soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
+            soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
 }
 
 ldpc_decoder_pdu::sptr ldpc_decoder_pdu::make(code::sptr code,
@@ -253,7 +250,6 @@ ldpc_decoder_pdu::sptr ldpc_decoder_pdu::make(code::sptr code,
                                               double llr_scale)
 {
     const std::string block = "ldpc_decoder_pdu";
-    const std::string what = "LDPC decoding";
     return gnuradio::make_block_sptr<batched_pdu_decoder_impl<ldpc_decoder_pdu>>(
         block,
         ldpc_factory(block,
@@ -265,7 +261,7 @@ ldpc_decoder_pdu::sptr ldpc_decoder_pdu::make(code::sptr code,
                      arithmetic,
                      early_termination,
                      llr_scale),
-        stream_options(what, soft_output, backend, max_batch_frames, 0.0, llr_scale));
+        stream_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
 }
 
 polar_decoder::sptr polar_decoder::make(code::sptr code,
@@ -282,7 +278,6 @@ polar_decoder::sptr polar_decoder::make(code::sptr code,
                                         double llr_scale)
 {
     const std::string block = "polar_decoder";
-    const std::string what = "polar decoding";
     return gnuradio::make_block_sptr<batched_decoder_impl<polar_decoder>>(
         block,
         polar_factory(
@@ -290,7 +285,7 @@ polar_decoder::sptr polar_decoder::make(code::sptr code,
         input_type,
         len_tag_key,
         stream_options(
-            what, soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
+            soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
 }
 
 polar_decoder_pdu::sptr polar_decoder_pdu::make(code::sptr code,
@@ -304,12 +299,11 @@ polar_decoder_pdu::sptr polar_decoder_pdu::make(code::sptr code,
                                                 double llr_scale)
 {
     const std::string block = "polar_decoder_pdu";
-    const std::string what = "polar decoding";
     return gnuradio::make_block_sptr<batched_pdu_decoder_impl<polar_decoder_pdu>>(
         block,
         polar_factory(
             block, code, algorithm, list_size, bp_iterations, early_termination),
-        stream_options(what, soft_output, backend, max_batch_frames, 0.0, llr_scale));
+        stream_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
 }
 
 } // namespace gpufec

@@ -6,6 +6,7 @@
 // The engine over the CUDA slot backend with a decoder of exactly known output: bits,
 // statuses and soft output come back through the device buffers and D2H copies, in
 // order. Skipped without a device (and compiled to a skip without CUDA).
+#include <gpufec/backends.h>
 #include <gpufec/engine.h>
 #include <gtest/gtest.h>
 #include <cstring>

@@ -5,6 +5,7 @@
  */
 // Tensor-core Viterbi kernel (lib/cuda/viterbi/viterbi_tc.cu) against the CPU reference,
 // bit for bit on int8 input. Skipped without a device.
+#include <gpufec/backends.h>
 #include <gpufec/viterbi.h>
 #include <gtest/gtest.h>
 #include <algorithm>

@@ -58,7 +58,7 @@ public:
                          uint8_t* d_bits,
                          CUstream_st* stream);
 
-    int device() const;
+    int device() const override;
 
     //! Kernel tile shapes (threads x groups of 4 LLRs per thread), for tuning and tests.
     static int num_launch_policies();
