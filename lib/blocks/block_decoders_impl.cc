@@ -106,7 +106,7 @@ decoder_factory ldpc_factory(const std::string& block,
         // TODO(one LDPC graph): through the registry once alist codes share the graph.
         auto core = std::make_shared<const ::gpufec::ldpc_alist_code>(alist->core());
         return [core, opt](const std::string& backend) {
-            if (backend == "auto" || backend == "cpu")
+            if (::gpufec::parse_backend(backend).kind == ::gpufec::backend_kind::cpu)
                 return ::gpufec::make_ldpc_decoder_cpu(*core, opt);
             throw ::gpufec::error("backend \"" + backend +
                                   "\" is not yet available for LDPC decoding; allowed: "

@@ -8,6 +8,8 @@
 // order. Skipped without a device (and compiled to a skip without CUDA).
 #include <gpufec/backends.h>
 #include <gpufec/engine.h>
+#include <gpufec/viterbi.h>
+#include "test_helpers.h"
 #include <gtest/gtest.h>
 #include <cstring>
 #include <random>
@@ -142,9 +144,189 @@ TEST(EngineCuda, BitsStatusAndSoftOutputComeBackInOrder)
     }
 }
 
+//! Device memory that the test owns (cudaMalloc'd, freed at scope end).
+template <typename T>
+struct device_array {
+    T* ptr = nullptr;
+    explicit device_array(size_t n) { check(cudaMalloc(&ptr, n * sizeof(T) + 1)); }
+    ~device_array() { cudaFree(ptr); }
+    device_array(const device_array&) = delete;
+    device_array& operator=(const device_array&) = delete;
+};
+
+bool is_device_pointer(const void* p)
+{
+    cudaPointerAttributes attr{};
+    return cudaPointerGetAttributes(&attr, p) == cudaSuccess &&
+           attr.type == cudaMemoryTypeDevice;
+}
+
+/*
+ * DESIGN.md §3: GPU blocks chain with no host round trip. Noisy frames live in device
+ * memory (as a GPU source leaves them), the engine quantizes them on the device, the
+ * CUDA Viterbi decoder runs, and the decoded bits stay on the device; only the test
+ * copies them back, to compare with the CPU decoder on the host-quantized input.
+ */
+TEST(EngineCuda, DeviceResidentInputAndOutputMatchTheCpuDecoder)
+{
+    if (cuda_device_count() == 0)
+        GTEST_SKIP() << "no CUDA device available";
+    const conv_code code(1000);
+    auto source = make_awgn_bpsk_source(code, 2.5, 11, backend_spec{});
+    const size_t n = source->llrs_per_frame(), k = source->bits_per_frame();
+    const size_t frames = 60;
+    std::vector<float> llrs(frames * n);
+    source->generate(0, frames, llrs.data(), nullptr);
+    std::vector<llr8_t> llrs8(llrs.size());
+    quantize_llrs(llrs.data(), llrs8.data(), llrs.size(), 8.0f);
+    device_array<float> d_llrs(llrs.size());
+    device_array<llr8_t> d_llrs8(llrs8.size());
+    check(cudaMemcpy(d_llrs.ptr, llrs.data(), llrs.size() * 4, cudaMemcpyHostToDevice));
+    check(cudaMemcpy(d_llrs8.ptr, llrs8.data(), llrs8.size(), cudaMemcpyHostToDevice));
+
+    engine_config config;
+    config.max_batch_frames = 8;
+    config.input_side = memory_side::device;
+    config.output_side = memory_side::device;
+    batch_engine engine(make_decoder(code, viterbi_options{}, "cuda:0"), config);
+    size_t checked = 0;
+    std::vector<uint8_t> cpu_bits(k), gpu_packed(aligned_packed_bytes(k)), gpu_bits(k);
+    auto verify = [&](const completed_frame& c) {
+        ASSERT_TRUE(c.on_device);
+        ASSERT_TRUE(is_device_pointer(c.packed)) << "output left on the device";
+        ASSERT_EQ(c.nbits, k);
+        check(cudaMemcpy(
+            gpu_packed.data(), c.packed, gpu_packed.size(), cudaMemcpyDeviceToHost));
+        unpack_bits(gpu_packed.data(), gpu_bits.data(), k);
+        viterbi_decode_frame_cpu(code, llrs8.data() + c.id * n, n, cpu_bits.data());
+        ASSERT_EQ(gpu_bits, cpu_bits) << "frame " << c.id;
+        EXPECT_EQ(c.status.iterations, 1);
+        EXPECT_TRUE(c.status.ok);
+        ++checked;
+    };
+    completed_frame c;
+    for (uint64_t f = 0; f < frames; ++f) {
+        // Even frames as float LLRs (quantized on the device), odd ones as int8.
+        auto submit = [&] {
+            return f % 2 == 0 ? engine.submit(d_llrs.ptr + f * n, n, f)
+                              : engine.submit(d_llrs8.ptr + f * n, n, f);
+        };
+        while (!submit()) {
+            ASSERT_TRUE(engine.pop_wait(c));
+            verify(c);
+        }
+    }
+    engine.flush();
+    while (engine.try_pop(c))
+        verify(c);
+    EXPECT_EQ(checked, frames);
+}
+
+//! A CUDA stage with packed 4-bit input that reports what arrived: sign bits as the
+//! output, the 4-bit values as soft output (through a host round trip of its own).
+class int4_echo_cuda : public batch_decoder
+{
+public:
+    backend_kind backend() const override { return backend_kind::cuda; }
+    input_format input() const override { return input_format::llr_int4; }
+    int device() const override { return 0; }
+    bool has_soft_output() const override { return true; }
+    size_t max_input_items_per_frame() const override { return 301; }
+    size_t output_bits_for_input(size_t items) const override
+    {
+        if (items == 0 || items > 301)
+            throw error("int4 echo: 1..301 LLRs");
+        return items;
+    }
+    size_t default_input_items() const override { return 301; }
+    size_t default_output_bits() const override { return 301; }
+    std::string name() const override { return "int4 echo cuda"; }
+    void decode(const frame_batch& batch, exec_ctx& ctx) override
+    {
+        auto stream = static_cast<cudaStream_t>(ctx.stream);
+        const frame_extent& last = batch.frames[batch.num_frames - 1];
+        const size_t bytes = (last.in_offset + last.in_items + 1) / 2;
+        in.resize(bytes);
+        check(cudaMemcpyAsync(
+            in.data(), batch.in_int4, bytes, cudaMemcpyDeviceToHost, stream));
+        check(cudaStreamSynchronize(stream));
+        const size_t out_bytes = last.out_offset + aligned_packed_bytes(last.out_bits);
+        out.assign(out_bytes, 0);
+        soft.assign(8 * out_bytes, 0.0f);
+        for (size_t f = 0; f < batch.num_frames; ++f) {
+            const frame_extent& e = batch.frames[f];
+            for (size_t i = 0; i < e.in_items; ++i) {
+                const int v = llr_int4_at(in.data(), e.in_offset + i);
+                if (v < 0)
+                    out[e.out_offset + i / 8] |= uint8_t(0x80u >> (i % 8));
+                soft[8 * e.out_offset + i] = float(v);
+            }
+        }
+        check(cudaMemcpyAsync(batch.out, out.data(), out_bytes, cudaMemcpyHostToDevice, stream));
+        check(cudaMemcpyAsync(batch.soft_out,
+                              soft.data(),
+                              soft.size() * sizeof(float),
+                              cudaMemcpyHostToDevice,
+                              stream));
+        check(cudaStreamSynchronize(stream));
+    }
+
+private:
+    std::vector<uint8_t> in, out;
+    std::vector<float> soft;
+};
+
+TEST(EngineCuda, Int4InputQuantizedOnTheDeviceMatchesTheHostRule)
+{
+    if (cuda_device_count() == 0)
+        GTEST_SKIP() << "no CUDA device available";
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> llr(-2.0f, 2.0f);
+    const size_t frames = 30;
+    std::vector<size_t> first(frames + 1, 0);
+    for (size_t f = 0; f < frames; ++f)
+        first[f + 1] = first[f] + 1 + rng() % 301; // odd and even lengths
+    std::vector<float> llrs(first.back());
+    for (auto& v : llrs)
+        v = llr(rng);
+    device_array<float> d_llrs(llrs.size());
+    check(cudaMemcpy(d_llrs.ptr, llrs.data(), llrs.size() * 4, cudaMemcpyHostToDevice));
+    engine_config config;
+    config.max_batch_frames = 4;
+    config.soft_output = true;
+    config.input_side = memory_side::device;
+    batch_engine engine(std::make_shared<int4_echo_cuda>(), config);
+    size_t checked = 0;
+    auto verify = [&](const completed_frame& c) {
+        const size_t n = first[c.id + 1] - first[c.id];
+        ASSERT_EQ(c.nbits, n);
+        std::vector<uint8_t> want((n + 1) / 2);
+        quantize_llrs_int4(llrs.data() + first[c.id], want.data(), n, config.llr_scale);
+        for (size_t i = 0; i < n; ++i)
+            ASSERT_EQ(c.soft[i], float(llr_int4_at(want.data(), i)))
+                << "frame " << c.id << " item " << i;
+        ++checked;
+    };
+    completed_frame c;
+    for (uint64_t f = 0; f < frames; ++f)
+        while (!engine.submit(d_llrs.ptr + first[f], first[f + 1] - first[f], f)) {
+            ASSERT_TRUE(engine.pop_wait(c));
+            verify(c);
+        }
+    engine.flush();
+    while (engine.try_pop(c))
+        verify(c);
+    EXPECT_EQ(checked, frames);
+}
+
 #else
 
 TEST(EngineCuda, BitsStatusAndSoftOutputComeBackInOrder)
+{
+    GTEST_SKIP() << "built without CUDA";
+}
+
+TEST(EngineCuda, DeviceResidentInputAndOutputMatchTheCpuDecoder)
 {
     GTEST_SKIP() << "built without CUDA";
 }
