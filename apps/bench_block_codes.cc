@@ -10,8 +10,8 @@
 // (from gr-fec's encoders) with the same information bits and the same noise samples.
 #include "bench_block_codes.h"
 
-#include <gpufec/backends.h>
 #include <gpufec/awgn_source.h>
+#include <gpufec/backends.h>
 #include <gpufec/engine.h>
 #include <gpufec/ldpc.h>
 #include <gpufec/ldpc_alist.h>
@@ -74,8 +74,8 @@ struct bench_code {
 frame_pool
 make_code_pool(const bench_code& code, const block_options& opt, double ebn0_db)
 {
-    auto source =
-        gpufec::make(code.frame, gpufec::awgn_frame_source_options{ ebn0_db, opt.seed }, "cpu");
+    auto source = gpufec::make(
+        code.frame, gpufec::awgn_frame_source_options{ ebn0_db, opt.seed }, "cpu");
     const float sigma = float(gpufec::awgn_sigma(
         double(code.frame.info_bits) / double(code.frame.coded_bits), ebn0_db));
     // At least enough frames for a few full engine batches.
@@ -467,16 +467,16 @@ bench_code make_bench_code(const block_options& opt)
         for (const std::string& alg :
              split_list(opt.algorithm.empty() ? "sc,scl,bp" : opt.algorithm)) {
             gpufec::polar_decoder_options o;
-            o.algorithm = alg;
+            o.algorithm = gpufec::parse_polar_algorithm(alg);
             o.list_size = opt.list_size;
             if (opt.iterations > 0)
                 o.bp_iterations = opt.iterations;
             o.bp_early_termination = opt.early_termination;
             variant v;
-            if (alg == "sc") {
+            if (o.algorithm == gpufec::polar_algorithm::sc) {
                 v.label = "polar sc";
                 v.grfec_peer = "gr-fec polar_decoder_sc";
-            } else if (alg == "scl") {
+            } else if (o.algorithm == gpufec::polar_algorithm::scl) {
                 v.label = "polar scl-" + std::to_string(o.list_size);
                 v.grfec_peer =
                     "gr-fec polar_decoder_sc_list " + std::to_string(o.list_size);

@@ -66,6 +66,27 @@ public:
     const std::string& puncture_string() const { return d_puncture; }
     bool punctured() const { return !d_mask.empty(); }
 
+    // The puncture geometry, in one place for every encoder, decoder and source (CPU
+    // and CUDA): the serialized mother stream is cut into periods of
+    // puncture_period() positions (n when unpunctured), position `phase` of each period
+    // being sent when kept(phase).
+    size_t puncture_period() const { return d_kept_before.size() - 1; }
+    bool kept(size_t phase) const { return d_mask.empty() || d_mask[phase]; }
+    //! Positions sent per period.
+    size_t kept_per_period() const { return d_kept_before.back(); }
+    //! Positions sent before `phase` within a period, 0 <= phase <= puncture_period().
+    size_t kept_before(size_t phase) const { return d_kept_before[phase]; }
+    //! Transmitted bits before position `pos` of the mother stream (the transmitted
+    //! index of `pos` when it is kept).
+    size_t transmitted_before(size_t pos) const
+    {
+        const size_t period = puncture_period();
+        return (pos / period) * kept_per_period() + kept_before(pos % period);
+    }
+    //! kept() of every phase as bits (bit p = phase p), for periods of at most 64;
+    //! throws gpufec::error naming the limit for longer ones.
+    uint64_t keep_bits() const;
+
     //! Register tap mask of polynomial i (newest input bit at the LSB).
     uint32_t tap_mask(int i) const { return d_taps[i]; }
     //! Coded bits (n bits, bit i = output i) for a transition from `state` with input b.
@@ -96,7 +117,7 @@ private:
     termination d_term;
     std::string d_puncture;
     std::vector<uint8_t> d_mask;
-    size_t d_mask_ones = 0;
+    std::vector<size_t> d_kept_before; //!< puncture_period() + 1 prefix counts
     bool d_symmetric = false;
 };
 
@@ -105,7 +126,8 @@ private:
  * applying termination and puncturing. `out` must hold code.coded_bits(info_bits).
  * Returns the number of coded bits written.
  */
-size_t conv_encode(const conv_code& code, const uint8_t* in, size_t info_bits, uint8_t* out);
+size_t
+conv_encode(const conv_code& code, const uint8_t* in, size_t info_bits, uint8_t* out);
 
 /*!
  * Windowed Viterbi schedule shared bit-for-bit by the CPU and CUDA decoders.

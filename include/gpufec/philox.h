@@ -23,15 +23,9 @@
 #include <cstring>
 #endif
 
-#ifdef __CUDACC__
-#define GPUFEC_HD __host__ __device__ __forceinline__
-#elif defined(__GNUC__)
-// Always inlined, so a caller built for a wider instruction set (the CPU source's FMA
-// clone) compiles ffma to one instruction instead of a libm call.
-#define GPUFEC_HD inline __attribute__((always_inline))
-#else
-#define GPUFEC_HD inline
-#endif
+// GPUFEC_HD functions are always inlined, so a caller built for a wider instruction set
+// (the CPU source's FMA clone) compiles ffma to one instruction instead of a libm call.
+#include <gpufec/host_device.h>
 
 namespace gpufec {
 namespace philox {

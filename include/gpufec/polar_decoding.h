@@ -15,14 +15,23 @@
 
 namespace gpufec {
 
+enum class polar_algorithm {
+    sc,  //!< successive cancellation
+    scl, //!< CRC-aided successive cancellation list
+    bp   //!< belief propagation on the factor graph
+};
+
+//! "sc" | "scl" | "bp"; throws gpufec::error naming the allowed values.
+polar_algorithm parse_polar_algorithm(const std::string& s);
+//! The name parse_polar_algorithm() reads.
+const char* to_string(polar_algorithm a);
+
 struct polar_decoder_options {
     using code_type = nr_polar_code;
     using product_type = batch_decoder;
     static constexpr const char* algorithm_name = "polar decoding";
 
-    //! "sc" (successive cancellation) | "scl" (CRC-aided successive cancellation list)
-    //! | "bp" (belief propagation on the factor graph).
-    std::string algorithm = "scl";
+    polar_algorithm algorithm = polar_algorithm::scl;
     //! SCL list size, 1..32 (validated for every algorithm; only SCL uses it).
     int list_size = 8;
     //! BP iteration limit, 1..200 (validated for every algorithm; only BP uses it).
@@ -41,7 +50,7 @@ struct polar_decoder_options {
  * the allowed values for bad options. Deterministic; frames are decoded in parallel
  * through exec_ctx::parallel_for.
  *
- * "sc" / "scl": min-sum f/g. frame_status: iterations 1, ok = CRC of the chosen path
+ * sc / scl: min-sum f/g. frame_status: iterations 1, ok = CRC of the chosen path
  * passes (true without CRC). SCL keeps the list_size paths with the smallest LLR-based
  * path metric (PM += |L| when a bit disagrees with the sign of its LLR) and returns the
  * best path that passes the CRC, else the best path (ties: lower path index, bit 0
@@ -51,7 +60,7 @@ struct polar_decoder_options {
  * a reliability of the decision given the earlier decisions, not a true a-posteriori
  * LLR.
  *
- * "bp": scaled min-sum (factor 15/16) belief propagation on the n-stage factor graph of
+ * bp: scaled min-sum (factor 15/16) belief propagation on the n-stage factor graph of
  * G_N, one right-to-left sweep then one left-to-right sweep per iteration; frozen bits
  * enter as known zeros. u_hat = signs of the u-side LLRs. frame_status: iterations = BP
  * iterations run (1..bp_iterations), ok = CRC of u_hat passes (true without CRC).

@@ -270,6 +270,8 @@ private:
             if (d_float_output) {
                 std::memcpy(dst + first * out_size, src + first, len * sizeof(float));
             } else {
+                // Not VOLK's float-to-int8 conversion: it rounds half to even, while
+                // quantize_llrs rounds half away from zero, bit-identical with the GPU's.
                 ::gpufec::quantize_llrs(src + first,
                                         reinterpret_cast<::gpufec::llr8_t*>(dst) + first,
                                         len,

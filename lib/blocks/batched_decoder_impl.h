@@ -15,6 +15,7 @@
 #include <gnuradio/block.h>
 #include <gnuradio/io_signature.h>
 #include <gpufec/common.h>
+#include <volk/volk.h>
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -35,32 +36,6 @@ inline bool parse_input_type(const std::string& block_name, const std::string& t
     }
     throw ::gpufec::error(block_name + ": input_type \"" + type +
                           "\" unknown; allowed: \"float\", \"byte\" (int8 LLRs)");
-}
-
-//! Unpacks MSB-first packed bits to one bit per byte, eight at a time.
-inline void unpack_bits_fast(const uint8_t* packed, uint8_t* bits, size_t nbits)
-{
-    struct table {
-        uint64_t bytes[256];
-        table()
-        {
-            for (unsigned v = 0; v < 256; ++v) {
-                uint8_t b[8];
-                for (unsigned i = 0; i < 8; ++i) {
-                    b[i] = (v >> (7 - i)) & 1u;
-                }
-                std::memcpy(&bytes[v], b, 8);
-            }
-        }
-    };
-    static const table lut;
-    const size_t whole = nbits / 8;
-    for (size_t i = 0; i < whole; ++i) {
-        std::memcpy(bits + 8 * i, &lut.bytes[packed[i]], 8);
-    }
-    for (size_t i = 8 * whole; i < nbits; ++i) {
-        bits[i] = (packed[i >> 3] >> (7 - (i & 7))) & 1u;
-    }
 }
 
 //! FIFO on a growable ring: no allocation once it has reached its working size.
@@ -306,13 +281,14 @@ private:
     void write_items(const ::gpufec::completed_frame& done, uint8_t* dst) const
     {
         if (!d_soft) {
-            unpack_bits_fast(done.packed, dst, done.nbits);
+            ::gpufec::unpack_bits(done.packed, dst, done.nbits);
             return;
         }
-        float* out = reinterpret_cast<float*>(dst);
-        for (size_t i = 0; i < done.nbits; ++i) {
-            out[i] = done.soft[i] * d_soft_gain;
-        }
+        // One IEEE multiply per value, as a scalar loop would do: identical results.
+        volk_32f_s32f_multiply_32f(reinterpret_cast<float*>(dst),
+                                   done.soft,
+                                   d_soft_gain,
+                                   static_cast<unsigned int>(done.nbits));
     }
 
     //! Submits up to `count` whole frames starting at `data` (absolute item `first`).

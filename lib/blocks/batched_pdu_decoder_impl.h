@@ -13,6 +13,7 @@
 #include <gnuradio/io_signature.h>
 #include <gnuradio/pdu.h>
 #include <gpufec/common.h>
+#include <volk/volk.h>
 #include <atomic>
 #include <deque>
 #include <vector>
@@ -127,9 +128,10 @@ private:
         pmt::pmt_t vec;
         if (d_soft) {
             d_soft_values.resize(done.nbits);
-            for (size_t i = 0; i < done.nbits; ++i) {
-                d_soft_values[i] = done.soft[i] * d_soft_gain;
-            }
+            volk_32f_s32f_multiply_32f(d_soft_values.data(),
+                                       done.soft,
+                                       d_soft_gain,
+                                       static_cast<unsigned int>(done.nbits));
             vec = pmt::init_f32vector(d_soft_values.size(), d_soft_values);
         } else {
             d_bits.resize(done.nbits);

@@ -137,7 +137,7 @@ decoder_factory polar_factory(const std::string& block,
                               code_name(code));
     }
     ::gpufec::polar_decoder_options opt;
-    opt.algorithm = algorithm;
+    opt.algorithm = ::gpufec::parse_polar_algorithm(algorithm);
     opt.list_size = list_size;
     opt.bp_iterations = bp_iterations;
     opt.bp_early_termination = early_termination;

@@ -27,18 +27,9 @@ struct frame_tags {
 };
 
 /*!
- * Copies input items into a frame buffer until a frame is complete. Frames are either
- * `fixed_items` long or, with a length tag key, as long as the tag at their first
- * item says. The copy makes frames independent of the upstream buffer size (a frame
- * may be larger than the buffer) at the cost of one memcpy.
- *
- * Invalid tagged lengths (check() returns a reason) are skipped: their items and tags
- * are consumed, an error is logged and dropped() counts them. Items with no length
- * tag before them are skipped up to the next length tag, with one error per gap.
- */
-/*!
- * What the frame helpers need from their block (tag access is protected in gr::block,
- * so the block hands over these small closures).
+ * What frame_assembler and emit_frame_tags() need from their block: tag access is
+ * protected in gr::block, so the block hands over these small closures (and its
+ * logger).
  */
 struct block_access {
     //! All tags of input 0 in [start, end) (absolute item offsets).
@@ -47,6 +38,18 @@ struct block_access {
     gr::logger_ptr logger;
 };
 
+/*!
+ * Cuts input items into frames. Frames are either `fixed_items` long or, with a length
+ * tag key, as long as the tag at their first item says. A frame lying wholly in one
+ * work call's input is handed over in place when the caller allows it (advance() with
+ * allow_direct, or take_whole() for runs of fixed-length frames); a frame straddling
+ * work calls is copied into a frame buffer, so frames may be larger than the upstream
+ * buffer.
+ *
+ * Invalid tagged lengths (check() returns a reason) are skipped: their items and tags
+ * are consumed, an error is logged and dropped() counts them. Items with no length
+ * tag before them are skipped up to the next length tag, with one error per gap.
+ */
 class frame_assembler
 {
 public:

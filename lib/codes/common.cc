@@ -5,6 +5,7 @@
  */
 // Small helpers shared by all layers: LLR conversions, bit unpacking, batch formats.
 #include <gpufec/batch_decoder.h>
+#include <cstring>
 
 #include <algorithm>
 #include <cmath>
@@ -152,7 +153,24 @@ void decode_on_this_thread(batch_decoder& decoder, const frame_batch& batch)
 
 void unpack_bits(const uint8_t* packed, uint8_t* bits, size_t nbits)
 {
-    for (size_t i = 0; i < nbits; i++)
+    // Eight bits at a time: the eight output bytes of each packed byte value.
+    struct table {
+        uint64_t bytes[256];
+        table()
+        {
+            for (unsigned v = 0; v < 256; ++v) {
+                uint8_t b[8];
+                for (unsigned i = 0; i < 8; ++i)
+                    b[i] = (v >> (7 - i)) & 1u;
+                std::memcpy(&bytes[v], b, 8);
+            }
+        }
+    };
+    static const table lut;
+    const size_t whole = nbits / 8;
+    for (size_t i = 0; i < whole; ++i)
+        std::memcpy(bits + 8 * i, &lut.bytes[packed[i]], 8);
+    for (size_t i = 8 * whole; i < nbits; i++)
         bits[i] = (packed[i >> 3] >> (7 - (i & 7))) & 1u;
 }
 

@@ -164,7 +164,23 @@ conv_code::conv_code(int frame_bits,
             d_symmetric = false;
     }
     d_mask = parse_puncture(puncture, n());
-    d_mask_ones = static_cast<size_t>(std::count(d_mask.begin(), d_mask.end(), 1));
+    const size_t period = d_mask.empty() ? static_cast<size_t>(n()) : d_mask.size();
+    d_kept_before.assign(period + 1, 0);
+    for (size_t p = 0; p < period; p++)
+        d_kept_before[p + 1] = d_kept_before[p] + (kept(p) ? 1 : 0);
+}
+
+uint64_t conv_code::keep_bits() const
+{
+    const size_t period = puncture_period();
+    if (period > 64)
+        throw error("conv_code: puncture period " + std::to_string(period) +
+                    " has no 64-bit keep mask; allowed: periods of at most 64");
+    uint64_t bits = 0;
+    for (size_t p = 0; p < period; p++)
+        if (kept(p))
+            bits |= uint64_t(1) << p;
+    return bits;
 }
 
 uint32_t conv_code::branch_output(uint32_t state, int b) const
@@ -184,14 +200,7 @@ size_t conv_code::stages(size_t info_bits) const
 
 size_t conv_code::coded_bits(size_t info_bits) const
 {
-    const size_t mother = stages(info_bits) * static_cast<size_t>(n());
-    if (d_mask.empty())
-        return mother;
-    const size_t period = d_mask.size();
-    const size_t rem = mother % period;
-    const size_t partial = static_cast<size_t>(
-        std::count(d_mask.begin(), d_mask.begin() + static_cast<long>(rem), 1));
-    return (mother / period) * d_mask_ones + partial;
+    return transmitted_before(stages(info_bits) * static_cast<size_t>(n()));
 }
 
 size_t conv_code::info_bits_for_coded(size_t coded) const
@@ -200,9 +209,8 @@ size_t conv_code::info_bits_for_coded(size_t coded) const
         return 0;
     // coded_bits() is strictly increasing in info_bits (every stage keeps a bit), so
     // start from the rate estimate and walk to the exact match.
-    const size_t per_period_stages = d_mask.empty() ? 1 : d_mask.size() / n();
-    const size_t per_period_coded =
-        d_mask.empty() ? static_cast<size_t>(n()) : d_mask_ones;
+    const size_t per_period_stages = puncture_period() / n();
+    const size_t per_period_coded = kept_per_period();
     const size_t extra = stages(0);
     size_t est = (coded / per_period_coded) * per_period_stages;
     est = est > extra ? est - extra : 0;
@@ -229,9 +237,9 @@ std::string conv_code::describe() const
     if (d_mask.empty()) {
         s << "1/" << n();
     } else {
-        const size_t stages_per_period = d_mask.size() / n();
-        const size_t g = std::gcd(stages_per_period, d_mask_ones);
-        s << stages_per_period / g << "/" << d_mask_ones / g << " (puncture ";
+        const size_t stages_per_period = puncture_period() / n();
+        const size_t g = std::gcd(stages_per_period, kept_per_period());
+        s << stages_per_period / g << "/" << kept_per_period() / g << " (puncture ";
         for (uint8_t m : d_mask)
             s << static_cast<int>(m);
         s << ")";
@@ -248,8 +256,7 @@ conv_encode(const conv_code& code, const uint8_t* in, size_t info_bits, uint8_t*
     const uint32_t state_mask = static_cast<uint32_t>(code.num_states() - 1);
     const int n = code.n();
     const size_t stages = code.stages(info_bits);
-    const auto& mask = code.puncture_mask();
-    const size_t period = mask.size();
+    const size_t period = code.puncture_period();
 
     uint32_t state = 0;
     if (code.term() == termination::tail_biting) {
@@ -269,9 +276,9 @@ conv_encode(const conv_code& code, const uint8_t* in, size_t info_bits, uint8_t*
         const uint32_t c = code.branch_output(state, b);
         state = ((state << 1) | static_cast<uint32_t>(b)) & state_mask;
         for (int i = 0; i < n; i++) {
-            if (period == 0 || mask[pos])
+            if (code.kept(pos))
                 out[written++] = static_cast<uint8_t>((c >> i) & 1u);
-            if (period && ++pos == period)
+            if (++pos == period)
                 pos = 0;
         }
     }

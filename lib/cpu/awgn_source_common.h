@@ -3,8 +3,8 @@
  * Copyright 2026 gr-gpufec developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// Frame geometry and float channel constants shared by the CPU and CUDA AWGN sources.
-// Header-only on purpose: the CUDA static library must not call back into gpufec-core.
+// Float channel constants shared by the CPU and CUDA AWGN sources (header-only, so
+// nvcc compiles the same code; the frame geometry is conv_code's own coded_bits()).
 #ifndef INCLUDED_GPUFEC_AWGN_SOURCE_COMMON_H
 #define INCLUDED_GPUFEC_AWGN_SOURCE_COMMON_H
 
@@ -14,26 +14,6 @@
 
 namespace gpufec {
 namespace detail {
-
-//! Transmitted (post-puncturing) coded bits of one frame of `code`.
-inline size_t awgn_transmitted_bits(const conv_code& code)
-{
-    const size_t info = static_cast<size_t>(code.frame_bits());
-    const size_t stages =
-        info +
-        (code.term() == termination::terminated ? static_cast<size_t>(code.k() - 1) : 0);
-    const size_t mother = stages * static_cast<size_t>(code.n());
-    const auto& mask = code.puncture_mask();
-    if (mask.empty())
-        return mother;
-    size_t ones = 0, head = 0;
-    for (size_t i = 0; i < mask.size(); ++i) {
-        ones += mask[i] != 0;
-        if (i < mother % mask.size())
-            head += mask[i] != 0;
-    }
-    return (mother / mask.size()) * ones + head;
-}
 
 inline double awgn_sigma_of(double rate, double ebn0_db)
 {
@@ -54,8 +34,8 @@ struct awgn_channel_constants {
 
 inline awgn_channel_constants awgn_constants(const conv_code& code, double ebn0_db)
 {
-    const double rate = static_cast<double>(code.frame_bits()) /
-                        static_cast<double>(awgn_transmitted_bits(code));
+    const double rate =
+        static_cast<double>(code.frame_bits()) / static_cast<double>(code.coded_bits());
     const double sigma = awgn_sigma_of(rate, ebn0_db);
     return { static_cast<float>(sigma), static_cast<float>(2.0 / (sigma * sigma)) };
 }

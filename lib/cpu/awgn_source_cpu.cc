@@ -5,6 +5,7 @@
  */
 // CPU AWGN/BPSK source (the reference of the CUDA one).
 #include "cpu/awgn_source_common.h"
+#include "cpu/cpu_features.h"
 #include <gpufec/awgn_source.h>
 #include <gpufec/philox.h>
 #include <algorithm>
@@ -62,8 +63,7 @@ void noisy_llrs(uint64_t seed,
                 float* llrs)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    static const bool has_fma = __builtin_cpu_supports("fma");
-    if (has_fma) {
+    if (cpu::has_fma()) {
         noisy_llrs_fma(seed, frame, coded, coded_bits, sigma, llr_scale, llrs);
         return;
     }
@@ -177,16 +177,12 @@ double awgn_sigma(double rate, double ebn0_db)
     return detail::awgn_sigma_of(rate, ebn0_db);
 }
 
-std::unique_ptr<awgn_bpsk_source> make_awgn_bpsk_source_cpu(const conv_code& code,
-                                                            const awgn_source_options& options)
+std::unique_ptr<awgn_bpsk_source>
+make_awgn_bpsk_source_cpu(const conv_code& code, const awgn_source_options& options)
 {
     frame_code frame;
     frame.info_bits = static_cast<size_t>(code.frame_bits());
-    frame.coded_bits = detail::awgn_transmitted_bits(code);
-    // The frame definition indexes noise by transmitted bit; both counts must agree.
-    if (code.coded_bits() != frame.coded_bits)
-        throw error("awgn_bpsk_source: conv_code::coded_bits() disagrees with the "
-                    "puncturing arithmetic of the source");
+    frame.coded_bits = code.coded_bits();
     const size_t info = frame.info_bits;
     frame.encode = [code, info](const uint8_t* in, uint8_t* out) {
         conv_encode(code, in, info, out);
@@ -196,7 +192,8 @@ std::unique_ptr<awgn_bpsk_source> make_awgn_bpsk_source_cpu(const conv_code& cod
 }
 
 std::unique_ptr<awgn_bpsk_source>
-make_awgn_bpsk_source_cpu(const frame_code& code, const awgn_frame_source_options& options)
+make_awgn_bpsk_source_cpu(const frame_code& code,
+                          const awgn_frame_source_options& options)
 {
     return std::make_unique<awgn_source_cpu>(code, options.ebn0_db, options.seed);
 }

@@ -115,7 +115,17 @@ sweep_stage(bool left, const float* Lr, const float* Rl, float* out, int N, int 
     }
 }
 
-struct workspace {
+// One worker's scratch (made by make_scratch(), owned by the engine), sized for the code.
+struct workspace : scratch {
+    workspace(int N, int n, int K)
+        : L(size_t(n + 1) * N),
+          R(size_t(n + 1) * N),
+          u(N),
+          c(K),
+          uw(std::max(1, N / 64)),
+          xw(std::max(1, N / 64))
+    {
+    }
     std::vector<float> L, R;      // (n + 1) layers of N
     std::vector<uint8_t> u, c;    // decisions, info bits
     std::vector<uint64_t> uw, xw; // u_hat G_N and x_hat, 64 bits a word
@@ -176,14 +186,18 @@ public:
 
     bool has_soft_output() const override { return true; }
 
+    std::unique_ptr<scratch> make_scratch() const override
+    {
+        return std::make_unique<workspace>(d_code.N(), d_code.n(), d_code.K());
+    }
+
     frame_status decode_one(const llr8_t* llrs,
                             uint8_t* packed,
                             float* soft,
-                            const exec_ctx&,
-                            size_t) override
+                            const exec_ctx& ctx,
+                            size_t worker) override
     {
-        thread_local workspace ws;
-        return decode_frame(llrs, packed, soft, ws);
+        return decode_frame(llrs, packed, soft, ctx.worker_scratch<workspace>(worker));
     }
 
     std::string name() const override
@@ -199,12 +213,7 @@ private:
     decode_frame(const llr8_t* in, uint8_t* out, float* soft, workspace& ws) const
     {
         const int N = d_code.N(), n = d_code.n();
-        ws.L.resize(size_t(n + 1) * N);
-        ws.R.assign(size_t(n + 1) * N, 0.f);
-        ws.u.resize(N);
-        ws.c.resize(d_code.K());
-        ws.uw.resize(std::max(1, N / 64));
-        ws.xw.resize(std::max(1, N / 64));
+        std::fill(ws.R.begin(), ws.R.end(), 0.f);
         float* L = ws.L.data();
         float* R = ws.R.data();
         float* ch = L + size_t(n) * N;

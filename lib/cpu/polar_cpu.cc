@@ -52,22 +52,56 @@ struct path {
     std::vector<float> soft;   // N decision LLRs (sign = decision), when asked for
     float metric = 0;
 
-    void init(int N, bool with_soft)
+    void allocate(int N)
     {
-        llr.assign(N, 0.f);
-        left.assign(N, 0);
-        u.assign(N, 0);
+        llr.resize(N);
+        left.resize(N);
+        u.resize(N);
+        soft.resize(N);
+    }
+    //! Resets a path allocated for N bits (soft is written only when asked for).
+    void init(bool with_soft)
+    {
+        std::fill(llr.begin(), llr.end(), 0.f);
+        std::fill(left.begin(), left.end(), 0);
+        std::fill(u.begin(), u.end(), 0);
         if (with_soft)
-            soft.assign(N, 0.f);
+            std::fill(soft.begin(), soft.end(), 0.f);
         metric = 0;
     }
 };
 
-// Per-thread scratch, reused across frames (and decoders) to keep allocation out of the
-// frame loop.
-struct workspace {
+// One worker's scratch (made by make_scratch(), owned by the engine), sized at
+// construction for the code and the list size so that decoding allocates nothing.
+struct workspace : scratch {
+    workspace(int N, int K, int list)
+        : paths(list),
+          chosen(list),
+          channel(N),
+          cands(2 * list),
+          keep(2 * list),
+          used(list),
+          c(K)
+    {
+        for (auto& p : paths)
+            p.allocate(N);
+        for (auto& p : chosen)
+            p.allocate(N);
+        free_slots.reserve(list);
+        live.reserve(list);
+        next_live.reserve(list);
+        rank.reserve(list);
+    }
+
+    struct cand {
+        float metric;
+        int index; // 2 * path + bit
+    };
     std::vector<path> paths, chosen;
     std::vector<float> channel;
+    std::vector<cand> cands;
+    std::vector<int> keep, free_slots, live, next_live, rank;
+    std::vector<uint8_t> used, c;
 };
 
 // Decision LLR of the soft output: the leaf's reliability with the decision's sign.
@@ -141,7 +175,7 @@ public:
     polar_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& opt)
         : fixed_length_cpu_decoder("polar", code.e(), code.k()),
           d_code(code),
-          d_scl(opt.algorithm == "scl"),
+          d_scl(opt.algorithm == polar_algorithm::scl),
           d_list(opt.list_size)
     {
         const int N = code.N();
@@ -157,13 +191,18 @@ public:
 
     bool has_soft_output() const override { return true; }
 
+    std::unique_ptr<scratch> make_scratch() const override
+    {
+        return std::make_unique<workspace>(d_code.N(), d_code.K(), d_scl ? d_list : 1);
+    }
+
     frame_status decode_one(const llr8_t* llrs,
                             uint8_t* packed,
                             float* soft,
-                            const exec_ctx&,
-                            size_t) override
+                            const exec_ctx& ctx,
+                            size_t worker) override
     {
-        thread_local workspace ws;
+        workspace& ws = ctx.worker_scratch<workspace>(worker);
         return frame_status{ 1, decode_frame(llrs, packed, soft, ws) };
     }
 
@@ -184,13 +223,12 @@ private:
         const int n = d_code.n();
         const bool with_soft = soft != nullptr;
         const auto& frozen = d_code.frozen();
-        std::vector<path>& paths = ws.paths;
-        paths.resize(d_scl ? d_list : 1);
+        std::vector<path>& paths = ws.paths; // d_list paths (SCL) or one (SC)
         for (auto& p : paths)
-            p.init(N, with_soft);
+            p.init(with_soft);
         // Mother-code LLRs, shared by all paths.
         std::vector<float>& channel = ws.channel;
-        channel.assign(d_fill.begin(), d_fill.end());
+        std::copy(d_fill.begin(), d_fill.end(), channel.begin());
         {
             const auto& map = d_code.output_to_codeword();
             for (size_t j = 0; j < map.size(); j++)
@@ -208,17 +246,16 @@ private:
                 commit_bit(p, n, i, bit);
             }
         } else {
-            struct cand {
-                float metric;
-                int index; // 2 * path + bit
-            };
-            std::vector<cand> cands(2 * d_list);
-            std::vector<int> keep(2 * d_list);
-            std::vector<int> free_slots;
+            using cand = workspace::cand;
+            std::vector<cand>& cands = ws.cands;
+            std::vector<int>& keep = ws.keep;
+            std::vector<int>& free_slots = ws.free_slots;
             // live[q]: slot of the q-th active path (slots never move; clones go to free
             // slots, so only the paths that branch are copied).
-            std::vector<int> live{ 0 }, next_live;
-            std::vector<uint8_t> used(d_list);
+            std::vector<int>& live = ws.live;
+            std::vector<int>& next_live = ws.next_live;
+            live.assign(1, 0);
+            std::vector<uint8_t>& used = ws.used;
             for (int i = 0; i < N; i++) {
                 float leaf[32];
                 for (int q = 0; q < active; q++)
@@ -298,8 +335,7 @@ private:
             }
             // The live paths in list order, for the selection below (swapped, so both
             // vectors keep their buffers for the next frame).
-            std::vector<path>& chosen_paths = ws.chosen;
-            chosen_paths.resize(d_list);
+            std::vector<path>& chosen_paths = ws.chosen; // d_list allocated paths
             for (int q = 0; q < active; q++)
                 std::swap(chosen_paths[q], paths[live[q]]);
             for (int q = 0; q < active; q++)
@@ -307,14 +343,20 @@ private:
         }
 
         // Candidate outputs by increasing metric (ties: lower slot).
-        std::vector<int> rank(active);
+        std::vector<int>& rank = ws.rank;
+        rank.resize(active);
         std::iota(rank.begin(), rank.end(), 0);
-        std::stable_sort(rank.begin(), rank.end(), [&](int x, int y) {
-            return paths[x].metric < paths[y].metric;
-        });
+        // Stable insertion sort (at most 32 entries; std::stable_sort would allocate).
+        for (int r = 1; r < active; r++) {
+            const int x = rank[r];
+            int q = r;
+            for (; q > 0 && paths[x].metric < paths[rank[q - 1]].metric; q--)
+                rank[q] = rank[q - 1];
+            rank[q] = x;
+        }
         const auto& info = d_code.info_positions();
         const int K = d_code.K(), k = d_code.k(), crc_len = d_code.crc_bits();
-        std::vector<uint8_t> c(K);
+        std::vector<uint8_t>& c = ws.c;
         uint8_t parity[24];
         int chosen = rank[0];
         bool ok = crc_len == 0;
@@ -365,13 +407,38 @@ private:
 std::unique_ptr<batch_decoder>
 make_polar_bp_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& opt);
 
+polar_algorithm parse_polar_algorithm(const std::string& s)
+{
+    if (s == "sc")
+        return polar_algorithm::sc;
+    if (s == "scl")
+        return polar_algorithm::scl;
+    if (s == "bp")
+        return polar_algorithm::bp;
+    throw error("polar decoder: algorithm \"" + s +
+                "\" unknown; allowed: \"sc\", \"scl\", \"bp\"");
+}
+
+const char* to_string(polar_algorithm a)
+{
+    switch (a) {
+    case polar_algorithm::sc:
+        return "sc";
+    case polar_algorithm::scl:
+        return "scl";
+    case polar_algorithm::bp:
+        return "bp";
+    }
+    return "unknown";
+}
+
 std::unique_ptr<batch_decoder>
 make_polar_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& options)
 {
-    const std::string& alg = options.algorithm;
-    if (alg != "sc" && alg != "scl" && alg != "bp")
-        throw error("polar decoder: algorithm \"" + alg +
-                    "\" unknown; allowed: \"sc\", \"scl\", \"bp\"");
+    const polar_algorithm alg = options.algorithm;
+    if (alg != polar_algorithm::sc && alg != polar_algorithm::scl &&
+        alg != polar_algorithm::bp)
+        throw error("polar decoder: algorithm unknown; allowed: \"sc\", \"scl\", \"bp\"");
     if (options.list_size < 1 || options.list_size > 32)
         throw error("polar decoder: list_size " + std::to_string(options.list_size) +
                     " out of range; allowed: 1..32");
@@ -379,7 +446,7 @@ make_polar_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& o
         throw error("polar decoder: bp_iterations " +
                     std::to_string(options.bp_iterations) +
                     " out of range; allowed: 1..200");
-    if (alg == "bp")
+    if (alg == polar_algorithm::bp)
         return make_polar_bp_decoder_cpu(code, options);
     return std::make_unique<polar_decoder_cpu>(code, options);
 }

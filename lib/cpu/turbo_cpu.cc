@@ -52,6 +52,7 @@
 // window at a time. With AVX2 (picked at run time; GPUFEC_CPU_SIMD=portable forces the
 // baseline build) the int16 forward and backward metrics share one 256-bit register.
 // Every variant performs the same additions and maxima, so all give the same results.
+#include "cpu/cpu_features.h"
 #include "cpu/fixed_length_decoder.h"
 #include <gpufec/turbo_decoding.h>
 
@@ -103,26 +104,6 @@ namespace {
 #else
 #define GPUFEC_X86_KERNELS 0
 #endif
-
-// GPUFEC_CPU_SIMD=portable caps the kernels at the baseline ISA (tests compare both);
-// avx2 and avx512 allow the AVX2 kernels.
-bool use_avx2()
-{
-    bool avx2 = false;
-#if GPUFEC_X86_KERNELS
-    __builtin_cpu_init();
-    avx2 = __builtin_cpu_supports("avx2");
-#endif
-    if (const char* env = std::getenv("GPUFEC_CPU_SIMD")) {
-        const std::string want(env);
-        if (want == "portable")
-            avx2 = false;
-        else if (want != "avx2" && want != "avx512")
-            throw error("GPUFEC_CPU_SIMD must be portable, avx2 or avx512, got \"" +
-                        want + "\"");
-    }
-    return avx2;
-}
 
 typedef int16_t v8s __attribute__((vector_size(16)));
 typedef int32_t v8i __attribute__((vector_size(32)));
@@ -422,19 +403,38 @@ void window_avx2_i16(const int16_t* __restrict__ lsa,
 // alignment, which the AVX2 kernels' aligned loads would fault on.
 template <class V>
 struct vec_array {
+    explicit vec_array(size_t n) : raw(n * sizeof(V) + 64) {}
     std::vector<unsigned char> raw;
-    V* resize(size_t n) // contents are not kept
+    V* data()
     {
-        raw.resize(n * sizeof(V) + 64);
         const uintptr_t a = reinterpret_cast<uintptr_t>(raw.data());
         return reinterpret_cast<V*>((a + 63) & ~uintptr_t(63));
     }
 };
 
+// One worker's scratch for the decoder's arithmetic Tr (made by make_scratch(), owned by
+// the engine), sized at construction for K = k and P = p sub-blocks.
 template <class Tr>
-struct workspace {
+struct workspace : scratch {
     typedef typename Tr::vec V;
     typedef typename Tr::metric T;
+    workspace(int k, int p)
+        : sys1(k),
+          par1(k),
+          sys2(k),
+          par2(k),
+          lsa(k),
+          e12(k),
+          e21(k),
+          e2(k),
+          le(k),
+          app(k),
+          A(k + 1),
+          B(k + 1),
+          stakes(4 * 2 * static_cast<size_t>(p + 1)),
+          hard(k)
+    {
+    }
     std::vector<T> sys1, par1, sys2, par2, lsa;
     std::vector<typename Tr::ext> e12, e21; // decoder 1 -> 2 and 2 -> 1, natural order
     std::vector<typename Tr::ext> e2;       // decoder 2's, interleaved order
@@ -482,35 +482,41 @@ public:
         const int p = opt.sub_blocks;
         for (int w = 0; w <= p; w++)
             d_bounds.push_back(static_cast<int>(static_cast<int64_t>(w) * k / p));
-        d_avx2 = use_avx2();
+        // GPUFEC_CPU_SIMD=portable caps the kernels at the baseline ISA (tests compare
+        // both); avx2 and avx512 allow the AVX2 kernels.
+        const bool avx2 = cpu::simd_level_in_use() >= cpu::simd_level::avx2;
+        d_avx2 = GPUFEC_X86_KERNELS && avx2;
     }
 
     bool has_soft_output() const override { return true; }
 
+    //! The workspace of the chosen arithmetic only.
+    std::unique_ptr<scratch> make_scratch() const override
+    {
+        const int k = d_code.k(), p = d_opt.sub_blocks;
+        switch (d_opt.arithmetic) {
+        case turbo_arithmetic::int8:
+            return std::make_unique<workspace<int8_traits>>(k, p);
+        case turbo_arithmetic::int16:
+            return std::make_unique<workspace<int16_traits>>(k, p);
+        default:
+            return std::make_unique<workspace<float_traits>>(k, p);
+        }
+    }
+
     frame_status decode_one(const llr8_t* llrs,
                             uint8_t* packed,
                             float* soft,
-                            const exec_ctx&,
-                            size_t) override
+                            const exec_ctx& ctx,
+                            size_t worker) override
     {
-#if GPUFEC_X86_KERNELS
-        if (d_avx2)
-            switch (d_opt.arithmetic) {
-            case turbo_arithmetic::int8:
-                return decode_avx2<int8_traits>(llrs, packed, soft);
-            case turbo_arithmetic::int16:
-                return decode_avx2<int16_traits>(llrs, packed, soft);
-            default:
-                return decode_avx2<float_traits>(llrs, packed, soft);
-            }
-#endif
         switch (d_opt.arithmetic) {
         case turbo_arithmetic::int8:
-            return decode_portable<int8_traits>(llrs, packed, soft);
+            return decode_with<int8_traits>(llrs, packed, soft, ctx, worker);
         case turbo_arithmetic::int16:
-            return decode_portable<int16_traits>(llrs, packed, soft);
+            return decode_with<int16_traits>(llrs, packed, soft, ctx, worker);
         default:
-            return decode_portable<float_traits>(llrs, packed, soft);
+            return decode_with<float_traits>(llrs, packed, soft, ctx, worker);
         }
     }
 
@@ -537,18 +543,34 @@ public:
 
 private:
     template <class Tr>
-    frame_status decode_portable(const llr8_t* in, uint8_t* out, float* soft) const
+    frame_status decode_with(const llr8_t* in,
+                             uint8_t* out,
+                             float* soft,
+                             const exec_ctx& ctx,
+                             size_t worker) const
     {
-        return decode_frame<Tr, false>(in, out, soft);
+        workspace<Tr>& ws = ctx.worker_scratch<workspace<Tr>>(worker);
+#if GPUFEC_X86_KERNELS
+        if (d_avx2)
+            return decode_avx2<Tr>(in, out, soft, ws);
+#endif
+        return decode_portable<Tr>(in, out, soft, ws);
+    }
+
+    template <class Tr>
+    frame_status
+    decode_portable(const llr8_t* in, uint8_t* out, float* soft, workspace<Tr>& ws) const
+    {
+        return decode_frame<Tr, false>(in, out, soft, ws);
     }
 #if GPUFEC_X86_KERNELS
     // Same operations, so the same results; AVX2 has the byte shuffles (pshufb) and
     // 8-float registers that the 8-state permutations need.
     template <class Tr>
     __attribute__((target("avx2"))) frame_status
-    decode_avx2(const llr8_t* in, uint8_t* out, float* soft) const
+    decode_avx2(const llr8_t* in, uint8_t* out, float* soft, workspace<Tr>& ws) const
     {
-        return decode_frame<Tr, true>(in, out, soft);
+        return decode_frame<Tr, true>(in, out, soft, ws);
     }
 #endif
 
@@ -632,32 +654,21 @@ private:
     // The whole frame decoder, inlined into one entry point per instruction set.
     template <class Tr, bool Avx2>
     __attribute__((always_inline)) inline frame_status
-    decode_frame(const llr8_t* in, uint8_t* out, float* soft) const
+    decode_frame(const llr8_t* in, uint8_t* out, float* soft, workspace<Tr>& ws) const
     {
         typedef typename Tr::vec V;
         typedef typename Tr::metric T;
-        thread_local workspace<Tr> ws;
         const int k = d_code.k(), s = d_code.stream_bits(), p = d_opt.sub_blocks;
         const llr8_t* d0 = in;
         const llr8_t* d1 = in + s;
         const llr8_t* d2 = in + 2 * s;
         const uint32_t* pi = d_code.interleaver().data();
 
-        ws.sys1.resize(k);
-        ws.par1.resize(k);
-        ws.sys2.resize(k);
-        ws.par2.resize(k);
-        ws.lsa.resize(k);
-        ws.e12.resize(k);
-        ws.e21.assign(k, 0);
-        ws.e2.resize(k);
-        ws.le.resize(k);
-        ws.app.resize(k);
-        ws.hard.resize(k);
-        V* A = ws.A.resize(k + 1);
-        V* B = ws.B.resize(k + 1);
+        std::fill(ws.e21.begin(), ws.e21.end(), typename Tr::ext(0));
+        V* A = ws.A.data();
+        V* B = ws.B.data();
         const size_t per_buffer = 2 * static_cast<size_t>(p + 1);
-        V* stakes = ws.stakes.resize(4 * per_buffer);
+        V* stakes = ws.stakes.data();
         std::fill(stakes, stakes + 4 * per_buffer, V{});
         for (int i = 0; i < k; i++) {
             ws.sys1[i] = d0[i];

@@ -23,7 +23,9 @@
 //    states 2p and 2p+1, the keep-p0 bit (decision_bit() gives the position).
 // Traceback runs all lanes of a group interleaved, so their dependent load chains
 // overlap, and packs the decoded bits 64 at a time.
+#include "cpu/cpu_features.h"
 #include <gpufec/viterbi.h>
+#include <gpufec/viterbi_schedule.h>
 
 #include <algorithm>
 #include <array>
@@ -305,35 +307,7 @@ void traceback_uniform(const window* w,
 #pragma GCC pop_options
 #endif
 
-enum class simd_level { portable, avx2, avx512 };
-
-// GPUFEC_CPU_SIMD=portable|avx2|avx512 caps the level (tests compare the variants).
-simd_level pick_simd_level()
-{
-    simd_level best = simd_level::portable;
-#if GPUFEC_X86_KERNELS
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2"))
-        best = simd_level::avx2;
-    if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512f"))
-        best = simd_level::avx512;
-#endif
-    if (const char* env = std::getenv("GPUFEC_CPU_SIMD")) {
-        const std::string want(env);
-        simd_level cap = best;
-        if (want == "portable")
-            cap = simd_level::portable;
-        else if (want == "avx2")
-            cap = simd_level::avx2;
-        else if (want == "avx512")
-            cap = simd_level::avx512;
-        else
-            throw error("GPUFEC_CPU_SIMD must be portable, avx2 or avx512, got \"" +
-                        want + "\"");
-        best = std::min(best, cap);
-    }
-    return best;
-}
+using cpu::simd_level;
 
 #if defined(__SSE2__)
 // rows[r] -> 16 bytes at dst + c * stride: column c of the 16x16 byte block. Four rounds
@@ -367,18 +341,13 @@ public:
         for (int p = 0; p < S; p++)
             for (int b = 0; b < 2; b++)
                 d_outtab[2 * p + b] = static_cast<uint8_t>(code.branch_output(p, b));
-        const auto& mask = code.puncture_mask();
-        d_prefix.resize(mask.size());
-        size_t ones = 0;
-        for (size_t i = 0; i < mask.size(); i++) {
-            d_prefix[i] = ones;
-            ones += mask[i];
-        }
-        d_mask_ones = ones;
         d_k7_standard =
             S == 64 && code.n() == 2 &&
             std::equal(d_outtab.begin(), d_outtab.end(), std::begin(k7_outtab.out));
-        d_simd = pick_simd_level();
+        // GPUFEC_CPU_SIMD caps the level (tests compare the variants).
+        d_simd = cpu::simd_level_in_use();
+        if (!GPUFEC_X86_KERNELS)
+            d_simd = simd_level::portable;
     }
 
     backend_kind backend() const override { return backend_kind::cpu; }
@@ -416,13 +385,23 @@ public:
         return info;
     }
 
+    //! The batch's window lists live in the slot's host workspace (see window_lists).
+    size_t host_workspace_bytes(const batch_limits& limits) const override
+    {
+        return window_list_bytes(limits.max_frames * windows_of(d_code.frame_bits()));
+    }
+
+    //! Worker scratch for the lane count in use, sized for the longest window.
+    std::unique_ptr<scratch> make_scratch() const override
+    {
+        if (d_simd == simd_level::avx512)
+            return std::make_unique<workspace<32>>(max_window_len(), d_code);
+        return std::make_unique<workspace<16>>(max_window_len(), d_code);
+    }
+
     void decode(const frame_batch& batch, exec_ctx& ctx) override
     {
-        std::vector<window> windows;
-        const int64_t D = d_sched.region_bits;
-        const int64_t V = d_sched.overlap;
-        const bool tb = d_code.term() == termination::tail_biting;
-        const bool term = d_code.term() == termination::terminated;
+        size_t total = 0;
         for (size_t f = 0; f < batch.num_frames; f++) {
             const frame_extent& fe = batch.frames[f];
             const size_t info = output_bits_for_input(fe.in_items);
@@ -431,44 +410,75 @@ public:
                             std::to_string(fe.in_items) + " LLRs, which decode to " +
                             std::to_string(info) +
                             " bits, but out_bits = " + std::to_string(fe.out_bits));
-            const int64_t I = static_cast<int64_t>(info);
-            const int64_t T = static_cast<int64_t>(d_code.stages(info));
-            for (int64_t a = 0; a < I; a += D) {
+            total += windows_of(info);
+        }
+        // The engine gives every slot a host workspace of host_workspace_bytes(limits)
+        // and never launches a batch beyond its limits; outside the engine (no
+        // workspace, e.g. decode_on_this_thread, which makes its scratch per call too)
+        // the lists are allocated here.
+        std::vector<unsigned char> own;
+        void* mem = ctx.host_workspace;
+        if (!mem) {
+            own.resize(window_list_bytes(total));
+            mem = own.data();
+        }
+        const window_lists lists = carve(mem, total);
+
+        const bool tb = d_code.term() == termination::tail_biting;
+        const bool term = d_code.term() == termination::terminated;
+        const int32_t tail = static_cast<int32_t>(d_code.stages(0));
+        size_t count = 0;
+        for (size_t f = 0; f < batch.num_frames; f++) {
+            const frame_extent& fe = batch.frames[f];
+            const uint32_t regions = viterbi_regions(fe.out_bits, d_sched.region_bits);
+            for (uint32_t r = 0; r < regions; r++) {
+                const viterbi_window_span g =
+                    viterbi_window_at(static_cast<int32_t>(fe.out_bits),
+                                      tail,
+                                      static_cast<int32_t>(r),
+                                      d_sched.region_bits,
+                                      d_sched.overlap,
+                                      tb,
+                                      term);
                 window w;
                 w.in = batch.in + fe.in_offset;
                 w.out = batch.out + fe.out_offset;
-                w.a = a;
-                w.b = std::min(a + D, I);
-                w.T = T;
-                int64_t we;
-                if (tb) {
-                    w.ws = a - V;
-                    we = w.b + V;
-                } else {
-                    w.ws = std::max<int64_t>(0, a - V);
-                    we = std::min(T, w.b + V);
-                }
-                w.len = static_cast<int>(we - w.ws);
-                w.from_zero = !tb && w.ws == 0;
-                w.end_at_zero = term && we == T;
-                windows.push_back(w);
+                w.a = g.a;
+                w.b = g.b;
+                w.ws = g.ws;
+                w.T = static_cast<int64_t>(fe.out_bits) + tail;
+                w.len = g.we - g.ws;
+                w.from_zero = g.from_zero;
+                w.end_at_zero = g.end_at_zero;
+                lists.built[count++] = w;
             }
             if (batch.status)
                 batch.status[f] = frame_status{ 1, true };
         }
-        // Equal lengths share a group, so few lanes idle at the end of a group.
-        std::stable_sort(windows.begin(),
-                         windows.end(),
-                         [](const window& x, const window& y) { return x.len > y.len; });
+        // Equal lengths share a group, so few lanes idle at the end of a group: a stable
+        // counting sort by decreasing length.
+        const int maxlen = max_window_len();
+        std::fill(lists.first_of_len, lists.first_of_len + maxlen + 2, 0u);
+        for (size_t i = 0; i < count; i++)
+            lists.first_of_len[maxlen - lists.built[i].len + 1]++;
+        for (int r = 1; r <= maxlen + 1; r++)
+            lists.first_of_len[r] += lists.first_of_len[r - 1];
+        for (size_t i = 0; i < count; i++)
+            lists.sorted[lists.first_of_len[maxlen - lists.built[i].len]++] =
+                lists.built[i];
+        const window* windows = lists.sorted;
+
         const size_t lanes = d_simd == simd_level::avx512 ? 32 : 16;
-        const size_t groups = (windows.size() + lanes - 1) / lanes;
-        for_each_item(ctx, groups, [&](size_t g, size_t) {
+        const size_t groups = (count + lanes - 1) / lanes;
+        for_each_item(ctx, groups, [&](size_t g, size_t worker) {
             const size_t first = g * lanes;
-            const size_t count = std::min<size_t>(lanes, windows.size() - first);
+            const size_t n = std::min<size_t>(lanes, count - first);
             if (lanes == 32)
-                decode_group<32>(&windows[first], count);
+                decode_group<32>(
+                    &windows[first], n, ctx.worker_scratch<workspace<32>>(worker));
             else
-                decode_group<16>(&windows[first], count);
+                decode_group<16>(
+                    &windows[first], n, ctx.worker_scratch<workspace<16>>(worker));
         });
     }
 
@@ -478,8 +488,47 @@ public:
     }
 
 private:
+    // Windows of a frame of `info` bits.
+    size_t windows_of(size_t info) const
+    {
+        return viterbi_regions(static_cast<uint32_t>(info), d_sched.region_bits);
+    }
+    // Stages of the longest window (a region plus the overlap on both sides).
+    int max_window_len() const { return d_sched.region_bits + 2 * d_sched.overlap; }
+
+    // A batch's windows in frame order (built), the same sorted by decreasing length,
+    // and the counting sort's table (max_window_len() + 2 entries), carved out of one
+    // block: the slot's host workspace.
+    struct window_lists {
+        window* built;
+        window* sorted;
+        uint32_t* first_of_len;
+    };
+    size_t window_list_bytes(size_t windows) const
+    {
+        return alignof(window) + 2 * windows * sizeof(window) +
+               (static_cast<size_t>(max_window_len()) + 2) * sizeof(uint32_t);
+    }
+    static window_lists carve(void* mem, size_t windows)
+    {
+        const uintptr_t a = reinterpret_cast<uintptr_t>(mem);
+        window* built = reinterpret_cast<window*>((a + alignof(window) - 1) &
+                                                  ~uintptr_t(alignof(window) - 1));
+        return { built,
+                 built + windows,
+                 reinterpret_cast<uint32_t*>(built + 2 * windows) };
+    }
+
+    // One worker's scratch (made by make_scratch(), owned by the engine), sized for
+    // windows of up to `maxlen` stages.
     template <int W>
-    struct workspace {
+    struct workspace : scratch {
+        workspace(int maxlen, const conv_code& code)
+            : llr_storage(static_cast<size_t>(maxlen) * code.n() * W + 64),
+              decisions(static_cast<size_t>(maxlen) * (code.num_states() / 2)),
+              end_flags(static_cast<size_t>(maxlen) + 1)
+        {
+        }
         std::vector<int8_t> llr_storage; // over-allocated; llr() is 64-byte aligned
         int8_t* llr()
         {
@@ -493,19 +542,19 @@ private:
     // Int8 LLR of output i at (wrapped) stage t; 0 where punctured away.
     void gather_stage(const llr8_t* in, int64_t t, int8_t* dst, int n, int stride) const
     {
-        if (d_prefix.empty()) {
+        if (!d_code.punctured()) {
             const llr8_t* src = in + t * n;
             for (int i = 0; i < n; i++)
                 dst[i * stride] = src[i];
             return;
         }
-        const auto& mask = d_code.puncture_mask();
-        const size_t period = mask.size();
+        const size_t period = d_code.puncture_period();
+        const size_t ones = d_code.kept_per_period();
         const size_t p = static_cast<size_t>(t) * static_cast<size_t>(n);
         size_t q = p / period;
         size_t r = p % period;
         for (int i = 0; i < n; i++) {
-            dst[i * stride] = mask[r] ? in[q * d_mask_ones + d_prefix[r]] : 0;
+            dst[i * stride] = d_code.kept(r) ? in[q * ones + d_code.kept_before(r)] : 0;
             if (++r == period) {
                 r = 0;
                 q++;
@@ -520,7 +569,7 @@ private:
         const int n = d_code.n();
         const bool tb = d_code.term() == termination::tail_biting;
         // Unpunctured windows inside their frame are contiguous runs of len * n LLRs.
-        bool contiguous = d_prefix.empty() && count == static_cast<size_t>(W);
+        bool contiguous = !d_code.punctured() && count == static_cast<size_t>(W);
         int minlen = w[0].len;
         for (size_t l = 0; l < count; l++) {
             contiguous = contiguous && w[l].ws >= 0 && w[l].ws + w[l].len <= w[l].T;
@@ -556,24 +605,16 @@ private:
     }
 
     template <int W>
-    void decode_group(const window* w, size_t count) const
+    void decode_group(const window* w, size_t count, workspace<W>& ws) const
     {
-        thread_local workspace<W> ws;
         const int n = d_code.n();
-        const int S = d_code.num_states();
-        const int half = S / 2;
         int maxlen = 0;
         for (size_t l = 0; l < count; l++)
             maxlen = std::max(maxlen, w[l].len);
         // Lanes past `count` and stages past a lane's end decode whatever the buffer
         // holds; lanes never mix, so those results are simply not read.
-        const size_t llr_bytes = static_cast<size_t>(maxlen) * n * W + 64;
-        if (ws.llr_storage.size() < llr_bytes)
-            ws.llr_storage.resize(llr_bytes);
         int8_t* llr = ws.llr();
-        if (ws.decisions.size() < static_cast<size_t>(maxlen) * half)
-            ws.decisions.resize(static_cast<size_t>(maxlen) * half);
-        ws.end_flags.assign(static_cast<size_t>(maxlen) + 1, 0);
+        std::fill(ws.end_flags.begin(), ws.end_flags.begin() + maxlen + 1, 0);
 
         group_job<W> job;
         job.k = d_code.k();
@@ -688,8 +729,6 @@ private:
     conv_code d_code;
     viterbi_schedule d_sched;
     std::vector<uint8_t> d_outtab;
-    std::vector<size_t> d_prefix;
-    size_t d_mask_ones = 0;
     bool d_k7_standard = false;
     simd_level d_simd = simd_level::portable;
 };

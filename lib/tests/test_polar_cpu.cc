@@ -14,6 +14,7 @@
 #include <vector>
 
 using gpufec::nr_polar_code;
+using gpufec::polar_algorithm;
 using gpufec::polar_decoder_options;
 
 namespace {
@@ -175,9 +176,10 @@ TEST(PolarDecoderCpu, NoiselessFramesDecodeExactly)
         if (a == 600)
             EXPECT_EQ(code.rate_matching(), gpufec::polar_rate_matching::shortening);
         auto [payload, llrs] = make_frames(code, 20, gpufec::test::noiseless, 7);
-        for (const char* alg : { "sc", "scl", "bp" }) {
+        for (polar_algorithm alg :
+             { polar_algorithm::sc, polar_algorithm::scl, polar_algorithm::bp }) {
             for (bool et : { true, false }) {
-                if (!et && alg[0] != 'b')
+                if (!et && alg != polar_algorithm::bp)
                     continue;
                 auto dec = gpufec::make_polar_decoder_cpu(
                     code, polar_decoder_options{ alg, 8, 50, et });
@@ -186,7 +188,7 @@ TEST(PolarDecoderCpu, NoiselessFramesDecodeExactly)
                     << dec->name() << " A=" << a << " E=" << e;
                 for (const auto& s : d.status) {
                     EXPECT_TRUE(s.ok);
-                    if (alg[0] != 'b')
+                    if (alg != polar_algorithm::bp)
                         EXPECT_EQ(s.iterations, 1);
                     else if (et) // clean frames settle within a few iterations
                         EXPECT_LE(s.iterations, 10) << dec->name();
@@ -202,13 +204,13 @@ TEST(PolarDecoderCpu, NoiselessFramesDecodeExactly)
 TEST(PolarDecoderCpu, NoiselessWithoutChannelInterleaverAndOtherCrcs)
 {
     for (const char* crc : { "none", "crc6", "crc24c" }) {
-        for (const char* alg : { "scl", "bp" }) {
+        for (polar_algorithm alg : { polar_algorithm::scl, polar_algorithm::bp }) {
             nr_polar_code code(40, 100, crc, false);
             auto dec =
                 gpufec::make_polar_decoder_cpu(code, polar_decoder_options{ alg, 4 });
             auto [payload, llrs] = make_frames(code, 10, gpufec::test::noiseless, 3);
             const auto d = decode_all(*dec, code, llrs, 10);
-            EXPECT_EQ(frame_errors(d, payload, 40), 0u) << crc << " " << alg;
+            EXPECT_EQ(frame_errors(d, payload, 40), 0u) << crc << " " << to_string(alg);
             for (const auto& s : d.status) {
                 EXPECT_TRUE(s.ok);
                 EXPECT_LE(s.iterations, 10); // ET by the G-matrix alone without CRC
@@ -237,8 +239,10 @@ TEST(PolarDecoderCpu, BlerAt2dB)
     nr_polar_code code(512, 1024, "crc11");
     auto [payload, llrs] = make_frames(code, frames, 2.0, 2026);
 
-    auto scl = gpufec::make_polar_decoder_cpu(code, polar_decoder_options{ "scl", 8 });
-    auto sc = gpufec::make_polar_decoder_cpu(code, polar_decoder_options{ "sc", 8 });
+    auto scl = gpufec::make_polar_decoder_cpu(
+        code, polar_decoder_options{ polar_algorithm::scl, 8 });
+    auto sc = gpufec::make_polar_decoder_cpu(
+        code, polar_decoder_options{ polar_algorithm::sc, 8 });
     const auto d_scl = decode_all(*scl, code, llrs, frames);
     const auto d_sc = decode_all(*sc, code, llrs, frames);
     const size_t e_scl = frame_errors(d_scl, payload, 512);
@@ -283,9 +287,11 @@ TEST(PolarDecoderCpu, BpBlerAt2dB)
     nr_polar_code code(512, 1024, "crc11");
     auto [payload, llrs] = make_frames(code, frames, 2.0, 2026);
 
-    auto sc = gpufec::make_polar_decoder_cpu(code, polar_decoder_options{ "sc" });
-    auto bp = gpufec::make_polar_decoder_cpu(code, { "bp", 8, 50, true });
-    auto bp_full = gpufec::make_polar_decoder_cpu(code, { "bp", 8, 50, false });
+    auto sc = gpufec::make_polar_decoder_cpu(
+        code, polar_decoder_options{ polar_algorithm::sc });
+    auto bp = gpufec::make_polar_decoder_cpu(code, { polar_algorithm::bp, 8, 50, true });
+    auto bp_full =
+        gpufec::make_polar_decoder_cpu(code, { polar_algorithm::bp, 8, 50, false });
     const auto d_sc = decode_all(*sc, code, llrs, frames);
     const auto d_bp = decode_all(*bp, code, llrs, frames);
     const auto d_full = decode_all(*bp_full, code, llrs, frames);
@@ -327,8 +333,9 @@ TEST(PolarDecoderCpu, BpEarlyTerminationAt4dB)
     const size_t frames = 300;
     nr_polar_code code(512, 1024, "crc11");
     auto [payload, llrs] = make_frames(code, frames, 4.0, 99);
-    auto bp = gpufec::make_polar_decoder_cpu(code, { "bp", 8, 50, true });
-    auto bp_full = gpufec::make_polar_decoder_cpu(code, { "bp", 8, 50, false });
+    auto bp = gpufec::make_polar_decoder_cpu(code, { polar_algorithm::bp, 8, 50, true });
+    auto bp_full =
+        gpufec::make_polar_decoder_cpu(code, { polar_algorithm::bp, 8, 50, false });
     const auto d_bp = decode_all(*bp, code, llrs, frames);
     const auto d_full = decode_all(*bp_full, code, llrs, frames);
     double mean_it = 0;
@@ -359,9 +366,10 @@ TEST(PolarDecoderCpu, SoftOutputSignsAndUnits)
         std::vector<gpufec::llr8_t> half(llrs.size());
         for (size_t j = 0; j < llrs.size(); j++)
             half[j] = static_cast<gpufec::llr8_t>(llrs[j] / 2);
-        for (polar_decoder_options o : { polar_decoder_options{ "sc" },
-                                         polar_decoder_options{ "scl", 8 },
-                                         polar_decoder_options{ "bp", 8, 30, true } }) {
+        for (polar_decoder_options o :
+             { polar_decoder_options{ polar_algorithm::sc },
+               polar_decoder_options{ polar_algorithm::scl, 8 },
+               polar_decoder_options{ polar_algorithm::bp, 8, 30, true } }) {
             auto dec = gpufec::make_polar_decoder_cpu(code, o);
             const auto d = decode_all(*dec, code, llrs, 40, true);
             const auto h = decode_all(*dec, code, half, 40, true);
@@ -390,7 +398,8 @@ TEST(PolarDecoderCpu, ScMatchesRecursiveReference)
     for (auto [a, e] : configs) {
         nr_polar_code code(a, e);
         auto [payload, llrs] = make_frames(code, 30, 0.5, 5);
-        auto sc = gpufec::make_polar_decoder_cpu(code, polar_decoder_options{ "sc", 8 });
+        auto sc = gpufec::make_polar_decoder_cpu(
+            code, polar_decoder_options{ polar_algorithm::sc, 8 });
         const auto d = decode_all(*sc, code, llrs, 30, true);
         for (size_t f = 0; f < 30; f++) {
             std::vector<float> leaf;
@@ -412,8 +421,10 @@ TEST(PolarDecoderCpu, ListOfOneEqualsSc)
     for (auto [a, e] : { std::pair<int, int>{ 512, 1024 }, { 32, 70 }, { 28, 70 } }) {
         nr_polar_code code(a, e);
         auto [payload, llrs] = make_frames(code, 60, 1.0, 11);
-        auto l1 = gpufec::make_polar_decoder_cpu(code, polar_decoder_options{ "scl", 1 });
-        auto sc = gpufec::make_polar_decoder_cpu(code, polar_decoder_options{ "sc", 8 });
+        auto l1 = gpufec::make_polar_decoder_cpu(
+            code, polar_decoder_options{ polar_algorithm::scl, 1 });
+        auto sc = gpufec::make_polar_decoder_cpu(
+            code, polar_decoder_options{ polar_algorithm::sc, 8 });
         const auto d1 = decode_all(*l1, code, llrs, 60, true);
         const auto d2 = decode_all(*sc, code, llrs, 60, true);
         EXPECT_EQ(d1.bits, d2.bits) << "A=" << a << " E=" << e;
@@ -434,8 +445,8 @@ TEST(PolarDecoderCpu, SclSoftOutputIsLeafLlrOfChosenPath)
     for (auto [a, e] : { std::pair<int, int>{ 512, 1024 }, { 32, 70 }, { 29, 127 } }) {
         nr_polar_code code(a, e);
         auto [payload, llrs] = make_frames(code, 60, 1.0, 13);
-        auto scl =
-            gpufec::make_polar_decoder_cpu(code, polar_decoder_options{ "scl", 8 });
+        auto scl = gpufec::make_polar_decoder_cpu(
+            code, polar_decoder_options{ polar_algorithm::scl, 8 });
         const auto d = decode_all(*scl, code, llrs, 60, true);
         size_t checked = 0, against_sign = 0;
         for (size_t f = 0; f < 60; f++) {
@@ -463,12 +474,10 @@ TEST(PolarDecoderCpu, BadOptionsAndLengthsThrow)
 {
     using gpufec::test::expect_error;
     nr_polar_code code(64, 128);
-    expect_error(
-        [&] {
-            gpufec::make_polar_decoder_cpu(code, { "ml", 8 });
-        },
-        { "\"sc\"", "\"scl\"", "\"bp\"" });
-    for (const char* alg : { "sc", "scl", "bp" }) {
+    expect_error([&] { gpufec::parse_polar_algorithm("ml"); },
+                 { "\"sc\"", "\"scl\"", "\"bp\"" });
+    for (polar_algorithm alg :
+         { polar_algorithm::sc, polar_algorithm::scl, polar_algorithm::bp }) {
         for (int l : { 0, 33 })
             expect_error(
                 [&] {
@@ -483,13 +492,16 @@ TEST(PolarDecoderCpu, BadOptionsAndLengthsThrow)
                 { "bp_iterations", "1..200" });
     }
     for (int l : { 1, 2, 32 })
-        EXPECT_NO_THROW(gpufec::make_polar_decoder_cpu(code, { "scl", l }));
+        EXPECT_NO_THROW(
+            gpufec::make_polar_decoder_cpu(code, { polar_algorithm::scl, l }));
     for (int it : { 1, 200 })
         for (bool et : { false, true })
-            EXPECT_NO_THROW(gpufec::make_polar_decoder_cpu(code, { "bp", 8, it, et }));
-    for (const char* alg : { "sc", "scl", "bp" }) {
+            EXPECT_NO_THROW(
+                gpufec::make_polar_decoder_cpu(code, { polar_algorithm::bp, 8, it, et }));
+    for (polar_algorithm alg :
+         { polar_algorithm::sc, polar_algorithm::scl, polar_algorithm::bp }) {
         auto dec = gpufec::make_polar_decoder_cpu(code, { alg });
-        EXPECT_TRUE(dec->has_soft_output()) << alg;
+        EXPECT_TRUE(dec->has_soft_output()) << to_string(alg);
         EXPECT_EQ(dec->default_input_items(), 128u);
         EXPECT_EQ(dec->default_output_bits(), 64u);
         expect_error([&] { dec->output_bits_for_input(127); }, { "128" });
@@ -506,9 +518,10 @@ TEST(PolarDecoderCpu, DISABLED_BpStudy)
         sscanf(s, "%d %d %lf %d %d", &k, &e, &ebn0, &frames, &iters);
     nr_polar_code code(k, e, "crc11");
     auto [payload, llrs] = make_frames(code, frames, ebn0, 2026);
-    for (polar_decoder_options o : { polar_decoder_options{ "sc" },
-                                     polar_decoder_options{ "bp", 8, iters, true },
-                                     polar_decoder_options{ "bp", 8, iters, false } }) {
+    for (polar_decoder_options o :
+         { polar_decoder_options{ polar_algorithm::sc },
+           polar_decoder_options{ polar_algorithm::bp, 8, iters, true },
+           polar_decoder_options{ polar_algorithm::bp, 8, iters, false } }) {
         auto dec = gpufec::make_polar_decoder_cpu(code, o);
         const auto d = decode_all(*dec, code, llrs, frames);
         double it = 0;
@@ -543,9 +556,10 @@ TEST(PolarDecoderCpu, DISABLED_Throughput)
         ext[f] = { f * 1024, 1024, f * stride, 512 };
     std::vector<uint8_t> packed(frames * stride);
     std::vector<gpufec::frame_status> status(frames);
-    for (polar_decoder_options o : { polar_decoder_options{ "sc" },
-                                     polar_decoder_options{ "scl", 8 },
-                                     polar_decoder_options{ "bp", 8, 50, true } }) {
+    for (polar_decoder_options o :
+         { polar_decoder_options{ polar_algorithm::sc },
+           polar_decoder_options{ polar_algorithm::scl, 8 },
+           polar_decoder_options{ polar_algorithm::bp, 8, 50, true } }) {
         auto dec = gpufec::make_polar_decoder_cpu(code, o);
         gpufec::frame_batch b;
         b.in = llrs.data();

@@ -5,10 +5,12 @@
  */
 // CPU Viterbi decoder: bit-exactness against a plain int32 implementation of the
 // normative windowed algorithm (team brief), noiseless decoding, and BER on AWGN.
+#include <gpufec/backends.h>
+#include <gpufec/engine.h>
 #include <gpufec/viterbi.h>
 
-#include <gtest/gtest.h>
 #include "test_helpers.h"
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
@@ -545,5 +547,63 @@ TEST(ViterbiCpu, LengthsAndErrors)
         backend_spec cuda;
         cuda.kind = backend_kind::cuda;
         EXPECT_THROW(make_viterbi_decoder(code, cuda), error);
+    }
+}
+
+// Through the engine (CPU backend, several workers), where the window lists live in the
+// slots' host workspaces and each worker decodes with its own scratch: noisy frames of
+// random lengths, several windows long, give the bits of the one-frame decoder.
+TEST(ViterbiCpu, EngineBatchesMatchTheOneFrameDecoder)
+{
+    std::mt19937 rng(11);
+    for (const conv_code code :
+         { conv_code(3000, 7, { 0171, 0133 }, termination::terminated, ""),
+           conv_code(2000, 5, { 023, 035 }, termination::tail_biting, "3/4") }) {
+        engine_config cfg;
+        cfg.max_batch_frames = 9;
+        cfg.num_slots = 3;
+        cfg.cpu_threads = 3;
+        batch_engine eng(
+            std::shared_ptr<batch_decoder>(make_decoder(code, viterbi_options{}, "cpu")),
+            cfg);
+        std::vector<std::vector<uint8_t>> want, got;
+        completed_frame c;
+        auto take = [&](const completed_frame& fr) {
+            ASSERT_EQ(fr.id, got.size());
+            std::vector<uint8_t> bits(fr.nbits);
+            unpack_bits(fr.packed, bits.data(), fr.nbits);
+            got.push_back(std::move(bits));
+        };
+        std::normal_distribution<float> noise(0.f, 0.8f);
+        for (uint64_t id = 0; id < 60; ++id) {
+            const size_t info = 1 + rng() % code.frame_bits();
+            std::vector<uint8_t> bits(info), coded(code.coded_bits(info));
+            for (auto& b : bits)
+                b = rng() & 1;
+            conv_encode(code, bits.data(), info, coded.data());
+            std::vector<llr8_t> llr(coded.size());
+            for (size_t j = 0; j < coded.size(); ++j)
+                llr[j] = static_cast<llr8_t>(std::lround(std::max(
+                    -127.f,
+                    std::min(127.f, 16.f * ((coded[j] ? -1.f : 1.f) + noise(rng))))));
+            std::vector<uint8_t> ref(info);
+            ASSERT_EQ(viterbi_decode_frame_cpu(code, llr.data(), llr.size(), ref.data()),
+                      info);
+            want.push_back(std::move(ref));
+            while (!eng.submit(llr.data(), llr.size(), id)) {
+                ASSERT_TRUE(eng.pop_wait(c));
+                take(c);
+            }
+            if (rng() % 4 == 0)
+                eng.launch();
+            while (eng.try_pop(c))
+                take(c);
+        }
+        eng.flush();
+        while (eng.pop_wait(c))
+            take(c);
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t i = 0; i < want.size(); ++i)
+            ASSERT_EQ(got[i], want[i]) << code.describe() << " frame " << i;
     }
 }

@@ -22,10 +22,11 @@ namespace gpufec {
  * \ingroup gpufec
  *
  * \details
- * Every code family (convolutional now; turbo, LDPC and polar later) derives from this
- * class, so gpufec.encoder works with any code and each decoder block checks that it
- * got the family it decodes. frame_bits() is the default and the largest frame (in
- * information bits) that the blocks accept.
+ * Every code family derives from this class (conv_code, lte_turbo_code, nr_ldpc_code,
+ * ldpc_alist_code, nr_polar_code; family() says "conv", "turbo", "ldpc" or "polar"), so
+ * gpufec.encoder works with any code and each decoder block checks that it got the
+ * family it decodes. frame_bits() is the default and the largest frame (in information
+ * bits) that the blocks accept.
  */
 class GPUFEC_API code
 {

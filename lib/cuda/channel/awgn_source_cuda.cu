@@ -445,7 +445,7 @@ awgn_source_cuda::awgn_source_cuda(const conv_code& code,
 {
     require_device(device);
     kernel_params& p = d_impl->base;
-    const size_t coded = detail::awgn_transmitted_bits(code);
+    const size_t coded = code.coded_bits();
     if (coded > (size_t{ 1 } << 31) || code.frame_bits() <= 0)
         throw error("awgn_source_cuda: frames must have 1 .. 2^31 transmitted bits");
     p.seed = seed;
@@ -455,11 +455,10 @@ awgn_source_cuda::awgn_source_cuda(const conv_code& code,
     p.k = static_cast<uint32_t>(code.k());
     p.tail_biting = code.term() == termination::tail_biting;
 
-    const auto& mask = code.puncture_mask();
     const int n = code.n();
-    const size_t period = mask.empty() ? static_cast<size_t>(n) : mask.size();
+    const size_t period = code.puncture_period();
     for (size_t pos = 0; pos < period; ++pos)
-        if (mask.empty() || mask[pos])
+        if (code.kept(pos))
             d_impl->table.push_back(
                 static_cast<uint32_t>(((pos / n) << table_shift) |
                                       field_taps_of(code, static_cast<int>(pos % n))));

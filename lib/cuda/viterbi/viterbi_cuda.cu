@@ -433,22 +433,13 @@ private:
                 d_params.sign[3][j][i] = sign_of(j + half, 1, i);
             }
         }
-        const auto& mask = d_code.puncture_mask();
-        if (mask.empty()) {
-            d_period = n;
-            d_params.keep_mask = (uint64_t(1) << n) - 1;
-        } else {
-            if (mask.size() > 64)
-                throw error(
-                    "viterbi (cuda): puncture patterns longer than 64 are not supported "
-                    "(pattern length " +
-                    std::to_string(mask.size()) + ")");
-            d_period = static_cast<int>(mask.size());
-            d_params.keep_mask = 0;
-            for (int p = 0; p < d_period; ++p)
-                if (mask[p])
-                    d_params.keep_mask |= uint64_t(1) << p;
-        }
+        if (d_code.puncture_period() > 64)
+            throw error(
+                "viterbi (cuda): puncture patterns longer than 64 are not supported "
+                "(pattern length " +
+                std::to_string(d_code.puncture_period()) + ")");
+        d_period = static_cast<int>(d_code.puncture_period());
+        d_params.keep_mask = d_code.keep_bits();
         d_params.period = d_period;
         d_params.outputs = n;
         d_params.region_bits = d_sched.region_bits;
@@ -456,12 +447,9 @@ private:
         d_params.tail = d_code.term() == termination::terminated ? d_code.k() - 1 : 0;
         d_params.tail_biting = d_code.term() == termination::tail_biting;
         d_params.terminated = d_code.term() == termination::terminated;
-        uint32_t ones = 0;
-        for (int p = 0; p < d_period; ++p) {
-            d_params.prefix_ones[p] = static_cast<uint8_t>(ones);
-            ones += (d_params.keep_mask >> p) & 1;
-        }
-        d_params.mask_ones = ones;
+        for (int p = 0; p < d_period; ++p)
+            d_params.prefix_ones[p] = static_cast<uint8_t>(d_code.kept_before(p));
+        d_params.mask_ones = static_cast<uint32_t>(d_code.kept_per_period());
     }
 
     conv_code d_code;

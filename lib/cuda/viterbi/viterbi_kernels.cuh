@@ -10,13 +10,9 @@
 #define INCLUDED_GPUFEC_VITERBI_KERNELS_CUH
 
 #include <gpufec/common.h>
+#include <gpufec/host_device.h>
+#include <gpufec/viterbi_schedule.h>
 #include <cstdint>
-
-#ifdef __CUDACC__
-#define GPUFEC_HD __host__ __device__
-#else
-#define GPUFEC_HD
-#endif
 
 namespace gpufec {
 namespace cuda {
@@ -59,43 +55,40 @@ struct viterbi_code_params {
 };
 
 //! Windows of a frame of `info_bits` information bits.
-GPUFEC_HD inline uint32_t viterbi_windows_of(uint32_t info_bits,
-                                             const viterbi_code_params& c)
+GPUFEC_HD uint32_t viterbi_windows_of(uint32_t info_bits, const viterbi_code_params& c)
 {
-    return (info_bits + c.region_bits - 1) / c.region_bits;
+    return viterbi_regions(info_bits, c.region_bits);
 }
 
-//! Window `region` of a frame, per the normative schedule (host and device share it).
-GPUFEC_HD inline viterbi_window
-make_viterbi_window(const frame_extent& fe, int region, const viterbi_code_params& c)
+//! Window `region` of a frame, per the normative schedule (viterbi_window_at(), which the
+//! CPU decoder uses too), with the frame's input position and puncture phase.
+GPUFEC_HD viterbi_window make_viterbi_window(const frame_extent& fe,
+                                             int region,
+                                             const viterbi_code_params& c)
 {
-    const int I = static_cast<int>(fe.out_bits);
-    const int T = I + c.tail;
-    const int a = region * c.region_bits;
-    const int b = a + c.region_bits < I ? a + c.region_bits : I;
-    int ws, we;
-    if (c.tail_biting) {
-        ws = a - c.overlap;
-        we = b + c.overlap;
-    } else {
-        ws = a - c.overlap > 0 ? a - c.overlap : 0;
-        we = b + c.overlap < T ? b + c.overlap : T;
-    }
+    const int T = static_cast<int>(fe.out_bits) + c.tail;
+    const viterbi_window_span g = viterbi_window_at(static_cast<int>(fe.out_bits),
+                                                    c.tail,
+                                                    region,
+                                                    c.region_bits,
+                                                    c.overlap,
+                                                    c.tail_biting,
+                                                    c.terminated);
     viterbi_window w;
     w.in_base = fe.in_offset;
-    w.out_byte = static_cast<uint32_t>(fe.out_offset + a / 8);
-    w.steps = we - ws;
-    w.out_first = a - ws;
-    w.out_count = b - a;
-    const int t0 = c.tail_biting ? ((ws % T) + T) % T : ws;
+    w.out_byte = static_cast<uint32_t>(fe.out_offset + g.a / 8);
+    w.steps = g.we - g.ws;
+    w.out_first = g.a - g.ws;
+    w.out_count = g.b - g.a;
+    const int t0 = c.tail_biting ? ((g.ws % T) + T) % T : g.ws;
     w.t0 = t0;
     w.stages = c.tail_biting ? T : (1 << 30); // no wrap unless tail-biting
     const long long p0 = static_cast<long long>(t0) * c.outputs;
     w.idx0 = static_cast<uint32_t>((p0 / c.period) * c.mask_ones +
                                    c.prefix_ones[p0 % c.period]);
     w.phase0 = static_cast<uint16_t>(p0 % c.period);
-    w.start_state0 = (!c.tail_biting && ws == 0) ? 1 : 0;
-    w.end_state0 = (c.terminated && we == T) ? 1 : 0;
+    w.start_state0 = g.from_zero ? 1 : 0;
+    w.end_state0 = g.end_at_zero ? 1 : 0;
     return w;
 }
 

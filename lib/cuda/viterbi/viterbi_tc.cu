@@ -20,8 +20,8 @@
 // two pairs (intermediate top bit 0 wins ties). A window with an odd stage count ends
 // with one radix-2 step (stage-2 LLRs zero, pair maxima only).
 #include "../common/cuda_utils.h"
-#include "viterbi_cuda.h"
 #include "kernel_bench.cuh"
+#include "viterbi_cuda.h"
 #include "viterbi_kernels.cuh"
 #include <cuda_fp16.h>
 #include <gpufec/viterbi.h>
@@ -319,22 +319,12 @@ public:
         d_chunks = ((max_steps + 1) / 2 + tc_steps_per_chunk - 1) / tc_steps_per_chunk;
         d_params.tap0 = code.tap_mask(0);
         d_params.tap1 = code.tap_mask(1);
-        const auto& mask = code.puncture_mask();
-        d_punctured = !mask.empty();
-        if (mask.empty()) {
-            d_params.period = 2;
-            d_params.keep_mask = 3;
-        } else {
-            if (mask.size() > 64)
-                throw error(
-                    "viterbi (cuda, tensor cores): puncture patterns longer than 64 "
-                    "are not supported");
-            d_params.period = static_cast<int32_t>(mask.size());
-            d_params.keep_mask = 0;
-            for (size_t i = 0; i < mask.size(); ++i)
-                if (mask[i])
-                    d_params.keep_mask |= uint64_t(1) << i;
-        }
+        d_punctured = code.punctured();
+        if (code.puncture_period() > 64)
+            throw error("viterbi (cuda, tensor cores): puncture patterns longer than 64 "
+                        "are not supported");
+        d_params.period = static_cast<int32_t>(code.puncture_period()); // 2 unpunctured
+        d_params.keep_mask = code.keep_bits();
     }
 
     size_t decision_bytes(size_t nw) const
@@ -420,8 +410,10 @@ kernel_timing time_viterbi_tc_kernel(
     const size_t nw = bench.windows.size();
     device_buffer<viterbi_window> d_windows(nw);
     device_buffer<uint32_t> dec(runner.decision_bytes(nw) / sizeof(uint32_t));
-    GPUFEC_CUDA_CHECK(cudaMemcpy(d_windows.get(), bench.windows.data(),
-                                 nw * sizeof(viterbi_window), cudaMemcpyHostToDevice));
+    GPUFEC_CUDA_CHECK(cudaMemcpy(d_windows.get(),
+                                 bench.windows.data(),
+                                 nw * sizeof(viterbi_window),
+                                 cudaMemcpyHostToDevice));
     return bench.time(code, reps, [&](const int8_t* in, cudaStream_t s) {
         runner.launch(in, bench.out.get(), d_windows.get(), nw, dec.get(), s);
     });

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(code.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(92c191d6887894275bf4a98c80669539)                     */
+/* BINDTOOL_HEADER_FILE_HASH(041ad074cdd844e8ea1491419e1e62e7)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
