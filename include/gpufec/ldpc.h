@@ -8,6 +8,7 @@
 #define INCLUDED_GPUFEC_LDPC_H
 
 #include <gpufec/common.h>
+#include <gpufec/ldpc_graph.h>
 #include <vector>
 
 namespace gpufec {
@@ -71,6 +72,12 @@ public:
     void rate_match(const uint8_t* codeword, uint8_t* out) const;
     //! encode_full + rate_match: k info bits in, e() coded bits out.
     void encode(const uint8_t* info, uint8_t* out) const;
+
+    /*! The decoder's view (ldpc_graph.h): Z = z(), one layer per base row in order,
+     *  info = the first k columns, channel map = the rate matching (e() LLRs onto the
+     *  circular buffer from column 2Z, skipping fillers, wrapping at N), known zeros =
+     *  the fillers k..K-1, punctured = the first 2Z columns and the unsent parity bits. */
+    ldpc_graph graph() const;
 
     //! The 51 lifting sizes of Table 5.3.2-1, ascending.
     static const std::vector<int>& lifting_sizes();

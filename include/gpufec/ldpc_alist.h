@@ -4,13 +4,14 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // Binary LDPC codes given by a parity-check matrix in MacKay's alist format (802.11n,
-// DVB-S2, CCSDS, gr-fec's files), their systematic encoder and the CPU layered min-sum
-// decoder (layer codes/ + cpu/).
+// DVB-S2, CCSDS, gr-fec's files), their systematic encoder and their graph for the
+// layered min-sum decoders (layer codes/; the decoder's maker from cpu/).
 #ifndef INCLUDED_GPUFEC_LDPC_ALIST_H
 #define INCLUDED_GPUFEC_LDPC_ALIST_H
 
 #include <gpufec/batch_decoder.h>
 #include <gpufec/ldpc_decoding.h>
+#include <gpufec/ldpc_graph.h>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,6 +68,10 @@ public:
     const std::vector<int>& info_positions() const;
     //! Rows of each decoding layer (see the class comment), in processing order.
     const std::vector<std::vector<int>>& layers() const;
+    /*! The decoder's view (ldpc_graph.h): Z = 1, base rows = the rows of H layer by
+     *  layer (layers()), info = info_positions(), the identity channel map (a frame is
+     *  n() LLRs), no known zeros, nothing punctured. */
+    ldpc_graph graph() const;
     //! True when the encoder is the O(nnz) substitution (triangular parity part).
     bool triangular_encoder() const;
 
@@ -92,14 +97,9 @@ private:
 };
 
 /*!
- * CPU layered min-sum decoder of an alist code, with the options and arithmetic of the NR
- * decoder (ldpc_decoding.h): normalised (alpha, int8 uses round(16 alpha)/16) or offset
- * (beta) min-sum, int8 check messages with int16 saturating APP or float, early
- * termination once H x = 0. A frame is code.n() int8 LLRs (no puncturing or rate
- * matching); the output is the code.k() bits at code.info_positions(), packed MSB first.
- * frame_status: iterations run, ok = every parity check holds. Soft output: the APP LLRs
- * of the info bits. Deterministic (fixed layer order). Throws gpufec::error naming the
- * allowed values for bad options.
+ * The CPU layered min-sum decoder (ldpc_decoding.h) of code.graph(): a frame is code.n()
+ * int8 LLRs (no puncturing or rate matching); the output is the code.k() bits at
+ * code.info_positions(), packed MSB first. Layers: code.layers() in order.
  */
 std::unique_ptr<batch_decoder> make_ldpc_decoder_cpu(const ldpc_alist_code& code,
                                                      const ldpc_decoder_options& options);

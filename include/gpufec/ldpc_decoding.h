@@ -3,12 +3,14 @@
  * Copyright 2026 gr-gpufec developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// 5G NR LDPC decoders (layered min-sum) behind the batch_decoder contract.
+// LDPC decoders (layered min-sum) of any code that exports an ldpc_graph (5G NR,
+// alist codes), behind the batch_decoder contract.
 #ifndef INCLUDED_GPUFEC_LDPC_DECODING_H
 #define INCLUDED_GPUFEC_LDPC_DECODING_H
 
 #include <gpufec/batch_decoder.h>
 #include <gpufec/ldpc.h>
+#include <gpufec/ldpc_graph.h>
 #include <memory>
 #include <string>
 
@@ -24,7 +26,9 @@ enum class ldpc_arithmetic {
 };
 
 struct ldpc_decoder_options {
-    using code_type = nr_ldpc_code;
+    //! Every LDPC code reaches the registry as its graph: nr_ldpc_code::graph(),
+    //! ldpc_alist_code::graph().
+    using code_type = ldpc_graph;
     using product_type = batch_decoder;
     static constexpr const char* algorithm_name = "LDPC decoding";
 
@@ -44,12 +48,19 @@ ldpc_algorithm parse_ldpc_algorithm(const std::string& s);
 ldpc_arithmetic parse_ldpc_arithmetic(const std::string& s);
 
 /*!
- * CPU layered min-sum decoder of `code`. Each frame is code.e() int8 LLRs (rate-matched,
- * L > 0 means bit 0); the output is the code.k() information bits, packed MSB first at
- * out_offset. frame_status: iterations run, ok = every parity check holds. Layers are
- * the base-graph rows in order, so the int8 results are reproducible bit for bit.
- * Throws gpufec::error naming the allowed values for bad options.
+ * THE CPU layered min-sum decoder of an LDPC code given as a graph (ldpc_graph.h). Each
+ * frame is graph.e() int8 LLRs (L > 0 means bit 0), mapped onto the codeword by
+ * graph.channel_map; the output is the graph.k() bits at graph.info_positions, packed
+ * MSB first at out_offset. frame_status: iterations run, ok = every parity check holds.
+ * Soft output: the APP LLRs of the output bits. Layers run in the graph's order, so the
+ * int8 results are reproducible bit for bit (the arithmetic: lib/cpu/ldpc_cpu.cc and
+ * min_sum_kernels.h). Throws gpufec::error naming the allowed values for bad options or
+ * an inconsistent graph.
  */
+std::unique_ptr<batch_decoder> make_ldpc_decoder_cpu(const ldpc_graph& graph,
+                                                     const ldpc_decoder_options& options);
+
+//! The decoder of code.graph(): frames of code.e() rate-matched LLRs, code.k() bits out.
 std::unique_ptr<batch_decoder> make_ldpc_decoder_cpu(const nr_ldpc_code& code,
                                                      const ldpc_decoder_options& options);
 

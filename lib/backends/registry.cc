@@ -46,7 +46,7 @@ turbo_cpu(const lte_turbo_code& code, const turbo_decoder_options& options, int)
     return make_turbo_decoder_cpu(code, options);
 }
 std::unique_ptr<batch_decoder>
-ldpc_cpu(const nr_ldpc_code& code, const ldpc_decoder_options& options, int)
+ldpc_cpu(const ldpc_graph& code, const ldpc_decoder_options& options, int)
 {
     return make_ldpc_decoder_cpu(code, options);
 }

@@ -100,26 +100,14 @@ decoder_factory ldpc_factory(const std::string& block,
     opt.arithmetic = ::gpufec::parse_ldpc_arithmetic(arithmetic);
     opt.early_termination = early_termination;
     if (auto nr = std::dynamic_pointer_cast<nr_ldpc_code>(code)) {
-        return registry_factory(nr->core(), opt);
+        return registry_factory(nr->core().graph(), opt);
     }
     if (auto alist = std::dynamic_pointer_cast<ldpc_alist_code>(code)) {
-        // TODO(one LDPC graph): through the registry once alist codes share the graph.
-        auto core = std::make_shared<const ::gpufec::ldpc_alist_code>(alist->core());
-        return [core, opt](const std::string& backend) {
-            if (::gpufec::parse_backend(backend).kind == ::gpufec::backend_kind::cpu)
-                return ::gpufec::make_ldpc_decoder_cpu(*core, opt);
-            throw ::gpufec::error("backend \"" + backend +
-                                  "\" is not yet available for LDPC decoding; allowed: "
-                                  "\"auto\", \"cpu\"");
-        };
+        return registry_factory(alist->core().graph(), opt);
     }
-    {
-        throw ::gpufec::error(
-            block +
-            ": needs gpufec.nr_ldpc_code or gpufec.ldpc_code_from_alist, "
-            "got " +
-            code_name(code));
-    }
+    throw ::gpufec::error(block +
+                          ": needs gpufec.nr_ldpc_code or gpufec.ldpc_code_from_alist, got " +
+                          code_name(code));
 }
 
 // ---- polar ----------------------------------------------------------------------

@@ -566,4 +566,29 @@ std::string ldpc_alist_code::describe() const
     return s + " (" + d->source + ")";
 }
 
+ldpc_graph ldpc_alist_code::graph() const
+{
+    ldpc_graph g;
+    g.z = 1;
+    g.base_columns = d->n;
+    g.description = describe();
+    g.layer_start.push_back(0);
+    g.row_start.push_back(0);
+    for (const auto& layer : d->layers) {
+        for (int r : layer) {
+            const auto& cols = d->rows[r];
+            g.edge_col.insert(g.edge_col.end(), cols.begin(), cols.end());
+            g.row_start.push_back(static_cast<int>(g.edge_col.size()));
+        }
+        g.layer_start.push_back(static_cast<int>(g.row_start.size()) - 1);
+    }
+    g.edge_shift.assign(g.edge_col.size(), 0);
+    g.info_positions = d->info;
+    g.channel_map.resize(d->n);
+    for (int v = 0; v < d->n; v++)
+        g.channel_map[v] = v;
+    g.finish();
+    return g;
+}
+
 } // namespace gpufec

@@ -226,4 +226,37 @@ void nr_ldpc_code::encode(const uint8_t* info, uint8_t* out) const
     rate_match(cw.data(), out);
 }
 
+ldpc_graph nr_ldpc_code::graph() const
+{
+    ldpc_graph g;
+    g.z = d_z;
+    g.base_columns = base_cols();
+    g.description = "ldpc BG" + std::to_string(d_bg) + " Z=" + std::to_string(d_z) +
+                    " k=" + std::to_string(d_k) + " e=" + std::to_string(d_e);
+    g.row_start.assign(d_row_start.begin(), d_row_start.end());
+    for (int r = 0; r <= base_rows(); r++)
+        g.layer_start.push_back(r);
+    for (const auto& c : d_circ) {
+        g.edge_col.push_back(c.col);
+        g.edge_shift.push_back(c.shift);
+    }
+    for (int i = 0; i < d_k; i++)
+        g.info_positions.push_back(i);
+    // rate_match(), as positions: the circular buffer d = c[2Z ..), fillers skipped.
+    const int n_cb = n(), filler_begin = d_k - 2 * d_z, filler_end = k_max() - 2 * d_z;
+    g.channel_map.reserve(d_e);
+    for (int i = 0, j = 0; i < d_e;) {
+        if (j < filler_begin || j >= filler_end) {
+            g.channel_map.push_back(2 * d_z + j);
+            i++;
+        }
+        if (++j == n_cb)
+            j = 0;
+    }
+    for (int v = d_k; v < k_max(); v++)
+        g.known_zeros.push_back(v);
+    g.finish();
+    return g;
+}
+
 } // namespace gpufec

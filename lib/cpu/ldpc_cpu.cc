@@ -3,17 +3,18 @@
  * Copyright 2026 gr-gpufec developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// CPU layered min-sum decoder of the 5G NR LDPC codes (the reference of a GPU kernel).
+// THE CPU layered min-sum LDPC decoder: one decoder for every code that exports an
+// ldpc_graph (NR codes, alist codes), and the reference of a GPU kernel.
 //
-// Schedule (normative for bit-exactness of the int8 path): one layer per base-graph row,
-// rows 0..R-1 in order; within a layer the Z check rows touch disjoint variables (every
-// circulant is a permutation and a base row names each column once), so their order is
-// irrelevant. For check row r of layer i and each circulant (col, shift) of the row, in
-// column order: v = col*Z + (r + shift) mod Z, Q = sat(L[v] - R_old); then with min1 <=
-// min2 the two smallest |Q| (index of the first strict minimum) and the sign product:
-// m = min(min, 127), mag = (m * round(16 alpha)) >> 4 (normalised) or max(m -
-// round(beta), 0) (offset), R_new = +/-mag, L[v] = sat(Q + R_new). Q >= 0 counts as
-// positive.
+// Schedule (normative for bit-exactness of the int8 path): the graph's layers in order;
+// the base rows of a layer touch disjoint positions, so their Z-lifted check rows are
+// updated side by side (their order is irrelevant). For check row t of base row b and
+// each edge (col, shift) of b, in column order: v = col*Z + (t + shift) mod Z, Q =
+// sat(L[v] - R_old); then with min1 <= min2 the two smallest |Q| (the edge of the first
+// strict minimum) and the sign product: m = min(min, 127), mag = (m * round(16 alpha))
+// >> 4 (normalised) or max(m - round(beta), 0) (offset), R_new = +/-mag, L[v] = sat(Q +
+// R_new). Q >= 0 counts as positive. After a layer, its known-zero bits are pinned again.
+// The arithmetic is written down in min_sum_kernels.h.
 //
 // "int8" arithmetic: check messages R are int8 (|R| <= 127); the APP L and Q are int16
 // saturating at +/-32000. (An int8 APP saturating at 127 loses too much with the input
@@ -21,14 +22,32 @@
 // The floor in (m * round(16 alpha)) >> 4 acts like a small extra offset and helps near
 // the waterfall: BG1 r = 1/3 at 1.0 dB, FER 9/100 for int8 vs 47/100 for float's exact
 // alpha * m (float with floor() reproduces int8 exactly there).
-// De-rate-matching sums repeated LLRs in int32, then saturates to the APP range; fillers
-// are pinned at the APP maximum (known zero bits). Hard decision: bit = L < 0. Early
-// termination checks all parity checks after each iteration.
+// "float": the same in float with alpha and beta unrounded. Graphs with Z = 1 (general
+// rows, which may have degree 1 and then no second minimum) cap float minima at the
+// known-bit magnitude 1e6 before scaling, so a missing second minimum cannot swamp the
+// APP; lifted graphs (Z > 1, NR: every row has degree >= 3) leave them uncapped. (These
+// are the rules of the two decoders this one replaced, kept for bit-exactness. A cap
+// for NR too changes none of test_ldpc_graph's cases, but NR minima are not bounded by
+// 1e6 in general: heavy repetition, alpha = 1 or beta = 0, many iterations without
+// early termination; Z = 1 float messages do pass 1e6 there, reaching 1e12.)
+//
+// Channel: the e LLRs add up in int32 at their codeword positions (channel_map), then
+// saturate to the APP range; positions no LLR reaches start at 0; known zeros are pinned
+// at the APP maximum. Hard decision: bit = L < 0. Early termination checks every parity
+// check after each iteration. Output: the bits at info_positions, packed MSB first.
+//
+// Layout: each layer is split into groups of base rows of equal degree; a group's edges
+// are stored edge-major (edge j of all its rows together), with Z lanes per base row, so
+// the minima and updates run across lanes (SIMD). Lifted graphs load a circulant as two
+// contiguous runs; Z = 1 graphs gather and scatter L through the column of each lane.
 #include "cpu/fixed_length_decoder.h"
 #include "cpu/min_sum_kernels.h"
+#include <gpufec/ldpc_alist.h>
 #include <gpufec/ldpc_decoding.h>
 
 #include <algorithm>
+#include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -58,196 +77,398 @@ namespace {
 using min_sum::float_traits;
 using min_sum::int8_traits;
 
-struct workspace {
-    std::vector<int32_t> acc;
-    std::vector<uint8_t> storage; // L, R, Q (typed by the arithmetic)
-    std::vector<uint8_t> mins;    // min1, min2, pos, sign per check row
-    std::vector<uint8_t> hard, syndrome;
+inline size_t align64(size_t x) { return (x + 63) / 64 * 64; }
+
+// One group: `rows` base rows of `degree` edges; edge j of row r is edge
+// edge0 + j * rows + r (its column in d_col, shift in d_shift, messages at R + edge * Z).
+struct group {
+    int rows, degree;
+    size_t edge0;
+};
+
+// Q_j = sat(L[col] - R_j) for one edge of every row of a Z = 1 group: a plain gather
+// into G, then the arithmetic in SIMD lanes.
+template <typename Tr>
+inline void gather_q(const typename Tr::store* __restrict__ L,
+                     const int32_t* __restrict__ col,
+                     const typename Tr::msg* __restrict__ R,
+                     typename Tr::store* __restrict__ G,
+                     typename Tr::work* __restrict__ Q,
+                     int n)
+{
+    for (int r = 0; r < n; r++)
+        G[r] = L[col[r]];
+    min_sum::load_q<Tr>(G, R, Q, n);
+}
+
+template <typename S>
+inline void scatter(S* __restrict__ L,
+                    const int32_t* __restrict__ col,
+                    const S* __restrict__ V,
+                    int n)
+{
+    for (int r = 0; r < n; r++)
+        L[col[r]] = V[r];
+}
+
+// A worker's buffers, sized at construction for the code and the arithmetic.
+struct ldpc_scratch : scratch {
+    std::vector<int32_t> acc;      // de-rate-matching sums, n
+    std::vector<uint8_t> storage;  // L (n), R (edges * Z), Q (largest group), typed
+    std::vector<uint8_t> lanes;    // min1, min2, pos, sign, V per lane of a group
+    std::vector<uint8_t> hard;     // n hard decisions
+    std::vector<uint8_t> syndrome; // per lane of a group
 };
 
 class ldpc_decoder_cpu : public fixed_length_cpu_decoder
 {
 public:
-    ldpc_decoder_cpu(const nr_ldpc_code& code, const ldpc_decoder_options& opt)
-        : fixed_length_cpu_decoder("ldpc", code.e(), code.k()), d_code(code), d_cfg(opt)
+    ldpc_decoder_cpu(const ldpc_graph& graph, const ldpc_decoder_options& opt)
+        : fixed_length_cpu_decoder("ldpc", checked(graph).e(), graph.k()),
+          d_z(graph.z),
+          d_n(graph.n()),
+          d_k(graph.k()),
+          d_info(graph.info_positions),
+          d_map(graph.channel_map),
+          d_desc(graph.description),
+          d_cfg(opt,
+                graph.z == 1 ? 1e6f // caps a degree-1 row's missing second minimum
+                             : std::numeric_limits<float>::infinity())
     {
-        const auto& circ = code.circulants();
-        d_row_start.assign(code.base_rows() + 1, 0);
-        for (const auto& c : circ)
-            d_row_start[c.row + 1]++;
-        for (int i = 0; i < code.base_rows(); i++) {
-            d_row_start[i + 1] += d_row_start[i];
-            d_max_degree = std::max(d_max_degree, d_row_start[i + 1] - d_row_start[i]);
+        d_identity = graph.e() == d_n && graph.known_zeros.empty();
+        for (int i = 0; d_identity && i < d_n; i++)
+            d_identity = d_map[i] == i;
+
+        d_layer_groups.push_back(0);
+        d_layer_zeros.push_back(0);
+        const auto& zeros = graph.known_zeros;
+        for (int l = 0; l < graph.layers(); l++) {
+            std::vector<int> by_degree;
+            for (int b = graph.layer_start[l]; b < graph.layer_start[l + 1]; b++)
+                by_degree.push_back(b);
+            auto degree = [&](int b) {
+                return graph.row_start[b + 1] - graph.row_start[b];
+            };
+            std::stable_sort(by_degree.begin(), by_degree.end(), [&](int a, int b) {
+                return degree(a) < degree(b);
+            });
+            for (size_t i = 0; i < by_degree.size();) {
+                const int deg = degree(by_degree[i]);
+                size_t e = i;
+                while (e < by_degree.size() && degree(by_degree[e]) == deg)
+                    e++;
+                const int count = static_cast<int>(e - i);
+                const group g{ count, deg, d_col.size() };
+                d_col.resize(d_col.size() + static_cast<size_t>(count) * deg);
+                d_shift.resize(d_col.size());
+                for (int r = 0; r < count; r++) {
+                    const int first = graph.row_start[by_degree[i + r]];
+                    for (int j = 0; j < deg; j++) {
+                        const size_t at = g.edge0 + static_cast<size_t>(j) * count + r;
+                        d_col[at] = graph.edge_col[first + j];
+                        d_shift[at] = graph.edge_shift[first + j];
+                    }
+                }
+                d_groups.push_back(g);
+                d_max_lanes = std::max(d_max_lanes, static_cast<size_t>(count) * d_z);
+                d_max_q = std::max(d_max_q, static_cast<size_t>(count) * deg * d_z);
+                i = e;
+            }
+            d_layer_groups.push_back(static_cast<int>(d_groups.size()));
+            // The known zeros in the layer's columns, pinned again after the layer.
+            for (int b = graph.layer_start[l]; b < graph.layer_start[l + 1]; b++)
+                for (int i = graph.row_start[b]; i < graph.row_start[b + 1]; i++) {
+                    const int c = graph.edge_col[i];
+                    auto lo = std::lower_bound(zeros.begin(), zeros.end(), c * d_z);
+                    auto hi = std::lower_bound(lo, zeros.end(), (c + 1) * d_z);
+                    d_zeros.insert(d_zeros.end(), lo, hi);
+                }
+            d_layer_zeros.push_back(static_cast<int>(d_zeros.size()));
         }
+        d_all_zeros = zeros;
     }
 
     bool has_soft_output() const override { return true; }
 
+    std::unique_ptr<scratch> make_scratch() const override
+    {
+        auto s = std::make_unique<ldpc_scratch>();
+        if (d_cfg.options().arithmetic == ldpc_arithmetic::int8)
+            size_scratch<int8_traits>(*s);
+        else
+            size_scratch<float_traits>(*s);
+        return s;
+    }
+
     frame_status decode_one(const llr8_t* llrs,
                             uint8_t* packed,
                             float* soft,
-                            const exec_ctx&,
-                            size_t) override
+                            const exec_ctx& ctx,
+                            size_t worker) override
     {
-        thread_local workspace ws;
-        if (d_cfg.options().arithmetic == ldpc_arithmetic::int8)
-            return decode_frame<int8_traits>(llrs, packed, soft, ws);
-        return decode_frame<float_traits>(llrs, packed, soft, ws);
+        ldpc_scratch& ws = ctx.worker_scratch<ldpc_scratch>(worker);
+        const bool int8 = d_cfg.options().arithmetic == ldpc_arithmetic::int8;
+        if (d_z > 1)
+            return int8 ? decode_frame<int8_traits, true>(llrs, packed, soft, ws)
+                        : decode_frame<float_traits, true>(llrs, packed, soft, ws);
+        return int8 ? decode_frame<int8_traits, false>(llrs, packed, soft, ws)
+                    : decode_frame<float_traits, false>(llrs, packed, soft, ws);
     }
 
-    std::string name() const override
-    {
-        return "ldpc BG" + std::to_string(d_code.bg()) +
-               " Z=" + std::to_string(d_code.z()) + " k=" + std::to_string(d_code.k()) +
-               " e=" + std::to_string(d_code.e()) + " " + d_cfg.describe();
-    }
+    std::string name() const override { return d_desc + " " + d_cfg.describe(); }
 
 private:
-    // Channel LLRs onto the full codeword: repeated positions add up, punctured and
-    // unread positions stay 0, fillers are known zeros.
-    template <typename Tr>
-    void derate_match(const llr8_t* in, typename Tr::store* L, workspace& ws) const
+    static const ldpc_graph& checked(const ldpc_graph& graph)
     {
-        const int z = d_code.z(), k = d_code.k(), kmax = d_code.k_max();
-        const int total = d_code.codeword_bits(), n_cb = d_code.n();
-        ws.acc.assign(total, 0);
-        int32_t* d = ws.acc.data() + 2 * z;
-        const int filler_begin = k - 2 * z, filler_end = kmax - 2 * z;
-        int j = 0;
-        for (int i = 0; i < d_code.e();) {
-            if (j < filler_begin || j >= filler_end)
-                d[j] += in[i++];
-            if (++j == n_cb)
-                j = 0;
-        }
-        for (int v = 0; v < total; v++)
-            L[v] = Tr::from_sum(ws.acc[v]);
-        for (int v = k; v < kmax; v++)
-            L[v] = static_cast<typename Tr::store>(Tr::filler);
+        graph.validate();
+        return graph;
+    }
+
+    size_t edges() const { return d_col.size(); }
+
+    // Byte offsets of R and Q in ldpc_scratch::storage, and its size.
+    template <typename Tr>
+    size_t r_offset() const
+    {
+        return align64(sizeof(typename Tr::store) * d_n);
+    }
+    template <typename Tr>
+    size_t q_offset() const
+    {
+        return align64(r_offset<Tr>() + sizeof(typename Tr::msg) * edges() * d_z);
+    }
+    template <typename Tr>
+    size_t lane_bytes() const
+    {
+        return align64(sizeof(typename Tr::work) * d_max_lanes);
     }
 
     template <typename Tr>
-    bool checks_hold(const typename Tr::store* L, workspace& ws) const
+    void size_scratch(ldpc_scratch& s) const
     {
-        const int z = d_code.z(), total = d_code.codeword_bits();
-        ws.hard.resize(total);
-        for (int v = 0; v < total; v++)
-            ws.hard[v] = L[v] < 0;
-        ws.syndrome.resize(z);
-        const auto& circ = d_code.circulants();
-        for (int i = 0; i < d_code.base_rows(); i++) {
-            std::fill(ws.syndrome.begin(), ws.syndrome.end(), 0);
-            uint8_t* s = ws.syndrome.data();
-            for (int c = d_row_start[i]; c < d_row_start[i + 1]; c++) {
-                const uint8_t* h = ws.hard.data() + circ[c].col * z;
-                const int sh = circ[c].shift, head = z - sh;
-                for (int r = 0; r < head; r++)
-                    s[r] ^= h[r + sh];
-                for (int r = head; r < z; r++)
-                    s[r] ^= h[r - head];
+        s.acc.resize(d_n);
+        s.storage.resize(q_offset<Tr>() + sizeof(typename Tr::work) * d_max_q);
+        s.lanes.resize(5 * lane_bytes<Tr>());
+        s.hard.resize(d_n);
+        s.syndrome.resize(d_max_lanes);
+    }
+
+    // Channel LLRs onto the codeword: repeated positions add up, positions no LLR
+    // reaches stay 0, known zeros are pinned.
+    template <typename Tr>
+    void load_channel(const llr8_t* in, typename Tr::store* L, ldpc_scratch& ws) const
+    {
+        typedef typename Tr::store S;
+        if (d_identity) {
+            for (int v = 0; v < d_n; v++)
+                L[v] = static_cast<S>(in[v]);
+            return;
+        }
+        int32_t* acc = ws.acc.data();
+        std::fill(acc, acc + d_n, 0);
+        const int* map = d_map.data();
+        const int e = static_cast<int>(d_map.size());
+        for (int i = 0; i < e; i++)
+            acc[map[i]] += in[i];
+        for (int v = 0; v < d_n; v++)
+            L[v] = Tr::from_sum(acc[v]);
+        for (int v : d_all_zeros)
+            L[v] = static_cast<S>(Tr::filler);
+    }
+
+    template <typename Tr, bool Lifted>
+    bool checks_hold(const typename Tr::store* L, ldpc_scratch& ws) const
+    {
+        uint8_t* h = ws.hard.data();
+        for (int v = 0; v < d_n; v++)
+            h[v] = L[v] < 0;
+        uint8_t* s = ws.syndrome.data();
+        const int z = d_z;
+        for (const group& g : d_groups) {
+            const size_t lanes = static_cast<size_t>(g.rows) * z;
+            std::fill(s, s + lanes, 0);
+            for (int j = 0; j < g.degree; j++) {
+                const size_t e0 = g.edge0 + static_cast<size_t>(j) * g.rows;
+                if (Lifted) {
+                    for (int b = 0; b < g.rows; b++) {
+                        const uint8_t* hv = h + d_col[e0 + b] * z;
+                        uint8_t* sb = s + static_cast<size_t>(b) * z;
+                        const int sh = d_shift[e0 + b], head = z - sh;
+                        for (int r = 0; r < head; r++)
+                            sb[r] ^= hv[r + sh];
+                        for (int r = head; r < z; r++)
+                            sb[r] ^= hv[r - head];
+                    }
+                } else {
+                    const int32_t* col = d_col.data() + e0;
+                    for (int r = 0; r < g.rows; r++)
+                        s[r] ^= h[col[r]];
+                }
             }
-            for (int r = 0; r < z; r++)
-                if (s[r])
-                    return false;
+            uint8_t any = 0;
+            for (size_t r = 0; r < lanes; r++)
+                any |= s[r];
+            if (any)
+                return false;
         }
         return true;
     }
 
-    template <typename Tr>
+    template <typename Tr, bool Lifted>
     frame_status
-    decode_frame(const llr8_t* in, uint8_t* out, float* soft, workspace& ws) const
+    decode_frame(const llr8_t* in, uint8_t* out, float* soft, ldpc_scratch& ws) const
     {
         typedef typename Tr::store S;
         typedef typename Tr::msg M;
         typedef typename Tr::index I;
         typedef typename Tr::work W;
-        const int z = d_code.z(), total = d_code.codeword_bits();
-        const int k = d_code.k(), kmax = d_code.k_max();
-        const auto& circ = d_code.circulants();
-        const size_t r_offset = (sizeof(S) * total + 63) / 64 * 64;
-        const size_t q_offset = (r_offset + sizeof(M) * circ.size() * z + 63) / 64 * 64;
-        ws.storage.assign(q_offset + sizeof(W) * static_cast<size_t>(d_max_degree) * z,
-                          0); // R starts at 0
+        static_assert(sizeof(I) == sizeof(W) && sizeof(S) == sizeof(W), "lane sizes");
         S* L = reinterpret_cast<S*>(ws.storage.data());
-        M* R = reinterpret_cast<M*>(ws.storage.data() + r_offset);
-        W* Q = reinterpret_cast<W*>(ws.storage.data() + q_offset);
-        ws.mins.resize((2 * sizeof(W) + 2 * sizeof(I)) * z + 64);
-        W* min1 = reinterpret_cast<W*>(ws.mins.data());
-        W* min2 = min1 + z;
-        I* pos = reinterpret_cast<I*>(min2 + z);
-        I* sign = pos + z;
+        M* R = reinterpret_cast<M*>(ws.storage.data() + r_offset<Tr>());
+        W* Q = reinterpret_cast<W*>(ws.storage.data() + q_offset<Tr>());
+        std::memset(R, 0, sizeof(M) * edges() * d_z);
+        const size_t lane = lane_bytes<Tr>();
+        W* min1 = reinterpret_cast<W*>(ws.lanes.data());
+        W* min2 = reinterpret_cast<W*>(ws.lanes.data() + lane);
+        I* pos = reinterpret_cast<I*>(ws.lanes.data() + 2 * lane);
+        I* sign = reinterpret_cast<I*>(ws.lanes.data() + 3 * lane);
+        S* V = reinterpret_cast<S*>(ws.lanes.data() + 4 * lane);
 
-        derate_match<Tr>(in, L, ws);
+        load_channel<Tr>(in, L, ws);
 
+        // Locals, not members, inside the loops: an int8 message store may alias any
+        // member, which would then be reloaded after every store.
+        const int z = d_z;
+        const int32_t* cols = d_col.data();
+        const int32_t* shifts = d_shift.data();
+        const group* groups = d_groups.data();
+        const int* layer_groups = d_layer_groups.data();
+        const int* layer_zeros = d_layer_zeros.data();
+        const int* zeros = d_zeros.data();
+        const int layers = static_cast<int>(d_layer_groups.size()) - 1;
         const ldpc_decoder_options& opt = d_cfg.options();
+        const int iterations = opt.iterations;
+        const bool early = opt.early_termination;
         frame_status st{ 0, false };
         // An explicit loop, not a lambda around the layers: captured pointers would be
         // reloaded after every int8 message store (~8% slower).
-        for (int it = 0; it < opt.iterations; it++) {
-            for (int i = 0; i < d_code.base_rows(); i++) {
-                const int c0 = d_row_start[i], deg = d_row_start[i + 1] - c0;
-                min_sum::reset_minima<Tr>(min1, min2, pos, sign, z);
-                for (int j = 0; j < deg; j++) {
-                    const ldpc_circulant& c = circ[c0 + j];
-                    const S* Lv = L + c.col * z;
-                    const M* Rc = R + static_cast<size_t>(c0 + j) * z;
-                    W* Qj = Q + static_cast<size_t>(j) * z;
-                    const int sh = c.shift, head = z - sh;
-                    min_sum::load_q<Tr>(Lv + sh, Rc, Qj, head);
-                    min_sum::load_q<Tr>(Lv, Rc + head, Qj + head, sh);
-                    min_sum::track_minima<Tr>(Qj, min1, min2, pos, sign, I(j), z);
+        for (int it = 0; it < iterations; it++) {
+            for (int l = 0; l < layers; l++) {
+                for (int gi = layer_groups[l]; gi < layer_groups[l + 1]; gi++) {
+                    const group g = groups[gi];
+                    const int rows = g.rows, deg = g.degree;
+                    const int lanes = rows * z;
+                    const int32_t* col = cols + g.edge0;
+                    const int32_t* shift = shifts + g.edge0;
+                    M* Rg = R + g.edge0 * z;
+                    min_sum::reset_minima<Tr>(min1, min2, pos, sign, lanes);
+                    for (int j = 0; j < deg; j++) {
+                        const size_t o = static_cast<size_t>(j) * lanes;
+                        if (Lifted) {
+                            for (int b = 0; b < rows; b++) {
+                                const size_t e = static_cast<size_t>(j) * rows + b;
+                                const S* Lv = L + col[e] * z;
+                                const M* Rc = Rg + e * z;
+                                W* Qb = Q + o + static_cast<size_t>(b) * z;
+                                const int sh = shift[e], head = z - sh;
+                                min_sum::load_q<Tr>(Lv + sh, Rc, Qb, head);
+                                min_sum::load_q<Tr>(Lv, Rc + head, Qb + head, sh);
+                            }
+                        } else {
+                            gather_q<Tr>(L, col + o, Rg + o, V, Q + o, lanes);
+                        }
+                        min_sum::track_minima<Tr>(
+                            Q + o, min1, min2, pos, sign, I(j), lanes);
+                    }
+                    // Reuse min1/min2 as the two scaled magnitudes.
+                    d_cfg.scale_minima(min1, lanes);
+                    d_cfg.scale_minima(min2, lanes);
+                    for (int j = 0; j < deg; j++) {
+                        const size_t o = static_cast<size_t>(j) * lanes;
+                        if (Lifted) {
+                            for (int b = 0; b < rows; b++) {
+                                const size_t e = static_cast<size_t>(j) * rows + b;
+                                const size_t lb = static_cast<size_t>(b) * z;
+                                S* Lv = L + col[e] * z;
+                                M* Rc = Rg + e * z;
+                                const W* Qb = Q + o + lb;
+                                const int sh = shift[e], head = z - sh;
+                                min_sum::store_update<Tr>(Qb,
+                                                          min1 + lb,
+                                                          min2 + lb,
+                                                          pos + lb,
+                                                          sign + lb,
+                                                          I(j),
+                                                          Rc,
+                                                          Lv + sh,
+                                                          head);
+                                min_sum::store_update<Tr>(Qb + head,
+                                                          min1 + lb + head,
+                                                          min2 + lb + head,
+                                                          pos + lb + head,
+                                                          sign + lb + head,
+                                                          I(j),
+                                                          Rc + head,
+                                                          Lv,
+                                                          sh);
+                            }
+                        } else {
+                            // The updated APP values go to V, then scattered.
+                            min_sum::store_update<Tr>(
+                                Q + o, min1, min2, pos, sign, I(j), Rg + o, V, lanes);
+                            scatter<S>(L, col + o, V, lanes);
+                        }
+                    }
                 }
-                // Reuse min1/min2 as the two scaled magnitudes.
-                d_cfg.scale_minima(min1, z);
-                d_cfg.scale_minima(min2, z);
-                for (int j = 0; j < deg; j++) {
-                    const ldpc_circulant& c = circ[c0 + j];
-                    S* Lv = L + c.col * z;
-                    M* Rc = R + static_cast<size_t>(c0 + j) * z;
-                    const W* Qj = Q + static_cast<size_t>(j) * z;
-                    const int sh = c.shift, head = z - sh;
-                    min_sum::store_update<Tr>(
-                        Qj, min1, min2, pos, sign, I(j), Rc, Lv + sh, head);
-                    min_sum::store_update<Tr>(Qj + head,
-                                              min1 + head,
-                                              min2 + head,
-                                              pos + head,
-                                              sign + head,
-                                              I(j),
-                                              Rc + head,
-                                              Lv,
-                                              sh);
-                    // Known filler bits stay pinned.
-                    const int lo = std::max(k, c.col * z),
-                              hi = std::min(kmax, (c.col + 1) * z);
-                    for (int v = lo; v < hi; v++)
-                        L[v] = static_cast<S>(Tr::filler);
-                }
+                // Known zero bits stay pinned (no other row of the layer reads them).
+                for (int i = layer_zeros[l]; i < layer_zeros[l + 1]; i++)
+                    L[zeros[i]] = static_cast<S>(Tr::filler);
             }
             st.iterations = it + 1;
-            if (opt.early_termination || it + 1 == opt.iterations) {
-                st.ok = checks_hold<Tr>(L, ws);
-                if (st.ok && opt.early_termination)
+            if (early || it + 1 == iterations) {
+                st.ok = checks_hold<Tr, Lifted>(L, ws);
+                if (st.ok && early)
                     break;
             }
         }
+        const int* info = d_info.data();
         min_sum::write_info_bits(
-            L, k, [](int i) { return i; }, out, soft);
+            L, d_k, [info](int i) { return info[i]; }, out, soft);
         return st;
     }
 
-    nr_ldpc_code d_code;
+    int d_z, d_n, d_k;
+    std::vector<int> d_info, d_map;
+    std::string d_desc;
     min_sum::config d_cfg;
-    int d_max_degree = 0;
-    std::vector<int> d_row_start;
+    bool d_identity = false;
+    std::vector<group> d_groups;
+    std::vector<int32_t> d_col, d_shift; // per edge, group by group, edge-major
+    std::vector<int> d_layer_groups;     // [layers + 1] into d_groups
+    std::vector<int> d_zeros;            // known zeros touched, layer by layer
+    std::vector<int> d_layer_zeros;      // [layers + 1] into d_zeros
+    std::vector<int> d_all_zeros;
+    size_t d_max_lanes = 1, d_max_q = 1;
 };
 
 } // namespace
 
+std::unique_ptr<batch_decoder> make_ldpc_decoder_cpu(const ldpc_graph& graph,
+                                                     const ldpc_decoder_options& options)
+{
+    return std::make_unique<ldpc_decoder_cpu>(graph, options);
+}
+
 std::unique_ptr<batch_decoder> make_ldpc_decoder_cpu(const nr_ldpc_code& code,
                                                      const ldpc_decoder_options& options)
 {
-    return std::make_unique<ldpc_decoder_cpu>(code, options);
+    return make_ldpc_decoder_cpu(code.graph(), options);
+}
+
+std::unique_ptr<batch_decoder> make_ldpc_decoder_cpu(const ldpc_alist_code& code,
+                                                     const ldpc_decoder_options& options)
+{
+    return make_ldpc_decoder_cpu(code.graph(), options);
 }
 
 } // namespace gpufec

@@ -3,11 +3,11 @@
  * Copyright 2026 gr-gpufec developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// Internal: the layered min-sum arithmetic shared by the CPU LDPC decoders of the NR
-// codes (ldpc_cpu.cc) and of alist codes (ldpc_alist_cpu.cc). Each decoder lays out one
-// layer's check rows side by side (n rows, edge j of every row contiguous) so that the
-// kernels below run across rows in SIMD lanes; only how Q is loaded and L written back
-// differs between them.
+// Internal: the layered min-sum arithmetic of the CPU LDPC decoder (ldpc_cpu.cc), which
+// lays out one layer's check rows side by side (n rows, edge j of every row contiguous)
+// so that the kernels below run across rows in SIMD lanes; only how Q is loaded and L
+// written back differs between lifted graphs (circulant runs) and Z = 1 graphs
+// (gathers).
 //
 // Per row and edge j: Q_j = sat(L - R_j); min1 <= min2 the two smallest |Q_j| (pos the
 // edge of the first strict minimum), sign the sign product (Q >= 0 counts as positive);
@@ -214,8 +214,8 @@ public:
     }
     void scale_minima(float* __restrict__ m, int n) const
     {
-        // The cap inside the scaling loop (a pass of its own costs the alist decoder
-        // ~7%), and no cap at all where there is none (~1% for the NR decoder).
+        // The cap inside the scaling loop (a pass of its own costs Z = 1 graphs ~7%),
+        // and no cap at all where there is none (~1% for lifted graphs).
         if (d_float_cap < std::numeric_limits<float>::infinity())
             scale_float(m, n, [cap = d_float_cap](float x) { return std::min(x, cap); });
         else
