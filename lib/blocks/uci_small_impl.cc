@@ -44,8 +44,8 @@ public:
     size_t encode_raw(const uint8_t* in, size_t bits, uint8_t* out) const override
     {
         if (bits != size_t(d_code.k()))
-            throw ::gpufec::error("uci_small encoder: a frame of " + std::to_string(bits) +
-                                  " bits; allowed: exactly " +
+            throw ::gpufec::error("uci_small encoder: a frame of " +
+                                  std::to_string(bits) + " bits; allowed: exactly " +
                                   std::to_string(d_code.k()) + " (the code's k)");
         uint8_t lsb[::gpufec::nr_uci_small_code::max_k];
         for (size_t i = 0; i < bits; i++)

@@ -35,9 +35,9 @@ public:
 
     static sptr make(int k = 11, int e = 32, int qm = 1);
 
-    virtual int k() const = 0;             //!< UCI bits per frame
-    virtual int e() const = 0;             //!< transmitted bits per frame
-    virtual int qm() const = 0;            //!< modulation order (placeholders of K = 1, 2)
+    virtual int k() const = 0;  //!< UCI bits per frame
+    virtual int e() const = 0;  //!< transmitted bits per frame
+    virtual int qm() const = 0; //!< modulation order (placeholders of K = 1, 2)
     virtual int mother_length() const = 0; //!< N: Qm, 3 Qm or 32
     //! The core-library code (C++ only).
     virtual const ::gpufec::nr_uci_small_code& core() const = 0;

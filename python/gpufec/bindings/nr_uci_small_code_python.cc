@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(nr_uci_small_code.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(3717df85069d01ede1519bfccdbff831)                     */
+/* BINDTOOL_HEADER_FILE_HASH(7af7b782470e3aaeb893ae1e01197d0a)                     */
 /* Hand edit: core() (C++ only) is not bound.                                      */
 /***********************************************************************************/
 
