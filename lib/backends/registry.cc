@@ -12,12 +12,14 @@
 #include <gpufec/awgn_source.h>
 #include <gpufec/backends.h>
 #include <gpufec/ldpc_decoding.h>
+#include <gpufec/nr_uci_small.h>
 #include <gpufec/polar_decoding.h>
 #include <gpufec/turbo_decoding.h>
 #include <gpufec/viterbi.h>
 
 #if GPUFEC_HAVE_CUDA
 #include "cuda/channel/awgn_source_cuda.h"
+#include "cuda/uci_small/uci_small_cuda.h"
 #include "cuda/viterbi/viterbi_cuda.h"
 #define GPUFEC_CUDA(maker) (maker)
 #else
@@ -55,6 +57,12 @@ polar_cpu(const nr_polar_code& code, const polar_decoder_options& options, int)
 {
     return make_polar_decoder_cpu(code, options);
 }
+std::unique_ptr<batch_decoder> uci_small_cpu(const nr_uci_small_code& code,
+                                             const uci_small_decoder_options& options,
+                                             int)
+{
+    return make_uci_small_decoder_cpu(code, options);
+}
 std::unique_ptr<awgn_bpsk_source>
 awgn_conv_cpu(const conv_code& code, const awgn_source_options& options, int)
 {
@@ -70,6 +78,12 @@ std::unique_ptr<batch_decoder>
 viterbi_cuda(const conv_code& code, const viterbi_options&, int device)
 {
     return cuda::make_viterbi_decoder(code, device);
+}
+std::unique_ptr<batch_decoder> uci_small_cuda(const nr_uci_small_code& code,
+                                              const uci_small_decoder_options&,
+                                              int device)
+{
+    return cuda::make_uci_small_decoder(code, device);
 }
 std::unique_ptr<awgn_bpsk_source>
 awgn_conv_cuda(const conv_code& code, const awgn_source_options& options, int device)
@@ -109,6 +123,7 @@ GPUFEC_REGISTER(viterbi_options, viterbi_cpu, GPUFEC_CUDA(viterbi_cuda))
 GPUFEC_REGISTER(turbo_decoder_options, turbo_cpu, nullptr)
 GPUFEC_REGISTER(ldpc_decoder_options, ldpc_cpu, nullptr)
 GPUFEC_REGISTER(polar_decoder_options, polar_cpu, nullptr)
+GPUFEC_REGISTER(uci_small_decoder_options, uci_small_cpu, GPUFEC_CUDA(uci_small_cuda))
 GPUFEC_REGISTER(awgn_source_options, awgn_conv_cpu, GPUFEC_CUDA(awgn_conv_cuda))
 GPUFEC_REGISTER(awgn_frame_source_options, awgn_frame_cpu, nullptr)
 

@@ -1,0 +1,54 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_GR_GPUFEC_UCI_SMALL_DECODER_PDU_H
+#define INCLUDED_GR_GPUFEC_UCI_SMALL_DECODER_PDU_H
+
+#include <gnuradio/block.h>
+#include <gnuradio/gpufec/api.h>
+#include <gnuradio/gpufec/code.h>
+#include <string>
+
+namespace gr {
+namespace gpufec {
+
+/*!
+ * \brief Exhaustive maximum-likelihood decoder for gpufec.nr_uci_small_code, PDU form
+ * \ingroup gpufec
+ *
+ * \details
+ * Scores all 2^K messages by their correlation with the received LLRs and outputs the
+ * best one (the smallest message on ties); soft output: max-log a-posteriori LLRs.
+ *
+ * Message port "in": PDUs of f32vector (float LLRs) or s8vector (int8 LLRs), one
+ * frame of e values each; port "out": PDUs of the decoded bits (u8vector, one bit per
+ * byte) or, with \p soft_output, their a-posteriori LLRs (f32vector), with the input
+ * metadata plus "iterations" (1) and "crc_ok" (true). Frames of a wrong length are
+ * dropped with an error log. Queued PDUs are decoded together in batches.
+ */
+class GPUFEC_API uci_small_decoder_pdu : virtual public gr::block
+{
+public:
+    typedef std::shared_ptr<uci_small_decoder_pdu> sptr;
+
+    static sptr make(code::sptr code,
+                     bool soft_output = false,
+                     const std::string& backend = "auto",
+                     int max_batch_frames = 256,
+                     double llr_scale = 8.0);
+
+    //! The backend in use, e.g. "cpu".
+    virtual std::string backend_name() const = 0;
+    //! Frames decoded so far.
+    virtual uint64_t decoded_frames() const = 0;
+    //! Frames dropped because of an invalid length.
+    virtual uint64_t dropped_frames() const = 0;
+};
+
+} // namespace gpufec
+} // namespace gr
+
+#endif /* INCLUDED_GR_GPUFEC_UCI_SMALL_DECODER_PDU_H */
