@@ -299,6 +299,45 @@ TEST(LdpcGraph, AlistDecoderIsBitIdenticalToTheDecoderItReplaced)
     }
 }
 
+// Regrouping disjoint rows changes nothing: an NR graph whose consecutive base rows are
+// merged into layers while they share no column (lifted layers of several base rows),
+// and an alist graph with one row per layer (Z = 1 layers of one row), decode exactly
+// as the replaced decoders did.
+TEST(LdpcGraph, RegroupedLayersDecodeTheSame)
+{
+    const nr_ldpc_code nr(1, 64, 1300, 4000);
+    ldpc_graph merged = nr.graph();
+    merged.layer_start = { 0 };
+    std::vector<int> used(merged.base_columns, -1);
+    for (int b = 0; b < merged.base_rows(); b++) {
+        bool clash = false;
+        for (int i = merged.row_start[b]; i < merged.row_start[b + 1]; i++)
+            clash |= used[merged.edge_col[i]] == merged.layers();
+        if (clash)
+            merged.layer_start.push_back(b);
+        for (int i = merged.row_start[b]; i < merged.row_start[b + 1]; i++)
+            used[merged.edge_col[i]] = merged.layers();
+    }
+    merged.layer_start.push_back(merged.base_rows());
+    ASSERT_NO_THROW(merged.validate());
+    EXPECT_LT(merged.layers(), merged.base_rows() * 3 / 4); // many layers of 2+ rows
+    const trial tn = gpufec::test::make_trial(nr, nr.e(), 12, 1.0, 5);
+    const auto alist = gpufec::test::wifi_648();
+    ldpc_graph single = alist.graph();
+    single.layer_start.clear();
+    for (int b = 0; b <= single.base_rows(); b++)
+        single.layer_start.push_back(b);
+    const trial ta = gpufec::test::make_trial(alist, alist.n(), 12, 1.5, 5);
+    for (const auto& o : all_options()) {
+        compare_with_reference(merged, tn, o, [&](const ldpc_decoder_options& x) {
+            return ldpc_reference::make_nr_decoder(nr, x);
+        });
+        compare_with_reference(single, ta, o, [&](const ldpc_decoder_options& x) {
+            return ldpc_reference::make_alist_decoder(alist, x);
+        });
+    }
+}
+
 // The registry takes the graph: make_decoder(graph, options, "cpu") is the same decoder,
 // for both code families, and the code-taking wrappers are too.
 TEST(LdpcGraph, RegistryAndWrappersDecodeTheSame)
