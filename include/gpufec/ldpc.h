@@ -76,7 +76,7 @@ public:
     /*! The decoder's view (ldpc_graph.h): Z = z(), one layer per base row in order,
      *  info = the first k columns, channel map = the rate matching (e() LLRs onto the
      *  circular buffer from column 2Z, skipping fillers, wrapping at N), known zeros =
-     *  the fillers k..K-1, punctured = the first 2Z columns and the unsent parity bits. */
+     *  the fillers k..K-1, punctured = the first 2Z columns and unsent parity bits. */
     ldpc_graph graph() const;
 
     //! The 51 lifting sizes of Table 5.3.2-1, ascending.

@@ -26,7 +26,9 @@ namespace gpufec {
  * lists for everything: expanding an NR code into rows would throw away what makes
  * it fast (a circulant is two contiguous runs of Z positions, 1/Z of the index
  * memory), while the QC form costs a general code only an all-zero shift array. So a
- * decoder reads one format: the lanes of a layer are (base row in the layer) x Z.
+ * decoder reads one format: a layer's check rows are (base row in the layer) x Z, all
+ * independent (the CPU decoder takes the Z rows of one base row at a time when Z > 1,
+ * all the rows of a layer at once when Z = 1; a kernel may take a whole layer).
  *
  * Layers: base rows are stored in processing order, layer by layer; layer l holds base
  * rows layer_start[l] .. layer_start[l + 1] - 1, which touch disjoint codeword

@@ -389,7 +389,7 @@ TEST(LdpcAlist, Wifi648BerAgainstNrDecoder)
         EXPECT_LE(f, 2 * nr_fails + 10);
 }
 
-// A plain per-row implementation of the documented schedule (ldpc_alist_cpu.cc): layers
+// A plain per-row implementation of the documented schedule (ldpc_cpu.cc): layers
 // in order, rows one by one, scalar minima. The decoder under test vectorises across the
 // rows of a layer; results must agree exactly (bits, soft values, iterations).
 struct reference_result {
