@@ -81,8 +81,10 @@ std::vector<std::string> registered_backends()
 namespace detail {
 //! Resolves `backend` for an algorithm with the given makers: the chosen backend, or a
 //! gpufec::error naming the backends that exist for it.
-backend_spec
-choose_backend(const char* algorithm, bool has_cpu, bool has_cuda, const std::string& backend);
+backend_spec choose_backend(const char* algorithm,
+                            bool has_cpu,
+                            bool has_cuda,
+                            const std::string& backend);
 } // namespace detail
 
 /*!

@@ -54,14 +54,14 @@ using cfloat = std::complex<float>;
  * or downloads the table itself. CPU stages write `status`.
  */
 struct frame_batch {
-    const llr8_t* in = nullptr;      //!< llr_int8 input
+    const llr8_t* in = nullptr;       //!< llr_int8 input
     const uint8_t* in_int4 = nullptr; //!< llr_int4 input (item i: byte i/2, nibble i%2)
     const cfloat* samples = nullptr;  //!< complex_float input: received samples
     //! complex_float input: channel matrices, frame f's at channels + aux_offset.
     const cfloat* channels = nullptr;
 
-    uint8_t* out = nullptr;     //!< packed_bits output, frame f's at out + out_offset
-    float* llrs_out = nullptr;  //!< llr_float output, frame f's at llrs_out + out_offset/4
+    uint8_t* out = nullptr;    //!< packed_bits output, frame f's at out + out_offset
+    float* llrs_out = nullptr; //!< llr_float output, frame f's at llrs_out + out_offset/4
 
     const frame_extent* frames = nullptr;
     size_t num_frames = 0;

@@ -128,9 +128,8 @@ backend_spec choose_backend(const char* algorithm,
     }
     const bool present = spec.kind == backend_kind::cuda ? has_cuda : has_cpu;
     if (!present)
-        throw error("backend \"" + backend + "\" is not yet available for " +
-                    algorithm + " in this build; allowed: " +
-                    list_backends(has_cpu, has_cuda));
+        throw error("backend \"" + backend + "\" is not yet available for " + algorithm +
+                    " in this build; allowed: " + list_backends(has_cpu, has_cuda));
     if (spec.kind == backend_kind::cuda)
         require_cuda_device(spec.device, backend);
     return spec;

@@ -105,16 +105,16 @@ const registration<Options>& registered()
 //! Registers an algorithm: its options type, its CPU maker and its CUDA maker (wrap it in
 //! GPUFEC_CUDA(), or nullptr when there is none). Defines the table and instantiates
 //! registered<Options>() so that make<Options>() links.
-#define GPUFEC_REGISTER(Options, cpu_maker, cuda_maker)                     \
-    namespace {                                                             \
-    registration<Options> table_of(tag<Options>)                            \
-    {                                                                       \
-        registration<Options> entry;                                        \
-        entry.cpu = cpu_maker;                                              \
-        entry.cuda = cuda_maker;                                            \
-        return entry;                                                       \
-    }                                                                       \
-    }                                                                       \
+#define GPUFEC_REGISTER(Options, cpu_maker, cuda_maker) \
+    namespace {                                         \
+    registration<Options> table_of(tag<Options>)        \
+    {                                                   \
+        registration<Options> entry;                    \
+        entry.cpu = cpu_maker;                          \
+        entry.cuda = cuda_maker;                        \
+        return entry;                                   \
+    }                                                   \
+    }                                                   \
     template const registration<Options>& registered<Options>();
 
 // ---- the registrations: one line per algorithm ---------------------------------------

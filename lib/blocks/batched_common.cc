@@ -88,6 +88,27 @@ const ::gpufec::conv_code& require_conv_code(const code::sptr& code,
     return conv->core();
 }
 
+batched_options block_decoder_options(bool soft_output,
+                                      const std::string& backend,
+                                      int max_batch_frames,
+                                      double max_latency_ms,
+                                      double llr_scale)
+{
+    batched_options options;
+    options.backend = backend;
+    options.max_batch_frames = max_batch_frames;
+    options.max_latency_ms = max_latency_ms;
+    options.llr_scale = llr_scale;
+    options.soft_output = soft_output;
+    options.status_tags = true;
+    return options;
+}
+
+std::string code_name(const code::sptr& code)
+{
+    return code ? "a '" + code->family() + "' code (" + code->describe() + ")" : "None";
+}
+
 const pmt::pmt_t& iterations_key()
 {
     static const pmt::pmt_t key = pmt::mp("iterations");

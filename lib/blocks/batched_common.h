@@ -50,6 +50,16 @@ struct batched_options {
     bool status_tags = false;
 };
 
+//! Options of a block-code decoder block: status tags on every frame.
+batched_options block_decoder_options(bool soft_output,
+                                      const std::string& backend,
+                                      int max_batch_frames,
+                                      double max_latency_ms,
+                                      double llr_scale);
+
+//! "a 'family' code (description)", or "None", for error messages.
+std::string code_name(const code::sptr& code);
+
 //! Keys of the per-frame status tags / PDU metadata.
 const pmt::pmt_t& iterations_key();
 const pmt::pmt_t& crc_ok_key();

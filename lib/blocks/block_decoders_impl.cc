@@ -28,27 +28,6 @@ namespace gpufec {
 
 namespace {
 
-std::string code_name(const code::sptr& code)
-{
-    return code ? "a '" + code->family() + "' code (" + code->describe() + ")" : "None";
-}
-
-batched_options stream_options(bool soft_output,
-                               const std::string& backend,
-                               int max_batch_frames,
-                               double max_latency_ms,
-                               double llr_scale)
-{
-    batched_options options;
-    options.backend = backend;
-    options.max_batch_frames = max_batch_frames;
-    options.max_latency_ms = max_latency_ms;
-    options.llr_scale = llr_scale;
-    options.soft_output = soft_output;
-    options.status_tags = true;
-    return options;
-}
-
 // ---- turbo ----------------------------------------------------------------------
 
 decoder_factory turbo_factory(const std::string& block,
@@ -105,9 +84,9 @@ decoder_factory ldpc_factory(const std::string& block,
     if (auto alist = std::dynamic_pointer_cast<ldpc_alist_code>(code)) {
         return registry_factory(alist->core().graph(), opt);
     }
-    throw ::gpufec::error(block +
-                          ": needs gpufec.nr_ldpc_code or gpufec.ldpc_code_from_alist, got " +
-                          code_name(code));
+    throw ::gpufec::error(
+        block + ": needs gpufec.nr_ldpc_code or gpufec.ldpc_code_from_alist, got " +
+        code_name(code));
 }
 
 // ---- polar ----------------------------------------------------------------------
@@ -162,7 +141,7 @@ turbo_decoder::sptr turbo_decoder::make(code::sptr code,
                       early_termination),
         input_type,
         len_tag_key,
-        stream_options(
+        block_decoder_options(
             soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
 }
 
@@ -189,7 +168,7 @@ turbo_decoder_pdu::sptr turbo_decoder_pdu::make(code::sptr code,
                       arithmetic,
                       sub_blocks,
                       early_termination),
-        stream_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
+        block_decoder_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
 }
 
 ldpc_decoder::sptr ldpc_decoder::make(code::sptr code,
@@ -221,7 +200,7 @@ ldpc_decoder::sptr ldpc_decoder::make(code::sptr code,
                      llr_scale),
         input_type,
         len_tag_key,
-        stream_options(
+        block_decoder_options(
             soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
 }
 
@@ -249,7 +228,7 @@ ldpc_decoder_pdu::sptr ldpc_decoder_pdu::make(code::sptr code,
                      arithmetic,
                      early_termination,
                      llr_scale),
-        stream_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
+        block_decoder_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
 }
 
 polar_decoder::sptr polar_decoder::make(code::sptr code,
@@ -272,7 +251,7 @@ polar_decoder::sptr polar_decoder::make(code::sptr code,
             block, code, algorithm, list_size, bp_iterations, early_termination),
         input_type,
         len_tag_key,
-        stream_options(
+        block_decoder_options(
             soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
 }
 
@@ -291,7 +270,7 @@ polar_decoder_pdu::sptr polar_decoder_pdu::make(code::sptr code,
         block,
         polar_factory(
             block, code, algorithm, list_size, bp_iterations, early_termination),
-        stream_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
+        block_decoder_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
 }
 
 } // namespace gpufec

@@ -68,27 +68,9 @@ decoder_factory uci_small_factory(const std::string& block, const code::sptr& co
 {
     auto uci = std::dynamic_pointer_cast<nr_uci_small_code>(code);
     if (!uci)
-        throw ::gpufec::error(
-            block + ": needs gpufec.nr_uci_small_code, got " +
-            (code ? "a '" + code->family() + "' code (" + code->describe() + ")"
-                  : std::string("None")));
+        throw ::gpufec::error(block + ": needs gpufec.nr_uci_small_code, got " +
+                              code_name(code));
     return registry_factory(uci->core(), ::gpufec::uci_small_decoder_options{});
-}
-
-batched_options options_of(bool soft_output,
-                           const std::string& backend,
-                           int max_batch_frames,
-                           double max_latency_ms,
-                           double llr_scale)
-{
-    batched_options options;
-    options.backend = backend;
-    options.max_batch_frames = max_batch_frames;
-    options.max_latency_ms = max_latency_ms;
-    options.llr_scale = llr_scale;
-    options.soft_output = soft_output;
-    options.status_tags = true;
-    return options;
 }
 
 } // namespace
@@ -113,7 +95,8 @@ uci_small_decoder::sptr uci_small_decoder::make(code::sptr code,
         uci_small_factory(block, code),
         input_type,
         len_tag_key,
-        options_of(soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
+        block_decoder_options(
+            soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
 }
 
 uci_small_decoder_pdu::sptr uci_small_decoder_pdu::make(code::sptr code,
@@ -126,7 +109,7 @@ uci_small_decoder_pdu::sptr uci_small_decoder_pdu::make(code::sptr code,
     return gnuradio::make_block_sptr<batched_pdu_decoder_impl<uci_small_decoder_pdu>>(
         block,
         uci_small_factory(block, code),
-        options_of(soft_output, backend, max_batch_frames, 0.0, llr_scale));
+        block_decoder_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
 }
 
 } // namespace gpufec

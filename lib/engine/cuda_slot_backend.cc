@@ -194,11 +194,12 @@ public:
                                                   stream));
             if (what.output_to_host && what.output_bytes > 0) {
                 if (s.device_soft.get())
-                    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.host_soft.get(),
-                                                      s.device_soft.get(),
-                                                      8 * what.output_bytes * sizeof(float),
-                                                      cudaMemcpyDeviceToHost,
-                                                      stream));
+                    GPUFEC_CUDA_CHECK(
+                        cudaMemcpyAsync(s.host_soft.get(),
+                                        s.device_soft.get(),
+                                        8 * what.output_bytes * sizeof(float),
+                                        cudaMemcpyDeviceToHost,
+                                        stream));
                 GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.host_output.get(),
                                                   s.device_output.get(),
                                                   what.output_bytes,

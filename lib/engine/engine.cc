@@ -203,12 +203,8 @@ struct batch_engine::impl {
     void stage_input(int index, size_t at, const T* src, size_t items)
     {
         if (device_input) {
-            backend->stage_device_input(index,
-                                        at,
-                                        src,
-                                        items,
-                                        std::is_same<T, float>::value,
-                                        config.llr_scale);
+            backend->stage_device_input(
+                index, at, src, items, std::is_same<T, float>::value, config.llr_scale);
             return;
         }
         uint8_t* base = backend->host_input(index);
@@ -220,7 +216,8 @@ struct batch_engine::impl {
             else
                 pack_llrs_int4(src, base + at / 2, items);
         } else if constexpr (std::is_same<T, float>::value) {
-            quantize_llrs(src, reinterpret_cast<llr8_t*>(base) + at, items, config.llr_scale);
+            quantize_llrs(
+                src, reinterpret_cast<llr8_t*>(base) + at, items, config.llr_scale);
         } else {
             std::memcpy(base + at, src, items);
         }
@@ -311,9 +308,9 @@ struct batch_engine::impl {
         const size_t i = s.next_pop++;
         const frame_extent& extent = backend->host_frames(head)[i];
         out.id = s.ids[i];
-        const uint8_t* output = (device_output ? backend->device_output(head)
-                                               : backend->host_output(head)) +
-                                extent.out_offset;
+        const uint8_t* output =
+            (device_output ? backend->device_output(head) : backend->host_output(head)) +
+            extent.out_offset;
         const bool bits = out_format == output_format::packed_bits;
         out.packed = bits ? output : nullptr;
         out.llrs = bits ? nullptr : reinterpret_cast<const float*>(output);

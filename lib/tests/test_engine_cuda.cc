@@ -6,10 +6,10 @@
 // The engine over the CUDA slot backend with a decoder of exactly known output: bits,
 // statuses and soft output come back through the device buffers and D2H copies, in
 // order. Skipped without a device (and compiled to a skip without CUDA).
+#include "test_helpers.h"
 #include <gpufec/backends.h>
 #include <gpufec/engine.h>
 #include <gpufec/viterbi.h>
-#include "test_helpers.h"
 #include <gtest/gtest.h>
 #include <cstring>
 #include <random>
@@ -262,7 +262,8 @@ public:
                 soft[8 * e.out_offset + i] = float(v);
             }
         }
-        check(cudaMemcpyAsync(batch.out, out.data(), out_bytes, cudaMemcpyHostToDevice, stream));
+        check(cudaMemcpyAsync(
+            batch.out, out.data(), out_bytes, cudaMemcpyHostToDevice, stream));
         check(cudaMemcpyAsync(batch.soft_out,
                               soft.data(),
                               soft.size() * sizeof(float),

@@ -256,8 +256,8 @@ TEST(EngineFormats, Int4StageGetsSaturatedQuantizedLlrsOfOddLengths)
 
 TEST(EngineFormats, PackedInt4MatchesTheInt8RuleSaturated)
 {
-    const std::vector<float> in = { 0.0f, 0.3f, -0.3f, 0.5f, -0.5f, 3.49f, -3.5f, 7.0f,
-                                    -7.0f, 8.0f, -100.0f, NAN, 1e9f };
+    const std::vector<float> in = { 0.0f, 0.3f,  -0.3f, 0.5f,    -0.5f, 3.49f, -3.5f,
+                                    7.0f, -7.0f, 8.0f,  -100.0f, NAN,   1e9f };
     std::vector<uint8_t> packed((in.size() + 1) / 2);
     quantize_llrs_int4(in.data(), packed.data(), in.size(), 1.0f);
     const std::vector<int> want = { 0, 0, 0, 1, -1, 3, -4, 7, -7, 7, -7, 0, 7 };

@@ -44,7 +44,8 @@ __global__ void quantize_int4_kernel(const float* in, uint8_t* out, size_t n, fl
     for (size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x; j < bytes;
          j += size_t(gridDim.x) * blockDim.x) {
         const unsigned lo = nibble(quantize_one(in[2 * j], scale));
-        const unsigned hi = 2 * j + 1 < n ? nibble(quantize_one(in[2 * j + 1], scale)) : 0;
+        const unsigned hi =
+            2 * j + 1 < n ? nibble(quantize_one(in[2 * j + 1], scale)) : 0;
         out[j] = static_cast<uint8_t>(lo | (hi << 4));
     }
 }
@@ -87,7 +88,10 @@ void quantize_llrs_int4_async(
     GPUFEC_CUDA_CHECK_LAUNCH();
 }
 
-void pack_llrs_int4_async(const int8_t* d_in, uint8_t* d_out, size_t n, cudaStream_t stream)
+void pack_llrs_int4_async(const int8_t* d_in,
+                          uint8_t* d_out,
+                          size_t n,
+                          cudaStream_t stream)
 {
     if (n == 0)
         return;

@@ -21,7 +21,10 @@ void quantize_llrs_async(
 //! d_out receives (n + 1) / 2 bytes; item 2j in the low nibble of byte j.
 void quantize_llrs_int4_async(
     const float* d_in, uint8_t* d_out, size_t n, float scale, cudaStream_t stream);
-void pack_llrs_int4_async(const int8_t* d_in, uint8_t* d_out, size_t n, cudaStream_t stream);
+void pack_llrs_int4_async(const int8_t* d_in,
+                          uint8_t* d_out,
+                          size_t n,
+                          cudaStream_t stream);
 
 } // namespace cuda
 } // namespace gpufec
