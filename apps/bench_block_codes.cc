@@ -16,6 +16,7 @@
 #include <gpufec/ldpc.h>
 #include <gpufec/ldpc_alist.h>
 #include <gpufec/ldpc_decoding.h>
+#include <gpufec/nr_uci_small.h>
 #include <gpufec/polar.h>
 #include <gpufec/polar_decoding.h>
 #include <gpufec/turbo.h>
@@ -58,6 +59,7 @@ struct variant {
     std::string label;
     std::function<std::unique_ptr<gpufec::batch_decoder>()> make;
     std::string grfec_peer;
+    std::string cuda_backend; //!< "cuda:N": a CUDA decoder, end-to-end row only
 };
 
 //! The code under test: its frame definition for the AWGN source and its decoder rows.
@@ -97,12 +99,17 @@ void bench_variant(const variant& v,
     result row;
     row.group = "gpufec";
     row.label = v.label;
-    row.backend = "cpu x" + std::to_string(threads);
+    row.backend =
+        v.cuda_backend.empty() ? "cpu x" + std::to_string(threads) : v.cuda_backend;
     row.path = "end-to-end";
     row.info_bits = pool.bits_per_frame;
+    // A GPU needs far larger batches than a CPU core to fill.
+    block_options sized = opt;
+    if (!v.cuda_backend.empty() && !opt.batch_bits)
+        sized.batch_bits = size_t(1) << 22;
     bench_engine(v.make(),
                  pool,
-                 batch_frames(opt, pool.bits_per_frame),
+                 batch_frames(sized, pool.bits_per_frame),
                  threads,
                  row,
                  opt,
@@ -487,10 +494,33 @@ bench_code make_bench_code(const block_options& opt)
             v.make(); // validates the options before any frame is generated
             code.variants.push_back(v);
         }
+    } else if (opt.code == "uci") {
+        auto uc = std::make_shared<const gpufec::nr_uci_small_code>(
+            opt.uci_k, opt.uci_e, opt.uci_qm);
+        code.frame.info_bits = size_t(uc->k());
+        code.frame.coded_bits = size_t(uc->e());
+        code.frame.description = uc->describe();
+        code.frame.encode = [uc](const uint8_t* in, uint8_t* out) {
+            uc->encode(in, out);
+        };
+        code.default_ebn0 = 3.0;
+        std::vector<std::string> backends = { "cpu" };
+        if (!opt.cuda_backend.empty())
+            backends.push_back(opt.cuda_backend);
+        for (const std::string& b : backends) {
+            variant v;
+            v.label = "uci ml";
+            v.cuda_backend = b == "cpu" ? "" : b;
+            v.make = [uc, b]() {
+                return gpufec::make_decoder(*uc, gpufec::uci_small_decoder_options{}, b);
+            };
+            v.make();
+            code.variants.push_back(v);
+        }
     } else {
-        throw gpufec::error(
-            "--code must be conv, turbo, ldpc, ldpc-alist or polar, got \"" + opt.code +
-            "\"");
+        throw gpufec::error("--code must be conv, turbo, ldpc, ldpc-alist, polar or uci, "
+                            "got \"" +
+                            opt.code + "\"");
     }
     return code;
 }
@@ -516,6 +546,8 @@ void print_table(const block_options& opt,
     std::vector<std::string> backends = { "cpu x1" };
     if (opt.threads > 1)
         backends.push_back("cpu x" + std::to_string(opt.threads));
+    if (!opt.cuda_backend.empty())
+        backends.push_back(opt.cuda_backend);
     const std::string title = "decoder (info bits per second)";
     size_t label_w = title.size() + 2;
     for (const auto& row : rows)
@@ -628,16 +660,24 @@ int run_block_code_bench(const block_options& opt)
     std::vector<int> thread_counts = { 1 };
     if (opt.threads > 1)
         thread_counts.push_back(opt.threads);
-    for (const variant& v : code.variants)
+    for (const variant& v : code.variants) {
+        if (!v.cuda_backend.empty()) {
+            std::cerr << "[bench] " << v.label << " " << v.cuda_backend << "\n";
+            bench_variant(v, pool, 0, opt, results);
+            continue;
+        }
         for (int threads : thread_counts) {
             std::cerr << "[bench] " << v.label << " cpu x" << threads << "\n";
             bench_variant(v, pool, threads, opt, results);
         }
+    }
 
     // One-thread decoders side by side, their runs interleaved.
     std::vector<timed_case> side_by_side;
     if (opt.use_int8)
         for (const variant& v : code.variants) {
+            if (!v.cuda_backend.empty())
+                continue;
             std::cerr << "[bench] " << v.label << " decode-only\n";
             side_by_side.push_back(make_variant_decode_only(v, pool, opt));
         }

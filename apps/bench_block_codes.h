@@ -18,7 +18,7 @@ namespace gpufec_bench {
 //! The shared options (run_options) are set from the Viterbi bench's; ebn0_db is used
 //! when ebn0_given, else the code's default.
 struct block_options : run_options {
-    std::string code; //!< "turbo" | "ldpc" | "ldpc-alist" | "polar"
+    std::string code; //!< "turbo" | "ldpc" | "ldpc-alist" | "polar" | "uci"
     bool ebn0_given = false;
     // Codes.
     int turbo_k = 6144;
@@ -27,6 +27,9 @@ struct block_options : run_options {
     std::string alist;
     int polar_k = 512, polar_e = 1024;
     std::string polar_crc = "crc11";
+    int uci_k = 11, uci_e = 64, uci_qm = 1;
+    //! "cuda:N" to add the rows of the code's CUDA decoders, "" for the CPU only.
+    std::string cuda_backend;
     // Decoders: comma-separated lists, "" = the code's default set of rows.
     std::string algorithm;
     std::string arithmetic;

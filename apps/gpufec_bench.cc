@@ -140,7 +140,8 @@ void bench_engine_case(const gpufec::conv_code& code,
     row.path = "end-to-end";
     row.info_bits = size_t(code.frame_bits());
     bench_engine(
-        gpufec::make_decoder(code, gpufec::viterbi_options{}, gpufec::backend_string(c.spec)),
+        gpufec::make_decoder(
+            code, gpufec::viterbi_options{}, gpufec::backend_string(c.spec)),
         pool,
         std::max<size_t>(1, (batch_bits + code.frame_bits() - 1) / code.frame_bits()),
         c.cpu_threads,
@@ -294,6 +295,76 @@ void bench_source_to_host(const gpufec::conv_code& code,
         r.runs.push_back(made * bytes_per_frame / seconds_since(t0));
     }
     r.info_bits_per_s = r.median() / bytes_per_frame * source->bits_per_frame();
+    results.push_back(r);
+}
+
+/*!
+ * The source as an engine producer (make_source_stage), as the source block runs it:
+ * frames requested a batch at a time, 4 slots in flight, popped in order. To the host,
+ * each frame is also copied out of the slot (the block's copy into its output buffer);
+ * with the output left on the device, nothing but statuses crosses the bus.
+ */
+void bench_source_engine(const gpufec::conv_code& code,
+                         const options& opt,
+                         const gpufec::backend_spec& spec,
+                         const std::string& backend_name,
+                         gpufec::memory_side side,
+                         std::vector<result>& results)
+{
+    std::shared_ptr<gpufec::awgn_bpsk_source> source =
+        gpufec::make(code,
+                     gpufec::awgn_source_options{ opt.ebn0_db, opt.seed },
+                     gpufec::backend_string(spec));
+    const size_t batch_bits =
+        spec.kind == gpufec::backend_kind::cuda ? (size_t(1) << 22) : (size_t(1) << 18);
+    gpufec::engine_config config;
+    config.max_batch_frames = std::max<size_t>(1, batch_bits / code.frame_bits());
+    config.num_slots = 4;
+    config.output_side = side;
+    gpufec::batch_engine engine(gpufec::make_source_stage(source), config);
+    const size_t C = source->llrs_per_frame(), I = source->bits_per_frame();
+    std::vector<float> llrs(C);
+    std::vector<uint8_t> bits(I);
+    const bool to_host = side == gpufec::memory_side::host;
+    const double bytes_per_frame = double(C * sizeof(float) + I);
+    result r;
+    r.group = "source";
+    r.label =
+        "source " + backend_name + (to_host ? " engine to host" : " engine on device");
+    r.backend = backend_name;
+    r.path = to_host ? "engine-to-host" : "engine-device";
+    r.input = "-";
+    r.unit = "B/s";
+    r.info_bits = size_t(code.frame_bits());
+    uint64_t next_request = 0;
+    gpufec::completed_frame frame;
+    // Makes `frames` frames, keeping every slot busy; returns the frames popped.
+    auto run_frames = [&](size_t frames) {
+        size_t popped = 0;
+        while (popped < frames) {
+            while (const size_t n =
+                       engine.request_frames(config.max_batch_frames, next_request))
+                next_request += n;
+            if (!engine.pop_wait(frame))
+                throw gpufec::error("bench: the source engine returned no frame");
+            if (to_host) {
+                std::memcpy(llrs.data(), frame.llrs, C * sizeof(float));
+                std::memcpy(bits.data(), frame.side, I);
+            }
+            ++popped;
+        }
+        return popped;
+    };
+    run_frames(4 * config.max_batch_frames); // warm-up
+    for (int i = 0; i < opt.runs; ++i) {
+        const auto t0 = steady::now();
+        size_t made = 0;
+        do {
+            made += run_frames(config.max_batch_frames);
+        } while (seconds_since(t0) < opt.seconds);
+        r.runs.push_back(made * bytes_per_frame / seconds_since(t0));
+    }
+    r.info_bits_per_s = r.median() / bytes_per_frame * I;
     results.push_back(r);
 }
 
@@ -561,9 +632,10 @@ options parse_options(int argc, char** argv, bool& help)
         "Decoder figures are decoded information bits per second: end-to-end (host\n"
         "memory in and out, through the batching engine) on the CPU with 1 and all\n"
         "threads and on CUDA, plus CUDA kernel-only; gr-fec's cc_decoder on one thread\n"
-        "when built with GNU Radio. --code turbo|ldpc|ldpc-alist|polar: that code's CPU\n"
-        "decoders instead (1 and all threads, decode-only; gr-fec's polar SC/SCL and\n"
-        "alist LDPC decoders alongside). Options");
+        "when built with GNU Radio. --code turbo|ldpc|ldpc-alist|polar|uci: that code's\n"
+        "CPU decoders instead (1 and all threads, decode-only; gr-fec's polar SC/SCL "
+        "and\n"
+        "alist LDPC decoders alongside; uci: its CUDA decoder end-to-end too). Options");
     // clang-format off
     desc.add_options()
         ("help,h", "this help")
@@ -622,6 +694,12 @@ options parse_options(int argc, char** argv, bool& help)
          "NR polar transmitted bits")
         ("polar-crc", po::value(&opt.block.polar_crc)->default_value(opt.block.polar_crc),
          "crc11 | crc24c | crc6 | none")
+        ("uci-k", po::value(&opt.block.uci_k)->default_value(opt.block.uci_k),
+         "NR UCI small-block payload bits, 1..11")
+        ("uci-e", po::value(&opt.block.uci_e)->default_value(opt.block.uci_e),
+         "NR UCI small-block transmitted bits")
+        ("uci-qm", po::value(&opt.block.uci_qm)->default_value(opt.block.uci_qm),
+         "NR UCI modulation order Q_m (1, 2, 4, 6, 8)")
         ("algorithm", po::value(&opt.block.algorithm),
          "comma list of decoder algorithms (turbo: max-log-map, scaled-max-log-map "
          "[default]; ldpc: normalized [default], offset; polar: sc,scl,bp [default all])")
@@ -687,11 +765,15 @@ int main(int argc, char** argv)
         run_info info;
         info.stamp = { utc_now(), cpu_model(), GPUFEC_GIT_COMMIT };
         if (opt.block.code != "conv") {
-            // Block codes: CPU decoders only (no CUDA decoder for them yet).
-            if (opt.backend == "cuda")
+            // Block codes: CPU decoders, and the CUDA ones of the codes that have one.
+            const bool has_cuda_decoder = opt.block.code == "uci";
+            if (opt.backend == "cuda" && !has_cuda_decoder)
                 throw gpufec::error("--code " + opt.block.code +
                                     ": only the CPU backend has these decoders; use "
                                     "--backend cpu or all");
+            if (has_cuda_decoder && opt.backend != "cpu" &&
+                gpufec::cuda_device_count() > opt.device)
+                opt.block.cuda_backend = "cuda:" + std::to_string(opt.device);
             gpufec_bench::block_options& b = opt.block;
             static_cast<run_options&>(b) = opt;
             b.stamp = info.stamp;
@@ -776,15 +858,19 @@ int main(int argc, char** argv)
 #endif
             if (opt.source) {
                 std::cerr << "[bench] frame " << fb << " bits: source\n";
-                if (run_cpu)
-                    bench_source_to_host(
-                        code, opt, gpufec::resolve_backend("cpu"), "cpu", results);
+                if (run_cpu) {
+                    const auto cpu = gpufec::resolve_backend("cpu");
+                    bench_source_to_host(code, opt, cpu, "cpu", results);
+                    bench_source_engine(
+                        code, opt, cpu, "cpu", gpufec::memory_side::host, results);
+                }
                 if (run_cuda) {
-                    bench_source_to_host(code,
-                                         opt,
-                                         gpufec::resolve_backend(cuda_name),
-                                         cuda_name,
-                                         results);
+                    const auto gpu = gpufec::resolve_backend(cuda_name);
+                    bench_source_to_host(code, opt, gpu, cuda_name, results);
+                    bench_source_engine(
+                        code, opt, gpu, cuda_name, gpufec::memory_side::host, results);
+                    bench_source_engine(
+                        code, opt, gpu, cuda_name, gpufec::memory_side::device, results);
 #ifdef GPUFEC_HAVE_CUDA
                     bench_cuda_source_device(code, opt, cuda_name, results);
 #endif

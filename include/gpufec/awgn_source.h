@@ -7,6 +7,7 @@
 #ifndef INCLUDED_GPUFEC_AWGN_SOURCE_H
 #define INCLUDED_GPUFEC_AWGN_SOURCE_H
 
+#include <gpufec/batch_decoder.h>
 #include <gpufec/common.h>
 #include <gpufec/convolutional.h>
 #include <functional>
@@ -44,6 +45,35 @@ public:
                           size_t num_frames,
                           float* llrs,
                           uint8_t* info_bits) = 0;
+    /*!
+     * CUDA sources: enqueues frames [first_frame, first_frame + num_frames) on `stream`
+     * (a cudaStream_t; null = the default stream) into device memory of device(),
+     * either pointer may be null, and returns at once. Thread-safe. CPU sources throw.
+     */
+    virtual void generate_device(uint64_t /*first_frame*/,
+                                 size_t /*num_frames*/,
+                                 float* /*llrs*/,
+                                 uint8_t* /*info_bits*/,
+                                 void* /*stream*/)
+    {
+        throw error("awgn_bpsk_source: generate_device() needs a CUDA source; this one "
+                    "runs on the CPU (use generate())");
+    }
+    //! CPU sources: bytes of scratch generate_frame() needs.
+    virtual size_t frame_scratch_bytes() const { return 0; }
+    /*!
+     * CPU sources: frame `frame` alone, on the calling thread, into host memory (either
+     * pointer may be null), with `scratch` of frame_scratch_bytes() bytes and no
+     * allocation. Thread-safe. CUDA sources throw.
+     */
+    virtual void generate_frame(uint64_t /*frame*/,
+                                float* /*llrs*/,
+                                uint8_t* /*info_bits*/,
+                                uint8_t* /*scratch*/) const
+    {
+        throw error("awgn_bpsk_source: generate_frame() needs a CPU source; this one "
+                    "runs on CUDA (use generate() or generate_device())");
+    }
 };
 
 //! The source of a convolutional code as a registered algorithm: make(code, options,
@@ -56,8 +86,8 @@ struct awgn_source_options {
     uint64_t seed = 0;
 };
 
-std::unique_ptr<awgn_bpsk_source> make_awgn_bpsk_source_cpu(const conv_code& code,
-                                                            const awgn_source_options& options);
+std::unique_ptr<awgn_bpsk_source>
+make_awgn_bpsk_source_cpu(const conv_code& code, const awgn_source_options& options);
 
 //! Any code with one frame length, given by its (thread-safe) encoder.
 struct frame_code {
@@ -78,7 +108,19 @@ struct awgn_frame_source_options {
 };
 
 std::unique_ptr<awgn_bpsk_source>
-make_awgn_bpsk_source_cpu(const frame_code& code, const awgn_frame_source_options& options);
+make_awgn_bpsk_source_cpu(const frame_code& code,
+                          const awgn_frame_source_options& options);
+
+/*!
+ * The source as a batch stage for batch_engine (a producer: input_format::none): frame
+ * f of a batch is frame number batch.ids[f] (the ids given to request_frames()), its
+ * llrs_per_frame() float LLRs the llr_float output and its bits_per_frame() info bits
+ * (one per byte) the side output. CPU sources spread frames over the engine's workers;
+ * CUDA sources enqueue one kernel per run of consecutive frame numbers on the slot's
+ * stream, so with engine_config::output_side = device nothing crosses the bus.
+ */
+std::shared_ptr<batch_decoder>
+make_source_stage(std::shared_ptr<awgn_bpsk_source> source);
 
 //! Noise standard deviation for a code rate and Eb/N0 in dB.
 double awgn_sigma(double rate, double ebn0_db);

@@ -20,9 +20,12 @@ namespace gpufec {
 
 //! What a stage takes per input item.
 enum class input_format {
-    llr_int8,     //!< one int8 LLR per item (L > 0 means bit 0)
-    llr_int4,     //!< two 4-bit LLRs per byte, item 2j in the low nibble, range -7..7
-    complex_float //!< one complex<float> sample per item, plus channel matrices
+    llr_int8,      //!< one int8 LLR per item (L > 0 means bit 0)
+    llr_int4,      //!< two 4-bit LLRs per byte, item 2j in the low nibble, range -7..7
+    complex_float, //!< one complex<float> sample per item, plus channel matrices
+    //! A producer (a channel source): frames take no input; frame f of a batch is the
+    //! frame numbered frame_batch::ids[f], the id given to batch_engine::request_frames.
+    none
 };
 
 //! What a stage writes per output item.
@@ -62,6 +65,12 @@ struct frame_batch {
 
     uint8_t* out = nullptr;    //!< packed_bits output, frame f's at out + out_offset
     float* llrs_out = nullptr; //!< llr_float output, frame f's at llrs_out + out_offset/4
+    //! Side output of stages with side_bytes_per_frame() > 0 (a source's info bits):
+    //! frame f's at side_out + f * side_bytes_per_frame(); null otherwise.
+    uint8_t* side_out = nullptr;
+    //! The callers' ids of the frames (host memory, num_frames of them): a producer's
+    //! frame numbers.
+    const uint64_t* ids = nullptr;
 
     const frame_extent* frames = nullptr;
     size_t num_frames = 0;
@@ -119,8 +128,9 @@ struct batch_limits {
     size_t max_frames;
     size_t max_input_items; //!< total input items in a batch
     size_t max_output_bytes;
-    bool soft_output = false; //!< slots also carry 8 * max_output_bytes soft floats
-    size_t max_aux_items = 0; //!< complex_float input: channel-matrix entries per batch
+    bool soft_output = false;  //!< slots also carry 8 * max_output_bytes soft floats
+    size_t max_aux_items = 0;  //!< complex_float input: channel-matrix entries per batch
+    size_t max_side_bytes = 0; //!< side output bytes per batch
 };
 
 /*!
@@ -135,9 +145,10 @@ public:
     virtual backend_kind backend() const = 0;
     virtual input_format input() const { return input_format::llr_int8; }
     virtual output_format output() const { return output_format::packed_bits; }
-    //! Largest accepted frame, in input items.
+    //! Largest accepted frame, in input items (producers: 0).
     virtual size_t max_input_items_per_frame() const = 0;
-    //! Output items (decoded bits, or LLRs for llr_float) of a frame of `input_items`;
+    //! Output items (decoded bits, or LLRs for llr_float) of a frame of `input_items`
+    //! (producers: of input_items = 0);
     //! throws gpufec::error naming the allowed lengths when no frame has that many.
     virtual size_t output_bits_for_input(size_t input_items) const = 0;
     //! complex_float: channel-matrix entries a frame of `input_items` samples needs.
@@ -145,6 +156,9 @@ public:
     //! Input items of a full-length (default) frame and its output items.
     virtual size_t default_input_items() const = 0;
     virtual size_t default_output_bits() const = 0;
+    //! Bytes of a second, fixed-size output per frame (frame_batch::side_out), e.g. the
+    //! info bits a source encoded; 0 for decoders.
+    virtual size_t side_bytes_per_frame() const { return 0; }
     //! True when decode() can write frame_batch::soft_out.
     virtual bool has_soft_output() const { return false; }
     //! CUDA device the decoder runs on (-1: CPU decoders, or the current device).

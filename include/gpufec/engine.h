@@ -53,6 +53,10 @@ struct completed_frame {
     //! (divide by llr_scale for the float input's units), L > 0 = bit 0; else null.
     //! Valid as long as `packed`.
     const float* soft = nullptr;
+    //! Stages with a side output (side_bytes_per_frame() > 0, e.g. a source's info
+    //! bits): the frame's side_bytes bytes, on the same side as `llrs`; else null.
+    const uint8_t* side = nullptr;
+    size_t side_bytes = 0;
 };
 
 /*!
@@ -95,6 +99,14 @@ public:
     submit_frames(const float* llrs, size_t items, size_t count, uint64_t first_id);
     size_t
     submit_frames(const llr8_t* llrs, size_t items, size_t count, uint64_t first_id);
+    /*!
+     * Producer stages (input_format::none, e.g. make_source_stage()): asks for up to
+     * `count` frames numbered first_id, first_id + 1, ..., which the stage makes and
+     * which come back in order like decoded frames. Slots launch as they fill. Returns
+     * the number taken: fewer than `count` when every slot is busy. Throws for stages
+     * that take input.
+     */
+    size_t request_frames(size_t count, uint64_t first_id);
     //! Launches the filling slot if it holds frames (a partial batch).
     void launch();
     //! Oldest finished frame, without blocking; false when none is ready.

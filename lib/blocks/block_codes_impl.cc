@@ -14,7 +14,9 @@
 #include <gpufec/ldpc_alist.h>
 #include <gpufec/polar.h>
 #include <gpufec/turbo.h>
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 
 namespace gr {
 namespace gpufec {
@@ -56,13 +58,17 @@ public:
                                   std::to_string(bits) + " bits; allowed: exactly " +
                                   std::to_string(info_bits()) + " (the code's k)");
         }
-        // Encoders read one bit per byte and use the LSB only.
-        thread_local std::vector<uint8_t> lsb;
-        lsb.assign(in, in + bits);
-        for (auto& b : lsb) {
-            b &= 1u;
+        // Encoders take bits as 0/1 bytes; other bytes count by their LSB, so only
+        // input with other values is copied (no shared or per-thread scratch).
+        if (std::all_of(in, in + bits, [](uint8_t b) { return b <= 1; })) {
+            encode_frame(in, out);
+        } else {
+            std::vector<uint8_t> lsb(in, in + bits);
+            for (auto& b : lsb) {
+                b &= 1u;
+            }
+            encode_frame(lsb.data(), out);
         }
-        encode_frame(lsb.data(), out);
         return coded_frame_bits();
     }
 

@@ -76,6 +76,8 @@ const char* to_string(input_format format)
         return "packed 4-bit LLR";
     case input_format::complex_float:
         return "complex float sample";
+    case input_format::none:
+        return "no input (producer)";
     }
     return "unknown";
 }
@@ -100,6 +102,8 @@ size_t input_bytes(input_format format, size_t items)
         return (items + 1) / 2;
     case input_format::complex_float:
         return items * sizeof(cfloat);
+    case input_format::none:
+        return 0;
     }
     return items;
 }

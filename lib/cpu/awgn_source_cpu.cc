@@ -112,11 +112,11 @@ public:
         auto run = [&](size_t begin, size_t end) {
             std::vector<uint8_t> bits(d_info_bits), coded(d_coded_bits);
             for (size_t i = begin; i < end; ++i)
-                generate_frame(first_frame + i,
-                               channel,
-                               llrs ? llrs + i * d_coded_bits : nullptr,
-                               info_bits ? info_bits + i * d_info_bits : bits.data(),
-                               coded.data());
+                fill_frame(first_frame + i,
+                           channel,
+                           llrs ? llrs + i * d_coded_bits : nullptr,
+                           info_bits ? info_bits + i * d_info_bits : bits.data(),
+                           coded.data());
         };
         if (workers == 1) {
             run(0, num_frames);
@@ -130,12 +130,31 @@ public:
             t.join();
     }
 
-private:
+    size_t frame_scratch_bytes() const override { return d_info_bits + d_coded_bits; }
+
     void generate_frame(uint64_t frame,
-                        const detail::awgn_channel_constants& constants,
                         float* llrs,
-                        uint8_t* bits,
-                        uint8_t* coded) const
+                        uint8_t* info_bits,
+                        uint8_t* scratch) const override
+    {
+        if (!llrs && !info_bits)
+            return;
+        if (!scratch)
+            throw error("awgn_bpsk_source: generate_frame() needs frame_scratch_bytes() "
+                        "of scratch, got a null pointer");
+        fill_frame(frame,
+                   constants(d_ebn0_db.load()),
+                   llrs,
+                   info_bits ? info_bits : scratch,
+                   scratch + d_info_bits);
+    }
+
+private:
+    void fill_frame(uint64_t frame,
+                    const detail::awgn_channel_constants& constants,
+                    float* llrs,
+                    uint8_t* bits,
+                    uint8_t* coded) const
     {
         for (size_t w = 0; 32 * w < d_info_bits; w += 4) {
             const auto block = philox::frame_block(

@@ -46,6 +46,7 @@ public:
             s.output.resize(limits.max_output_bytes);
             if (limits.soft_output)
                 s.soft.resize(8 * limits.max_output_bytes);
+            s.side.resize(limits.max_side_bytes);
             s.frames.resize(limits.max_frames);
             s.status.resize(limits.max_frames);
             s.workspace.resize(workspace);
@@ -85,6 +86,11 @@ public:
         throw error("cpu slot backend: input_side = device needs a CUDA stage");
     }
     uint8_t* host_output(int slot) override { return d_slots.at(slot).output.data(); }
+    uint8_t* host_side(int slot) override
+    {
+        auto& side = d_slots.at(slot).side;
+        return side.empty() ? nullptr : side.data();
+    }
     frame_extent* host_frames(int slot) override
     {
         return d_slots.at(slot).frames.data();
@@ -110,6 +116,7 @@ public:
             s.state = run_state::queued;
             s.error = nullptr;
             s.num_frames = num_frames;
+            s.ids = what.ids;
             d_queue[(d_queue_head + d_queue_count) % d_queue.size()] = index;
             ++d_queue_count;
         }
@@ -143,7 +150,9 @@ private:
         std::vector<uint8_t> input; //!< in the stage's input format
         std::vector<cfloat> aux;    //!< channel matrices (complex_float input)
         std::vector<uint8_t> output;
-        std::vector<float> soft; //!< empty unless soft output was asked for
+        std::vector<float> soft;       //!< empty unless soft output was asked for
+        std::vector<uint8_t> side;     //!< empty unless the stage has a side output
+        const uint64_t* ids = nullptr; //!< the engine's, stable while in flight
         std::vector<frame_extent> frames;
         std::vector<frame_status> status;
         std::vector<uint8_t> workspace;
@@ -175,6 +184,8 @@ private:
                 batch.num_frames = s.num_frames;
                 batch.status = s.status.data();
                 batch.soft_out = s.soft.empty() ? nullptr : s.soft.data();
+                batch.side_out = s.side.empty() ? nullptr : s.side.data();
+                batch.ids = s.ids;
                 d_decoder->decode(batch, s.ctx);
             } catch (...) {
                 err = std::current_exception();

@@ -50,6 +50,8 @@ public:
                 s.host_soft.reset(8 * limits.max_output_bytes);
                 s.device_soft.reset(8 * limits.max_output_bytes);
             }
+            s.host_side.reset(limits.max_side_bytes);
+            s.device_side.reset(limits.max_side_bytes);
             s.device_workspace.reset(device_workspace);
             s.host_workspace.reset(host_workspace);
             s.ctx.stream = s.stream.get();
@@ -85,10 +87,12 @@ public:
     frame_extent* host_frames(int index) override { return get(index).host_frames.get(); }
     frame_status* host_status(int index) override { return get(index).host_status.get(); }
     float* host_soft(int index) override { return get(index).host_soft.get(); }
+    uint8_t* host_side(int index) override { return get(index).host_side.get(); }
     uint8_t* device_input(int index) override { return get(index).device_input.get(); }
     cfloat* device_aux(int index) override { return get(index).device_aux.get(); }
     uint8_t* device_output(int index) override { return get(index).device_output.get(); }
     float* device_soft(int index) override { return get(index).device_soft.get(); }
+    uint8_t* device_side(int index) override { return get(index).device_side.get(); }
 
     void stage_device_input(int index,
                             size_t at,
@@ -128,6 +132,9 @@ public:
                                               cudaMemcpyDeviceToDevice,
                                               stream));
             break;
+        case input_format::none:
+            throw error("cuda slot backend: " + d_decoder->name() +
+                        " is a producer and takes no input");
         }
     }
 
@@ -185,6 +192,8 @@ public:
             batch.device_frames = s.device_frames.get();
             batch.device_status = s.device_status.get();
             batch.soft_out = s.device_soft.get();
+            batch.side_out = s.device_side.get();
+            batch.ids = what.ids;
             d_decoder->decode(batch, s.ctx);
             if (what.num_frames > 0)
                 GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.host_status.get(),
@@ -206,6 +215,12 @@ public:
                                                   cudaMemcpyDeviceToHost,
                                                   stream));
             }
+            if (what.output_to_host && what.side_bytes > 0)
+                GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.host_side.get(),
+                                                  s.device_side.get(),
+                                                  what.side_bytes,
+                                                  cudaMemcpyDeviceToHost,
+                                                  stream));
         } catch (...) {
             // Reported by done()/wait() like an asynchronous failure, so the engine has
             // one error path; the event below still marks the end of what was enqueued.
@@ -248,6 +263,8 @@ private:
         cuda::device_buffer<frame_status> device_status;
         cuda::pinned_buffer<float> host_soft; //!< empty unless soft output is on
         cuda::device_buffer<float> device_soft;
+        cuda::pinned_buffer<uint8_t> host_side; //!< empty unless the stage has one
+        cuda::device_buffer<uint8_t> device_side;
         cuda::device_buffer<uint8_t> device_workspace;
         cuda::pinned_buffer<uint8_t> host_workspace;
         cuda::stream stream;

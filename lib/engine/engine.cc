@@ -90,6 +90,7 @@ struct batch_engine::impl {
     engine_config config;
     batch_limits limits{};
     size_t max_frame_items = 0; //!< largest accepted frame (decoder and slot bound)
+    size_t side_per_frame = 0;  //!< side output bytes per frame
     input_format in_format = input_format::llr_int8;
     output_format out_format = output_format::packed_bits;
     bool device_input = false;
@@ -109,11 +110,22 @@ struct batch_engine::impl {
 
     void compute_limits()
     {
+        limits.max_frames = config.max_batch_frames;
+        side_per_frame = decoder->side_bytes_per_frame();
+        limits.max_side_bytes = limits.max_frames * side_per_frame;
+        if (in_format == input_format::none) {
+            // A producer: fixed-size frames and no input.
+            const size_t bits = decoder->output_bits_for_input(0);
+            if (bits == 0 || bits > std::numeric_limits<uint32_t>::max())
+                throw error("producer " + decoder->name() + " reports " +
+                            std::to_string(bits) + " output items per frame");
+            limits.max_output_bytes = limits.max_frames * output_bytes(out_format, bits);
+            return;
+        }
         const size_t decoder_max = decoder->max_input_items_per_frame();
         if (decoder_max == 0)
             throw error("decoder " + decoder->name() +
                         " reports a maximum frame of 0 LLRs");
-        limits.max_frames = config.max_batch_frames;
         if (config.max_batch_items > 0) {
             limits.max_input_items = config.max_batch_items;
         } else {
@@ -226,6 +238,10 @@ struct batch_engine::impl {
     template <typename T>
     void check_input_type() const
     {
+        if (in_format == input_format::none)
+            throw error("batch_engine: " + decoder->name() +
+                        " is a producer and takes no input; ask it for frames with "
+                        "request_frames()");
         const bool complex_in = in_format == input_format::complex_float;
         if (complex_in != std::is_same<T, cfloat>::value)
             throw error("batch_engine: " + decoder->name() + " takes " +
@@ -249,6 +265,8 @@ struct batch_engine::impl {
             what.aux_items = device_input ? 0 : s.aux_items;
             what.output_bytes = s.output_bytes;
             what.output_to_host = !device_output;
+            what.ids = s.ids.data();
+            what.side_bytes = s.num_frames * side_per_frame;
             backend->launch(index, what);
         } catch (...) {
             // Nothing was started: the frames are lost to the caller through the error.
@@ -320,6 +338,10 @@ struct batch_engine::impl {
         const float* soft =
             device_output ? backend->device_soft(head) : backend->host_soft(head);
         out.soft = soft ? soft + 8 * extent.out_offset : nullptr;
+        const uint8_t* side =
+            device_output ? backend->device_side(head) : backend->host_side(head);
+        out.side = side ? side + i * side_per_frame : nullptr;
+        out.side_bytes = side ? side_per_frame : 0;
         --pending;
         // The slot's memory stays untouched until it is filled and launched again, so
         // `out.packed` is valid until the next submit()/pop, as documented.
@@ -419,6 +441,41 @@ struct batch_engine::impl {
                 config.copy_threads > 0 ? config.copy_threads : std::min(8, hw));
         }
         copier->parallel_for(chunks, body);
+    }
+
+    size_t request_frames(size_t count, uint64_t first_id)
+    {
+        if (in_format != input_format::none)
+            throw error("batch_engine: request_frames() is for producer stages; " +
+                        decoder->name() + " takes " + to_string(in_format) +
+                        " input (use submit())");
+        const size_t bits = decoder->output_bits_for_input(0);
+        const size_t out_bytes = output_bytes(out_format, bits);
+        size_t done = 0;
+        while (done < count && has_filling_slot()) {
+            const int index = fill_index();
+            slot& s = slots[index];
+            const size_t k = std::min(limits.max_frames - s.num_frames, count - done);
+            frame_extent* extents = backend->host_frames(index) + s.num_frames;
+            frame_status* status = backend->host_status(index) + s.num_frames;
+            for (size_t j = 0; j < k; ++j) {
+                extents[j] =
+                    frame_extent{ 0, 0, s.output_bytes + j * out_bytes, uint32_t(bits) };
+                status[j] = frame_status{};
+                s.ids.push_back(first_id + done + j);
+            }
+            if (s.num_frames == 0 && k > 0) {
+                s.state = slot_state::filling;
+                filling_since = steady::now();
+            }
+            s.num_frames += k;
+            s.output_bytes += k * out_bytes;
+            pending += k;
+            done += k;
+            if (s.num_frames == limits.max_frames)
+                launch_filling();
+        }
+        return done;
     }
 
     template <typename T>
@@ -584,6 +641,11 @@ size_t batch_engine::submit_frames(const llr8_t* llrs,
                                    uint64_t first_id)
 {
     return d->submit_frames(llrs, items, count, first_id);
+}
+
+size_t batch_engine::request_frames(size_t count, uint64_t first_id)
+{
+    return d->request_frames(count, first_id);
 }
 
 void batch_engine::launch() { d->launch_filling(); }

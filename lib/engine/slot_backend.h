@@ -22,7 +22,9 @@ struct slot_launch {
     size_t input_bytes = 0;  //!< staged host input to upload (0: input is on the device)
     size_t aux_items = 0;    //!< staged host channel entries to upload
     size_t output_bytes = 0; //!< output produced
-    bool output_to_host = true; //!< false: output stays in device memory
+    bool output_to_host = true;    //!< false: output stays in device memory
+    const uint64_t* ids = nullptr; //!< the frames' caller ids (frame_batch::ids)
+    size_t side_bytes = 0;         //!< side output produced
 };
 
 class slot_backend
@@ -38,12 +40,15 @@ public:
     virtual frame_status* host_status(int slot) = 0;
     //! Soft output of slot i (8 floats per output byte), null unless limits.soft_output.
     virtual float* host_soft(int slot) = 0;
+    //! Side output of slot i (limits.max_side_bytes), null when the stage has none.
+    virtual uint8_t* host_side(int slot) = 0;
 
     //! Device buffers of slot i (CUDA; null on the CPU backend).
     virtual uint8_t* device_input(int /*slot*/) { return nullptr; }
     virtual cfloat* device_aux(int /*slot*/) { return nullptr; }
     virtual uint8_t* device_output(int /*slot*/) { return nullptr; }
     virtual float* device_soft(int /*slot*/) { return nullptr; }
+    virtual uint8_t* device_side(int /*slot*/) { return nullptr; }
     /*!
      * Enqueues, on slot i's stream, a copy of `items` items of device-resident input to
      * item offset `at` of the slot's device input: int8/int4/complex bytes as they are,
@@ -84,6 +89,8 @@ inline void set_batch_io(frame_batch& batch,
     case input_format::complex_float:
         batch.samples = reinterpret_cast<const cfloat*>(input);
         batch.channels = aux;
+        break;
+    case input_format::none:
         break;
     }
     if (stage.output() == output_format::packed_bits)

@@ -5,10 +5,11 @@
  */
 // AWGN/BPSK source: Philox known answers, portable maths, the frame definition, channel
 // statistics against theory, and CUDA == CPU bit for bit.
+#include "test_helpers.h"
 #include <gpufec/awgn_source.h>
+#include <gpufec/engine.h>
 #include <gpufec/ldpc.h>
 #include <gpufec/philox.h>
-#include "test_helpers.h"
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <chrono>
@@ -390,6 +391,165 @@ TEST(AwgnSource, CudaBackendWithoutDeviceThrows)
     EXPECT_THROW(make_awgn_bpsk_source(conv_code(), 1.0, 1, cuda), error);
 }
 
+// ------------------------------------------------------------------ engine producer
+
+/*!
+ * Frames [first, first + n) made by the source's engine stage: requested `chunk` at a
+ * time as far as the slots allow, popped in order (waiting only when no slot is free),
+ * checked for id, size and side, and copied out (device pointers with cudaMemcpy).
+ */
+frames through_engine(std::shared_ptr<awgn_bpsk_source> src,
+                      uint64_t first,
+                      size_t n,
+                      size_t chunk,
+                      const engine_config& config)
+{
+    const size_t C = src->llrs_per_frame(), I = src->bits_per_frame();
+    batch_engine engine(make_source_stage(src), config);
+    frames f;
+    f.llrs.resize(n * C);
+    f.bits.resize(n * I);
+    size_t requested = 0, popped = 0;
+    completed_frame out;
+    while (popped < n) {
+        if (requested < n) {
+            const size_t took =
+                engine.request_frames(std::min(chunk, n - requested), first + requested);
+            requested += took;
+            if (took > 0)
+                continue;
+        }
+        if (!engine.pop_wait(out)) {
+            ADD_FAILURE() << "engine has no frame " << first + popped;
+            break;
+        }
+        EXPECT_EQ(out.id, first + popped);
+        EXPECT_EQ(out.nbits, C);
+        EXPECT_EQ(out.side_bytes, I);
+        EXPECT_EQ(out.packed, nullptr);
+        EXPECT_EQ(out.on_device, config.output_side == memory_side::device);
+        if (!out.llrs || !out.side) {
+            ADD_FAILURE() << "frame " << out.id << " without LLRs or info bits";
+            break;
+        }
+        if (out.on_device) {
+#ifdef GPUFEC_HAVE_CUDA
+            EXPECT_EQ(cudaMemcpy(f.llrs.data() + popped * C,
+                                 out.llrs,
+                                 C * sizeof(float),
+                                 cudaMemcpyDeviceToHost),
+                      cudaSuccess);
+            EXPECT_EQ(
+                cudaMemcpy(
+                    f.bits.data() + popped * I, out.side, I, cudaMemcpyDeviceToHost),
+                cudaSuccess);
+#endif
+        } else {
+            std::memcpy(f.llrs.data() + popped * C, out.llrs, C * sizeof(float));
+            std::memcpy(f.bits.data() + popped * I, out.side, I);
+        }
+        ++popped;
+    }
+    EXPECT_EQ(engine.frames_pending(), 0u);
+    return f;
+}
+
+//! Frames numbered `ids`, one generate() call each.
+frames generate_ids(awgn_bpsk_source& src, const std::vector<uint64_t>& ids)
+{
+    frames all;
+    for (uint64_t id : ids) {
+        const frames one = generate(src, id, 1);
+        all.llrs.insert(all.llrs.end(), one.llrs.begin(), one.llrs.end());
+        all.bits.insert(all.bits.end(), one.bits.begin(), one.bits.end());
+    }
+    return all;
+}
+
+void expect_same_frames(const frames& a, const frames& b, const std::string& what)
+{
+    ASSERT_EQ(a.llrs.size(), b.llrs.size()) << what;
+    ASSERT_EQ(a.bits, b.bits) << what;
+    ASSERT_EQ(0, std::memcmp(a.llrs.data(), b.llrs.data(), a.llrs.size() * sizeof(float)))
+        << what;
+}
+
+TEST(AwgnSourceStage, CpuEngineMakesTheFramesOfGenerate)
+{
+    // Batches of 7 frames, requests of 4 and 9, 3 slots and 3 workers: frames cross
+    // batch, slot and request boundaries and still come back as generate() makes them.
+    const conv_code code(1000, 7, { 0171, 0133 }, termination::tail_biting, "3/4");
+    std::shared_ptr<awgn_bpsk_source> src =
+        make_awgn_bpsk_source(code, 2.5, 11, cpu_backend());
+    const frames expected = generate(*src, 1000, 50);
+    engine_config config;
+    config.max_batch_frames = 7;
+    config.num_slots = 3;
+    config.cpu_threads = 3;
+    for (size_t chunk : { size_t(4), size_t(9) })
+        expect_same_frames(through_engine(src, 1000, 50, chunk, config),
+                           expected,
+                           "chunk " + std::to_string(chunk));
+
+    // A block code through its frame_code encoder.
+    const nr_ldpc_code ldpc(2, 16, 150, 300);
+    frame_code frame;
+    frame.info_bits = size_t(ldpc.k());
+    frame.coded_bits = size_t(ldpc.e());
+    frame.encode = [ldpc](const uint8_t* in, uint8_t* out) { ldpc.encode(in, out); };
+    std::shared_ptr<awgn_bpsk_source> block_src =
+        make_awgn_bpsk_source(frame, 1.0, 3, cpu_backend());
+    expect_same_frames(through_engine(block_src, 7, 20, 6, config),
+                       generate(*block_src, 7, 20),
+                       "nr ldpc");
+}
+
+TEST(AwgnSourceStage, IdsAreFrameNumbers)
+{
+    // Gaps in the ids within one batch: each frame is the one its id names.
+    std::shared_ptr<awgn_bpsk_source> src =
+        make_awgn_bpsk_source(conv_code(300), 3.0, 5, cpu_backend());
+    engine_config config;
+    config.max_batch_frames = 8;
+    batch_engine engine(make_source_stage(src), config);
+    const std::vector<uint64_t> ids = { 5, 6, 7, 100, 101, 3 };
+    ASSERT_EQ(engine.request_frames(3, 5), 3u);
+    ASSERT_EQ(engine.request_frames(2, 100), 2u);
+    ASSERT_EQ(engine.request_frames(1, 3), 1u);
+    EXPECT_EQ(engine.frames_in_filling(), 6u);
+    const frames expected = generate_ids(*src, ids);
+    const size_t C = src->llrs_per_frame(), I = src->bits_per_frame();
+    completed_frame out;
+    for (size_t k = 0; k < ids.size(); ++k) {
+        ASSERT_TRUE(engine.pop_wait(out));
+        ASSERT_EQ(out.id, ids[k]);
+        EXPECT_EQ(0, std::memcmp(out.llrs, &expected.llrs[k * C], C * sizeof(float)));
+        EXPECT_EQ(0, std::memcmp(out.side, &expected.bits[k * I], I));
+    }
+    EXPECT_FALSE(engine.pop_wait(out));
+}
+
+TEST(AwgnSourceStage, ProducersTakeNoInputAndDecodersNoRequests)
+{
+    std::shared_ptr<awgn_bpsk_source> src =
+        make_awgn_bpsk_source(conv_code(300), 3.0, 5, cpu_backend());
+    auto stage = make_source_stage(src);
+    EXPECT_EQ(stage->input(), input_format::none);
+    EXPECT_EQ(stage->output(), output_format::llr_float);
+    EXPECT_EQ(stage->output_bits_for_input(0), src->llrs_per_frame());
+    EXPECT_EQ(stage->side_bytes_per_frame(), src->bits_per_frame());
+    test::expect_error([&] { stage->output_bits_for_input(5); }, { "no input", "5" });
+    batch_engine producer(stage, engine_config{});
+    const std::vector<float> llrs(600, 1.0f);
+    test::expect_error([&] { producer.submit(llrs.data(), llrs.size(), 0); },
+                       { "producer", "request_frames" });
+    batch_engine decoder(make_viterbi_decoder(conv_code(300), cpu_backend()),
+                         engine_config{});
+    test::expect_error([&] { decoder.request_frames(1, 0); },
+                       { "request_frames", "submit" });
+    test::expect_error([] { make_source_stage(nullptr); }, { "null" });
+}
+
 // ------------------------------------------------------------------ CUDA == CPU
 
 #ifdef GPUFEC_HAVE_CUDA
@@ -503,6 +663,46 @@ TEST(AwgnSourceCuda, LargeBatchesEbN0ChangeAndPartialOutputs)
 
 // Throughput of the kernel-only and end-to-end paths; prints, asserts nothing timed.
 // Run with --gtest_also_run_disabled_tests on a GPU machine.
+TEST(AwgnSourceCuda, EngineStageOutputOnEitherSideMatchesCpu)
+{
+    if (cuda_device_count() == 0)
+        GTEST_SKIP() << "no CUDA device";
+    const conv_code code(2048, 7, { 0171, 0133 }, termination::terminated, "2/3");
+    auto cpu = make_awgn_bpsk_source(code, 2.0, 21, cpu_backend());
+    std::shared_ptr<awgn_bpsk_source> gpu =
+        make_awgn_bpsk_source(code, 2.0, 21, cuda_backend());
+    const frames expected = generate(*cpu, 40, 100);
+    engine_config config;
+    config.max_batch_frames = 16;
+    config.num_slots = 3;
+    for (memory_side side : { memory_side::host, memory_side::device }) {
+        config.output_side = side;
+        expect_same_frames(through_engine(gpu, 40, 100, 12, config),
+                           expected,
+                           side == memory_side::host ? "output on the host"
+                                                     : "output on the device");
+    }
+    // Gaps in the ids split a batch into runs, one kernel each.
+    batch_engine engine(make_source_stage(gpu), config);
+    ASSERT_EQ(engine.request_frames(3, 5), 3u);
+    ASSERT_EQ(engine.request_frames(2, 90), 2u);
+    const frames gaps = generate_ids(*cpu, { 5, 6, 7, 90, 91 });
+    const size_t C = gpu->llrs_per_frame(), I = gpu->bits_per_frame();
+    completed_frame out;
+    for (size_t k = 0; k < 5; ++k) {
+        ASSERT_TRUE(engine.pop_wait(out));
+        ASSERT_TRUE(out.on_device);
+        std::vector<float> llrs(C);
+        std::vector<uint8_t> bits(I);
+        ASSERT_EQ(cudaMemcpy(llrs.data(), out.llrs, C * 4, cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(bits.data(), out.side, I, cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        EXPECT_EQ(0, std::memcmp(llrs.data(), &gaps.llrs[k * C], C * 4)) << k;
+        EXPECT_EQ(0, std::memcmp(bits.data(), &gaps.bits[k * I], I)) << k;
+    }
+}
+
 TEST(AwgnSourceCuda, DISABLED_Throughput)
 {
     if (cuda_device_count() == 0)

@@ -312,6 +312,17 @@ class qa_block_codes(gr_unittest.TestCase):
             self.assertEqual(dec.dropped_frames(), 0, name)
             self.assertEqual(dec.backend_name(), "cpu", name)
 
+    def test_017_encoders_read_the_lsb(self):
+        """Each block code's encoder reads one bit per byte by its LSB: bytes 2/3
+        encode as 0/1, and the input list is left as it was."""
+        for name, code, _, _ in self.decoders():
+            bits = random_bits(code.frame_bits(), 4)
+            dirty = [int(b) | 2 for b in bits]
+            kept = list(dirty)
+            np.testing.assert_array_equal(code.encode(dirty), code.encode(list(bits)),
+                                          err_msg=name)
+            self.assertEqual(dirty, kept, name)
+
     def test_011_options_decode(self):
         """Every algorithm / arithmetic choice decodes noiseless frames; byte input
         too. Early termination stops a noiseless frame before the iteration limit."""

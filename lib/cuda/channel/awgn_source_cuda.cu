@@ -514,11 +514,8 @@ void awgn_source_cuda::set_launch_policy(int policy)
     d_impl->policy.store(policy);
 }
 
-void awgn_source_cuda::generate_device(uint64_t first_frame,
-                                       size_t num_frames,
-                                       float* d_llrs,
-                                       uint8_t* d_bits,
-                                       CUstream_st* stream)
+void awgn_source_cuda::generate_device(
+    uint64_t first_frame, size_t num_frames, float* d_llrs, uint8_t* d_bits, void* stream)
 {
     if (num_frames == 0 || (!d_llrs && !d_bits))
         return;
@@ -527,7 +524,7 @@ void awgn_source_cuda::generate_device(uint64_t first_frame,
                    d_llrs,
                    d_bits,
                    detail::awgn_constants(d_impl->code, d_impl->ebn0_db.load()),
-                   stream);
+                   static_cast<cudaStream_t>(stream));
 }
 
 void awgn_source_cuda::generate(uint64_t first_frame,

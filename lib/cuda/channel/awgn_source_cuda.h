@@ -47,16 +47,12 @@ public:
                   float* llrs,
                   uint8_t* info_bits) override;
 
-    /*!
-     * Kernel-only path: enqueues frames [first_frame, first_frame + num_frames) on
-     * `stream` into device memory (either pointer may be null) and returns at once.
-     * Thread-safe; the caller synchronises the stream.
-     */
+    //! Kernel-only path (see awgn_bpsk_source): `stream` is a cudaStream_t.
     void generate_device(uint64_t first_frame,
                          size_t num_frames,
                          float* d_llrs,
                          uint8_t* d_bits,
-                         CUstream_st* stream);
+                         void* stream) override;
 
     int device() const override;
 

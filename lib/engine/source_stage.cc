@@ -1,0 +1,116 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// The AWGN/BPSK source as a producer stage of the batch engine (awgn_source.h): the
+// engine owns its slots, streams, workers and scratch, so a source block needs no
+// threads or staging of its own, and its output can stay on the device.
+#include <gpufec/awgn_source.h>
+#include <gpufec/batch_decoder.h>
+#include <vector>
+
+namespace gpufec {
+
+namespace {
+
+struct frame_scratch final : scratch {
+    explicit frame_scratch(size_t bytes) : bytes(bytes) {}
+    std::vector<uint8_t> bytes;
+};
+
+class source_stage final : public batch_decoder
+{
+public:
+    explicit source_stage(std::shared_ptr<awgn_bpsk_source> source)
+        : d_source(std::move(source)),
+          d_llrs(d_source->llrs_per_frame()),
+          d_bits(d_source->bits_per_frame())
+    {
+    }
+
+    backend_kind backend() const override { return d_source->backend(); }
+    input_format input() const override { return input_format::none; }
+    output_format output() const override { return output_format::llr_float; }
+    size_t max_input_items_per_frame() const override { return 0; }
+    size_t output_bits_for_input(size_t input_items) const override
+    {
+        if (input_items != 0)
+            throw error(name() + ": a producer's frames take no input (0 items), got " +
+                        std::to_string(input_items));
+        return d_llrs;
+    }
+    size_t default_input_items() const override { return 0; }
+    size_t default_output_bits() const override { return d_llrs; }
+    size_t side_bytes_per_frame() const override { return d_bits; }
+    int device() const override { return d_source->device(); }
+
+    std::unique_ptr<scratch> make_scratch() const override
+    {
+        const size_t bytes = d_source->frame_scratch_bytes();
+        if (d_source->backend() != backend_kind::cpu || bytes == 0)
+            return nullptr;
+        return std::make_unique<frame_scratch>(bytes);
+    }
+
+    void decode(const frame_batch& batch, exec_ctx& ctx) override
+    {
+        if (!batch.ids)
+            throw error(name() + ": the batch carries no frame numbers (ids)");
+        if (d_source->backend() == backend_kind::cpu) {
+            const bool has_scratch = d_source->frame_scratch_bytes() > 0;
+            for_each_item(ctx, batch.num_frames, [&](size_t f, size_t worker) {
+                uint8_t* work =
+                    has_scratch ? ctx.worker_scratch<frame_scratch>(worker).bytes.data()
+                                : nullptr;
+                d_source->generate_frame(batch.ids[f],
+                                         batch.llrs_out + batch.frames[f].out_offset / 4,
+                                         batch.side_out ? batch.side_out + f * d_bits
+                                                        : nullptr,
+                                         work);
+            });
+            return;
+        }
+        // One kernel per run of consecutive frame numbers whose outputs lie back to
+        // back (the engine's request_frames() makes one run per batch).
+        for (size_t first = 0; first < batch.num_frames;) {
+            size_t end = first + 1;
+            while (end < batch.num_frames && batch.ids[end] == batch.ids[end - 1] + 1 &&
+                   batch.frames[end].out_offset ==
+                       batch.frames[end - 1].out_offset + 4 * d_llrs)
+                ++end;
+            d_source->generate_device(batch.ids[first],
+                                      end - first,
+                                      batch.llrs_out + batch.frames[first].out_offset / 4,
+                                      batch.side_out ? batch.side_out + first * d_bits
+                                                     : nullptr,
+                                      ctx.stream);
+            first = end;
+        }
+    }
+
+    std::string name() const override
+    {
+        const std::string where = d_source->backend() == backend_kind::cpu
+                                      ? std::string("cpu")
+                                      : "cuda:" + std::to_string(d_source->device());
+        return "awgn_bpsk_source (" + std::to_string(d_bits) + " bits -> " +
+               std::to_string(d_llrs) + " LLRs per frame) on " + where;
+    }
+
+private:
+    std::shared_ptr<awgn_bpsk_source> d_source;
+    const size_t d_llrs;
+    const size_t d_bits;
+};
+
+} // namespace
+
+std::shared_ptr<batch_decoder> make_source_stage(std::shared_ptr<awgn_bpsk_source> source)
+{
+    if (!source)
+        throw error("make_source_stage: source is a null pointer");
+    return std::make_shared<source_stage>(std::move(source));
+}
+
+} // namespace gpufec
