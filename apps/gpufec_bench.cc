@@ -319,13 +319,14 @@ void bench_source_engine(const gpufec::conv_code& code,
     const size_t batch_bits =
         spec.kind == gpufec::backend_kind::cuda ? (size_t(1) << 22) : (size_t(1) << 18);
     gpufec::engine_config config;
-    config.max_batch_frames = std::max<size_t>(1, batch_bits / code.frame_bits());
+    // CPU: at least two frames per worker, so long frames keep every core busy too.
+    const size_t min_frames =
+        spec.kind == gpufec::backend_kind::cpu ? 2 * size_t(hardware_threads()) : 1;
+    config.max_batch_frames = std::max(min_frames, batch_bits / code.frame_bits());
     config.num_slots = 4;
     config.output_side = side;
     gpufec::batch_engine engine(gpufec::make_source_stage(source), config);
     const size_t C = source->llrs_per_frame(), I = source->bits_per_frame();
-    std::vector<float> llrs(C);
-    std::vector<uint8_t> bits(I);
     const bool to_host = side == gpufec::memory_side::host;
     const double bytes_per_frame = double(C * sizeof(float) + I);
     result r;
@@ -339,6 +340,10 @@ void bench_source_engine(const gpufec::conv_code& code,
     r.info_bits = size_t(code.frame_bits());
     uint64_t next_request = 0;
     gpufec::completed_frame frame;
+    // To the host, a batch's frames are copied out with pop_frames() (as the source
+    // block does); on the device, frames are popped one by one (pointers only).
+    std::vector<float> llrs(to_host ? config.max_batch_frames * C : 0);
+    std::vector<uint8_t> bits(to_host ? config.max_batch_frames * I : 0);
     // Makes `frames` frames, keeping every slot busy; returns the frames popped.
     auto run_frames = [&](size_t frames) {
         size_t popped = 0;
@@ -346,13 +351,15 @@ void bench_source_engine(const gpufec::conv_code& code,
             while (const size_t n =
                        engine.request_frames(config.max_batch_frames, next_request))
                 next_request += n;
-            if (!engine.pop_wait(frame))
+            size_t n = 0;
+            if (to_host)
+                n = engine.pop_frames(
+                    llrs.data(), bits.data(), config.max_batch_frames, true);
+            else
+                n = engine.pop_wait(frame) ? 1 : 0;
+            if (n == 0)
                 throw gpufec::error("bench: the source engine returned no frame");
-            if (to_host) {
-                std::memcpy(llrs.data(), frame.llrs, C * sizeof(float));
-                std::memcpy(bits.data(), frame.side, I);
-            }
-            ++popped;
+            popped += n;
         }
         return popped;
     };

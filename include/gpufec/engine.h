@@ -114,6 +114,17 @@ public:
     //! Oldest frame, waiting for its batch if it is in flight (launching the filling
     //! slot first if that is where it is); false when nothing is pending.
     bool pop_wait(completed_frame& out);
+    /*!
+     * The bulk path out of llr_float stages with host output (e.g. a source): copies up
+     * to `max_frames` finished frames, in order and back to back, of the oldest batch
+     * only (so a caller can refill between calls): their LLRs to `llrs` (float, or
+     * int8 quantized with llr_scale as submit() does) and, when `side` is not null,
+     * their side outputs to `side`. Large copies are split over the copy threads.
+     * Statuses and ids are not returned (use pop for them). Waits for the oldest batch
+     * when `wait`, else returns 0 if it is not finished. Returns the frames taken.
+     */
+    size_t pop_frames(float* llrs, uint8_t* side, size_t max_frames, bool wait);
+    size_t pop_frames(llr8_t* llrs, uint8_t* side, size_t max_frames, bool wait);
     //! Launches, then waits until every submitted frame is finished (still to be popped).
     void flush();
 

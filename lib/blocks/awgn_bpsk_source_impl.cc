@@ -114,6 +114,9 @@ public:
 
         ::gpufec::engine_config config;
         config.max_batch_frames = d_frames_per_call;
+        // "byte" output: quantize_llrs (round half away from zero, as the decoders and
+        // the GPU do; not VOLK's convert, which rounds half to even).
+        config.llr_scale = d_llr_scale;
         // CUDA: more batches in flight hide the launch and copy latency of small ones.
         config.num_slots = d_source->backend() == ::gpufec::backend_kind::cuda ? 4 : 3;
         d_engine = std::make_unique<::gpufec::batch_engine>(
@@ -151,30 +154,26 @@ public:
         const size_t llr_size = d_float_output ? sizeof(float) : sizeof(int8_t);
         request_ahead();
         size_t frames = 0;
-        ::gpufec::completed_frame frame;
-        // Wait for the first frame only; then hand over what is ready.
-        while (frames < room &&
-               (frames == 0 ? d_engine->pop_wait(frame) : d_engine->try_pop(frame))) {
-            if (frame.id != d_next_frame.load() + frames) {
-                throw ::gpufec::error("awgn_bpsk_source: frame " +
-                                      std::to_string(frame.id) +
-                                      " came back instead of " +
-                                      std::to_string(d_next_frame.load() + frames));
-            }
+        // Wait for the oldest batch only; then hand over what is ready. pop_frames()
+        // copies (or quantizes, for "byte") one batch at a time on the engine's copy
+        // threads; the freed slot is refilled before the next one is copied.
+        while (frames < room) {
             uint8_t* out = llrs + frames * d_llrs * llr_size;
-            if (d_float_output) {
-                std::memcpy(out, frame.llrs, d_llrs * sizeof(float));
-            } else {
-                // Not VOLK's float-to-int8 conversion: it rounds half to even, while
-                // quantize_llrs rounds half away from zero, bit-identical with the GPU's.
-                ::gpufec::quantize_llrs(frame.llrs,
-                                        reinterpret_cast<::gpufec::llr8_t*>(out),
-                                        d_llrs,
-                                        d_llr_scale);
+            uint8_t* info = bits + frames * d_bits;
+            const bool wait = frames == 0;
+            const size_t n =
+                d_float_output
+                    ? d_engine->pop_frames(
+                          reinterpret_cast<float*>(out), info, room - frames, wait)
+                    : d_engine->pop_frames(reinterpret_cast<::gpufec::llr8_t*>(out),
+                                           info,
+                                           room - frames,
+                                           wait);
+            if (n == 0) {
+                break;
             }
-            std::memcpy(bits + frames * d_bits, frame.side, d_bits);
-            ++frames;
-            request_ahead(); // a slot drained: keep the engine busy
+            frames += n;
+            request_ahead();
         }
         if (frames == 0) {
             return 0;

@@ -416,19 +416,20 @@ struct batch_engine::impl {
         return true;
     }
 
-    //! Copies (float: quantizes) n LLRs, split over the copy threads in large chunks.
-    template <typename T>
-    void copy_llrs(const T* src, llr8_t* dst, size_t n)
+    //! Copies n items (float -> int8: quantizes with llr_scale), split over the copy
+    //! threads in large chunks.
+    template <typename S, typename D>
+    void copy_llrs(const S* src, D* dst, size_t n)
     {
         constexpr size_t chunk = size_t(1) << 18; // large enough to amortize a hand-off
         const size_t chunks = (n + chunk - 1) / chunk;
         auto body = [&](size_t c, size_t) {
             const size_t first = c * chunk;
             const size_t len = std::min(chunk, n - first);
-            if constexpr (std::is_same<T, float>::value)
+            if constexpr (std::is_same<S, float>::value && std::is_same<D, llr8_t>::value)
                 quantize_llrs(src + first, dst + first, len, config.llr_scale);
             else
-                std::memcpy(dst + first, src + first, len * sizeof(llr8_t));
+                std::memcpy(dst + first, src + first, len * sizeof(D));
         };
         if (chunks <= 1) {
             if (n)
@@ -441,6 +442,50 @@ struct batch_engine::impl {
                 config.copy_threads > 0 ? config.copy_threads : std::min(8, hw));
         }
         copier->parallel_for(chunks, body);
+    }
+
+    //! Bulk path out of llr_float stages: see batch_engine::pop_frames().
+    template <typename D>
+    size_t pop_frames(D* llrs, uint8_t* side, size_t max_frames, bool wait)
+    {
+        if (out_format != output_format::llr_float || device_output)
+            throw error(
+                "batch_engine::pop_frames() copies float LLR output to the host; " +
+                decoder->name() + " writes " + to_string(out_format) +
+                (device_output ? " to the device (output_side = device)" : "") +
+                ": use try_pop()/pop_wait()");
+        release_drained();
+        if (max_frames == 0)
+            return 0;
+        if (launched == 0) {
+            if (!wait)
+                return 0;
+            launch_filling();
+            if (launched == 0)
+                return 0;
+        }
+        if (!complete(head, wait))
+            return 0;
+        // The head slot's frames [next_pop, next_pop + k) lie back to back: llr_float
+        // frames are 4 bytes per item with no padding, side outputs fixed-size.
+        slot& s = slots[head];
+        const size_t first = s.next_pop;
+        const size_t k = std::min(max_frames, s.num_frames - first);
+        const frame_extent* extents = backend->host_frames(head);
+        const size_t begin = extents[first].out_offset / sizeof(float);
+        const size_t end = extents[first + k - 1].out_offset / sizeof(float) +
+                           extents[first + k - 1].out_bits;
+        copy_llrs(reinterpret_cast<const float*>(backend->host_output(head)) + begin,
+                  llrs,
+                  end - begin);
+        if (side && side_per_frame)
+            copy_llrs(backend->host_side(head) + first * side_per_frame,
+                      side,
+                      k * side_per_frame);
+        s.next_pop += k;
+        pending -= k;
+        release_drained();
+        return k;
     }
 
     size_t request_frames(size_t count, uint64_t first_id)
@@ -646,6 +691,16 @@ size_t batch_engine::submit_frames(const llr8_t* llrs,
 size_t batch_engine::request_frames(size_t count, uint64_t first_id)
 {
     return d->request_frames(count, first_id);
+}
+
+size_t batch_engine::pop_frames(float* llrs, uint8_t* side, size_t max_frames, bool wait)
+{
+    return d->pop_frames(llrs, side, max_frames, wait);
+}
+
+size_t batch_engine::pop_frames(llr8_t* llrs, uint8_t* side, size_t max_frames, bool wait)
+{
+    return d->pop_frames(llrs, side, max_frames, wait);
 }
 
 void batch_engine::launch() { d->launch_filling(); }

@@ -529,6 +529,54 @@ TEST(AwgnSourceStage, IdsAreFrameNumbers)
     EXPECT_FALSE(engine.pop_wait(out));
 }
 
+TEST(AwgnSourceStage, PopFramesCopiesBatchesBackToBack)
+{
+    // 20 frames in batches of 7: pop_frames(max 5) stops at each batch's end, so it
+    // returns 5, 2, 5, 2, 5, 1; float output is generate()'s, int8 output its
+    // quantize_llrs() with the engine's llr_scale, info bits the side output.
+    std::shared_ptr<awgn_bpsk_source> src =
+        make_awgn_bpsk_source(conv_code(300, 7, { 0171, 0133 }), 1.0, 8, cpu_backend());
+    const size_t C = src->llrs_per_frame(), I = src->bits_per_frame();
+    const frames expected = generate(*src, 0, 20);
+    engine_config config;
+    config.max_batch_frames = 7;
+    config.num_slots = 3;
+    config.llr_scale = 5.5f;
+    std::vector<llr8_t> expected8(expected.llrs.size());
+    quantize_llrs(
+        expected.llrs.data(), expected8.data(), expected8.size(), config.llr_scale);
+    for (bool int8 : { false, true }) {
+        batch_engine engine(make_source_stage(src), config);
+        EXPECT_EQ(engine.pop_frames(static_cast<float*>(nullptr), nullptr, 5, true), 0u)
+            << "nothing requested";
+        ASSERT_EQ(engine.request_frames(20, 0), 20u);
+        std::vector<float> llrs(20 * C);
+        std::vector<llr8_t> llrs8(20 * C);
+        std::vector<uint8_t> bits(20 * I);
+        std::vector<size_t> counts;
+        for (size_t got = 0; got < 20;) {
+            const size_t n =
+                int8 ? engine.pop_frames(&llrs8[got * C], &bits[got * I], 5, true)
+                     : engine.pop_frames(&llrs[got * C], &bits[got * I], 5, true);
+            ASSERT_GT(n, 0u);
+            counts.push_back(n);
+            got += n;
+        }
+        EXPECT_EQ(counts, (std::vector<size_t>{ 5, 2, 5, 2, 5, 1 }));
+        EXPECT_EQ(engine.frames_pending(), 0u);
+        EXPECT_EQ(bits, expected.bits);
+        if (int8)
+            EXPECT_EQ(llrs8, expected8);
+        else
+            EXPECT_EQ(0, std::memcmp(llrs.data(), expected.llrs.data(), llrs.size() * 4));
+    }
+    batch_engine decoder(make_viterbi_decoder(conv_code(300), cpu_backend()),
+                         engine_config{});
+    std::vector<float> out(600);
+    test::expect_error([&] { decoder.pop_frames(out.data(), nullptr, 1, false); },
+                       { "pop_frames", "packed bit", "pop_wait" });
+}
+
 TEST(AwgnSourceStage, ProducersTakeNoInputAndDecodersNoRequests)
 {
     std::shared_ptr<awgn_bpsk_source> src =
