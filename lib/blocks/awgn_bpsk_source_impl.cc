@@ -147,6 +147,21 @@ public:
                      gr_vector_const_void_star&,
                      gr_vector_void_star& output_items) override
     {
+        // A failure of the engine (a CUDA error, a lost device) ends the flowgraph with
+        // the reason logged, rather than escaping work() and leaving the graph hanging.
+        try {
+            return produce_frames(noutput_items, output_items);
+        } catch (const std::exception& e) {
+            d_logger->error("awgn_bpsk_source: {}; stopping after {} frames",
+                            e.what(),
+                            d_next_frame.load());
+            return WORK_DONE;
+        }
+    }
+
+private:
+    int produce_frames(int noutput_items, gr_vector_void_star& output_items)
+    {
         const size_t per_frame = std::max(d_llrs, d_bits);
         const size_t room = static_cast<size_t>(noutput_items) / per_frame;
         auto* llrs = static_cast<uint8_t*>(output_items[0]);
@@ -196,7 +211,6 @@ public:
         return WORK_CALLED_PRODUCE;
     }
 
-private:
     //! Fills every free slot with whole batches of the next frame numbers.
     void request_ahead()
     {

@@ -11,13 +11,112 @@
 // quantized) on the same stream by stage_device_input() before the launch.
 #include "cuda/common/convert.h"
 #include "cuda/common/cuda_utils.h"
+#include "engine/fault_injection.h"
 #include "engine/slot_backend.h"
+#include <unistd.h>
+#include <atomic>
+#include <cstdlib>
 #include <exception>
+#include <mutex>
+#include <sstream>
+#include <string>
 #include <vector>
 
 namespace gpufec {
 
+namespace testing {
 namespace {
+
+std::atomic<int> armed_kind{ int(cuda_fault::none) };
+std::atomic<uint64_t> launches_left{ 0 };
+std::once_flag environment_read;
+
+void read_environment()
+{
+    const char* value = std::getenv("GPUFEC_TEST_CUDA_FAULT");
+    if (!value || !*value)
+        return;
+    const std::string text(value);
+    const size_t colon = text.find(':');
+    const std::string kind = text.substr(0, colon);
+    const uint64_t launch = colon == std::string::npos
+                                ? 1
+                                : std::strtoull(text.c_str() + colon + 1, nullptr, 10);
+    if (kind == "copy")
+        arm_cuda_fault(cuda_fault::copy, launch);
+    else if (kind == "kernel")
+        arm_cuda_fault(cuda_fault::kernel, launch);
+    else
+        throw error("GPUFEC_TEST_CUDA_FAULT=\"" + text +
+                    "\": allowed: copy:N or kernel:N (N = launch number, from 1)");
+}
+
+//! The fault this launch must raise (none for all but the armed one).
+cuda_fault take_fault()
+{
+    std::call_once(environment_read, read_environment);
+    if (armed_kind.load() == int(cuda_fault::none))
+        return cuda_fault::none;
+    if (launches_left.fetch_sub(1) != 1)
+        return cuda_fault::none;
+    return cuda_fault(armed_kind.exchange(int(cuda_fault::none)));
+}
+
+} // namespace
+
+void arm_cuda_fault(cuda_fault kind, uint64_t launch)
+{
+    launches_left.store(kind == cuda_fault::none ? 0 : std::max<uint64_t>(1, launch));
+    armed_kind.store(int(kind));
+}
+
+} // namespace testing
+
+namespace {
+
+std::string mib(size_t bytes)
+{
+    std::ostringstream s;
+    s.precision(1);
+    s << std::fixed << double(bytes) / double(1 << 20) << " MiB";
+    return s.str();
+}
+
+/*!
+ * Refuses, before allocating anything, an engine whose slots would not fit: device
+ * memory against what is free now, pinned host memory against half the RAM (pinned
+ * pages cannot be swapped; asking for more stalls the host rather than failing).
+ */
+void check_slot_memory(const batch_decoder& decoder,
+                       const batch_limits& limits,
+                       int num_slots,
+                       int device,
+                       size_t device_per_slot,
+                       size_t pinned_per_slot)
+{
+    const size_t slots = size_t(num_slots);
+    size_t free_bytes = 0, total_bytes = 0;
+    cuda::device_memory_info(free_bytes, total_bytes);
+    std::ostringstream advice;
+    advice << " for " << slots << " slots of up to " << limits.max_frames << " frames / "
+           << limits.max_input_items << " input items (" << decoder.name()
+           << "); lower engine_config.max_batch_frames or max_batch_items (a block's "
+              "max_batch_frames)";
+    if (device_per_slot > (free_bytes - std::min(free_bytes, size_t(64) << 20)) / slots) {
+        throw error("batch_engine needs " + mib(device_per_slot * slots) +
+                    " of device memory on cuda:" + std::to_string(device) + ", " +
+                    mib(free_bytes) + " of " + mib(total_bytes) + " are free" +
+                    advice.str());
+    }
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page > 0) {
+        const size_t ram = size_t(pages) * size_t(page);
+        if (pinned_per_slot > ram / 2 / slots)
+            throw error("batch_engine needs " + mib(pinned_per_slot * slots) +
+                        " of pinned host memory, more than half of the " + mib(ram) +
+                        " of RAM" + advice.str());
+    }
+}
 
 class cuda_slot_backend : public slot_backend
 {
@@ -32,6 +131,19 @@ public:
         const size_t device_workspace = d_decoder->device_workspace_bytes(limits);
         const size_t host_workspace = d_decoder->host_workspace_bytes(limits);
         const size_t in_bytes = input_bytes(d_decoder->input(), limits.max_input_items);
+        const size_t soft_bytes =
+            limits.soft_output ? 8 * limits.max_output_bytes * sizeof(float) : 0;
+        const size_t common =
+            in_bytes + limits.max_aux_items * sizeof(cfloat) + limits.max_output_bytes +
+            limits.max_side_bytes +
+            limits.max_frames * (sizeof(frame_extent) + sizeof(frame_status)) +
+            soft_bytes;
+        check_slot_memory(*d_decoder,
+                          limits,
+                          num_slots,
+                          d_device,
+                          common + device_workspace,
+                          common + host_workspace);
         d_slots.reserve(size_t(num_slots));
         for (int i = 0; i < num_slots; ++i) {
             d_slots.push_back(std::make_unique<slot>());
@@ -179,6 +291,20 @@ public:
                                                   what.num_frames * sizeof(frame_status),
                                                   cudaMemcpyHostToDevice,
                                                   stream));
+            }
+            switch (testing::take_fault()) {
+            case testing::cuda_fault::none:
+                break;
+            case testing::cuda_fault::copy:
+                GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.device_output.get(),
+                                                  s.host_output.get(),
+                                                  1,
+                                                  static_cast<cudaMemcpyKind>(0x7f),
+                                                  stream));
+                break;
+            case testing::cuda_fault::kernel:
+                cuda::launch_failing_kernel_for_test(stream);
+                break;
             }
             frame_batch batch;
             set_batch_io(batch,

@@ -16,6 +16,7 @@
 #include <vector>
 
 #ifdef GPUFEC_HAVE_CUDA
+#include "engine/fault_injection.h"
 #include <cuda_runtime.h>
 #endif
 
@@ -318,6 +319,90 @@ TEST(EngineCuda, Int4InputQuantizedOnTheDeviceMatchesTheHostRule)
     while (engine.try_pop(c))
         verify(c);
     EXPECT_EQ(checked, frames);
+}
+
+TEST(EngineCuda, MoreMemoryThanTheDeviceHasFailsAtConstruction)
+{
+    if (cuda_device_count() == 0)
+        GTEST_SKIP() << "no CUDA device";
+    size_t free_bytes = 0, total_bytes = 0;
+    check(cudaMemGetInfo(&free_bytes, &total_bytes));
+    engine_config config;
+    config.max_batch_frames = 1 << 20;
+    config.max_batch_items = 2 * total_bytes; // int8 input alone: twice the device
+    try {
+        batch_engine engine(std::make_shared<echo_cuda_decoder>(), config);
+        ADD_FAILURE() << "an engine larger than the device was built";
+    } catch (const error& e) {
+        const std::string msg = e.what();
+        for (const char* needle :
+             { "device memory", "cuda:0", "free", "max_batch_frames" })
+            EXPECT_NE(msg.find(needle), std::string::npos) << needle << " in: " << msg;
+    }
+    // Nothing was allocated: a normal engine still fits and works.
+    batch_engine engine(std::make_shared<echo_cuda_decoder>(), engine_config{});
+    const std::vector<llr8_t> llrs(300, -3);
+    ASSERT_TRUE(engine.submit(llrs.data(), llrs.size(), 7));
+    completed_frame c;
+    ASSERT_TRUE(engine.pop_wait(c));
+    EXPECT_EQ(c.id, 7u);
+    EXPECT_EQ(c.packed[0], 0xff);
+}
+
+TEST(EngineCuda, InjectedFaultIsReportedAndLaterBatchesRun)
+{
+    if (cuda_device_count() == 0)
+        GTEST_SKIP() << "no CUDA device";
+    for (testing::cuda_fault kind :
+         { testing::cuda_fault::copy, testing::cuda_fault::kernel }) {
+        const char* what = kind == testing::cuda_fault::copy ? "copy" : "kernel";
+        engine_config config;
+        config.max_batch_frames = 4;
+        config.num_slots = 3;
+        batch_engine engine(std::make_shared<echo_cuda_decoder>(), config);
+        // 16 frames = 4 batches; the second launch fails. Frame f is 100 LLRs, all
+        // negative (bits 1) for even f, positive for odd f.
+        testing::arm_cuda_fault(kind, 2);
+        std::vector<uint64_t> popped;
+        size_t errors = 0;
+        std::string message;
+        completed_frame c;
+        auto take = [&](bool wait) {
+            try {
+                if (!(wait ? engine.pop_wait(c) : engine.try_pop(c)))
+                    return false;
+                EXPECT_EQ(c.nbits, 100u);
+                EXPECT_EQ(c.packed[0], c.id % 2 == 0 ? 0xff : 0x00) << what << c.id;
+                popped.push_back(c.id);
+            } catch (const error& e) {
+                ++errors;
+                message = e.what();
+            }
+            return true;
+        };
+        for (uint64_t f = 0; f < 16; ++f) {
+            const std::vector<llr8_t> llrs(100, f % 2 == 0 ? -5 : 5);
+            while (!engine.submit(llrs.data(), llrs.size(), f))
+                take(true);
+        }
+        while (take(true)) {
+        }
+        testing::arm_cuda_fault(testing::cuda_fault::none, 0);
+        EXPECT_EQ(errors, 1u) << what;
+        EXPECT_NE(message.find("cudaError"), std::string::npos) << message;
+        // The failed batch's frames (4..7) are lost with the error; the others come
+        // back in order.
+        EXPECT_EQ(popped,
+                  (std::vector<uint64_t>{ 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15 }))
+            << what;
+        EXPECT_EQ(engine.frames_pending(), 0u);
+        // The engine keeps working after the fault.
+        const std::vector<llr8_t> ones(100, -1);
+        ASSERT_TRUE(engine.submit(ones.data(), ones.size(), 99));
+        ASSERT_TRUE(engine.pop_wait(c));
+        EXPECT_EQ(c.id, 99u);
+        EXPECT_EQ(c.packed[0], 0xff);
+    }
 }
 
 #else

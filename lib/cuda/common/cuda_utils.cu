@@ -17,6 +17,64 @@ void throw_cuda_error(cudaError_t err, const char* what, const char* file, int l
     throw gpufec::error(msg.str());
 }
 
+namespace {
+
+std::string mib(size_t bytes)
+{
+    std::ostringstream s;
+    s.precision(1);
+    s << std::fixed << double(bytes) / double(1 << 20) << " MiB";
+    return s.str();
+}
+
+__global__ void empty_kernel_for_test() {}
+
+} // namespace
+
+void device_memory_info(size_t& free_bytes, size_t& total_bytes)
+{
+    GPUFEC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+}
+
+void* allocate_device_bytes(size_t bytes)
+{
+    void* p = nullptr;
+    const cudaError_t err = cudaMalloc(&p, bytes);
+    if (err == cudaSuccess)
+        return p;
+    cudaGetLastError(); // an allocation failure is not sticky: clear it
+    int device = -1;
+    cudaGetDevice(&device);
+    size_t free_bytes = 0, total_bytes = 0;
+    cudaMemGetInfo(&free_bytes, &total_bytes);
+    std::ostringstream msg;
+    msg << "cannot allocate " << mib(bytes) << " of device memory on cuda:" << device
+        << " (" << mib(free_bytes) << " free of " << mib(total_bytes)
+        << "): " << cudaGetErrorName(err) << "; use smaller batches (max_batch_frames)";
+    throw gpufec::error(msg.str());
+}
+
+void* allocate_pinned_bytes(size_t bytes)
+{
+    void* p = nullptr;
+    const cudaError_t err = cudaMallocHost(&p, bytes);
+    if (err == cudaSuccess)
+        return p;
+    cudaGetLastError();
+    std::ostringstream msg;
+    msg << "cannot allocate " << mib(bytes)
+        << " of pinned host memory: " << cudaGetErrorName(err)
+        << "; use smaller batches (max_batch_frames)";
+    throw gpufec::error(msg.str());
+}
+
+void launch_failing_kernel_for_test(cudaStream_t stream)
+{
+    empty_kernel_for_test<<<1, 4096, 0, stream>>>(); // > 1024 threads: refused
+    GPUFEC_CUDA_CHECK(cudaGetLastError());
+    throw gpufec::error("launch_failing_kernel_for_test: the launch was not refused");
+}
+
 device_guard::device_guard(int device)
 {
     GPUFEC_CUDA_CHECK(cudaGetDevice(&d_prev));

@@ -7,8 +7,8 @@
 #ifndef INCLUDED_GPUFEC_CUDA_UTILS_H
 #define INCLUDED_GPUFEC_CUDA_UTILS_H
 
-#include <gpufec/common.h>
 #include <cuda_runtime.h>
+#include <gpufec/common.h>
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -16,12 +16,13 @@
 namespace gpufec {
 namespace cuda {
 
-[[noreturn]] void throw_cuda_error(cudaError_t err, const char* what, const char* file, int line);
+[[noreturn]] void
+throw_cuda_error(cudaError_t err, const char* what, const char* file, int line);
 
-#define GPUFEC_CUDA_CHECK(call)                                                  \
-    do {                                                                         \
-        cudaError_t gpufec_err_ = (call);                                        \
-        if (gpufec_err_ != cudaSuccess)                                          \
+#define GPUFEC_CUDA_CHECK(call)                                                       \
+    do {                                                                              \
+        cudaError_t gpufec_err_ = (call);                                             \
+        if (gpufec_err_ != cudaSuccess)                                               \
             ::gpufec::cuda::throw_cuda_error(gpufec_err_, #call, __FILE__, __LINE__); \
     } while (0)
 
@@ -41,25 +42,33 @@ private:
     int d_prev = -1;
 };
 
+//! cudaMalloc / cudaMallocHost; failures throw gpufec::error saying how much was asked
+//! for and (device) how much is free.
+void* allocate_device_bytes(size_t bytes);
+void* allocate_pinned_bytes(size_t bytes);
+
 //! How device and pinned host memory are obtained and returned.
 struct device_memory {
-    static void* allocate(size_t bytes)
+    static void* allocate(size_t bytes) { return allocate_device_bytes(bytes); }
+    static void release(void* p)
     {
-        void* p = nullptr;
-        GPUFEC_CUDA_CHECK(cudaMalloc(&p, bytes));
-        return p;
-    }
-    static void release(void* p) { cudaFree(p); } // destructor path: nothing to do on failure
+        cudaFree(p);
+    } // destructor path: nothing to do on failure
 };
 struct pinned_memory {
-    static void* allocate(size_t bytes)
-    {
-        void* p = nullptr;
-        GPUFEC_CUDA_CHECK(cudaMallocHost(&p, bytes));
-        return p;
-    }
+    static void* allocate(size_t bytes) { return allocate_pinned_bytes(bytes); }
     static void release(void* p) { cudaFreeHost(p); }
 };
+
+//! Free and total memory of the current device, in bytes.
+void device_memory_info(size_t& free_bytes, size_t& total_bytes);
+
+/*!
+ * Test-only fault injection: enqueues, on `stream`, a kernel launch that CUDA refuses
+ * (an invalid block size: cudaErrorInvalidConfiguration, which does not poison the
+ * context), and throws the error as a failing kernel would.
+ */
+void launch_failing_kernel_for_test(cudaStream_t stream);
 
 //! An owning array of T in device or pinned host memory, allocated once by reset().
 template <typename T, typename Memory>
@@ -114,7 +123,10 @@ using pinned_buffer = cuda_buffer<T, pinned_memory>;
 class stream
 {
 public:
-    stream() { GPUFEC_CUDA_CHECK(cudaStreamCreateWithFlags(&d_s, cudaStreamNonBlocking)); }
+    stream()
+    {
+        GPUFEC_CUDA_CHECK(cudaStreamCreateWithFlags(&d_s, cudaStreamNonBlocking));
+    }
     ~stream()
     {
         if (d_s)
@@ -134,8 +146,8 @@ class event
 public:
     explicit event(bool timing = false)
     {
-        GPUFEC_CUDA_CHECK(
-            cudaEventCreateWithFlags(&d_e, timing ? cudaEventDefault : cudaEventDisableTiming));
+        GPUFEC_CUDA_CHECK(cudaEventCreateWithFlags(
+            &d_e, timing ? cudaEventDefault : cudaEventDisableTiming));
     }
     ~event()
     {
