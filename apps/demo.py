@@ -34,14 +34,12 @@ def main(argv=None):
     parser.add_argument("--max-errors", type=int, default=0,
                         help="stop a point after this many errors (0: run all bits)")
     parser.add_argument("--out-dir", default="demo-out")
+    parser.add_argument("--verbose", action="store_true",
+                        help="keep GNU Radio's info-level log lines")
     args = parser.parse_args(argv)
 
-    try:
-        from gnuradio import gpufec
-    except ImportError as e:
-        print(f"demo: cannot import gnuradio.gpufec ({e}); run scripts/demo.sh, or set "
-              "PYTHONPATH and LD_LIBRARY_PATH to an installed gr-gpufec", file=sys.stderr)
-        return 1
+    gpufec_ber.load_gnuradio("demo", args.verbose)
+    from gnuradio import gpufec
 
     code = gpufec_ber.make_code(frame_bits=args.frame_bits)
     # Which backend "auto" picks: a throwaway decoder tells (and logs the choice).

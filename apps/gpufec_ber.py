@@ -393,6 +393,20 @@ class _help_formatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
+def load_gnuradio(program, verbose=False):
+    """Imports GNU Radio and gr-gpufec, or exits with what to do; silences GNU Radio's
+    info-level log lines (backend choices, buffer sizes) unless `verbose`."""
+    try:
+        from gnuradio import gr, gpufec  # noqa: F401
+    except ImportError as e:
+        sys.exit(f"{program}: cannot import GNU Radio and gr-gpufec with {sys.executable}:"
+                 f" {e}\n  Run it with /usr/bin/python3 (Debian's GNU Radio imports only "
+                 "there). After ./scripts/demo.sh, `. build/install/gpufec-env.sh` sets "
+                 "PYTHONPATH, LD_LIBRARY_PATH and PATH for an install in build/install.")
+    if not verbose:
+        gr.logging().set_default_level(gr.log_levels.warn)
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="gpufec-ber", description=__doc__.split("\n\n")[0],
@@ -401,6 +415,8 @@ def build_parser():
                         help='Eb/N0 points in dB: "start:stop:step" or "1,2,3"')
     parser.add_argument("--code", default="conv", choices=CODE_FAMILIES,
                         help="code family (and with it the decoder)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="keep GNU Radio's info-level log lines")
     conv = parser.add_argument_group("convolutional code (--code conv)")
     conv.add_argument("--frame-bits", type=int, default=2048,
                       help="information bits per frame")
@@ -511,6 +527,7 @@ def code_from_args(args):
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    load_gnuradio("gpufec-ber", args.verbose)
     try:
         ebn0_values = parse_ebn0(args.ebn0)
         parse_polys(args.polys)

@@ -23,6 +23,7 @@
 #include <gnuradio/gpufec/viterbi_decoder.h>
 #include <gnuradio/high_res_timer.h>
 #include <gnuradio/io_signature.h>
+#include <gnuradio/logger.h>
 #include <gnuradio/sync_block.h>
 #include <gnuradio/top_block.h>
 #include <algorithm>
@@ -55,7 +56,8 @@ void usage()
         "                   with scale 8 by the source: a quarter of the traffic)\n"
         "  --stream-buffer  minimum buffer (items) of the bit streams after the decoder\n"
         "                   and source (default 4194304; 0 = GNU Radio's default)\n"
-        "  --profile        print GNU Radio's per-block work time after each run");
+        "  --profile        print GNU Radio's per-block work time after each run\n"
+        "  --verbose        keep GNU Radio's info-level log lines");
 }
 
 std::vector<double> parse_list(const std::string& s)
@@ -91,6 +93,7 @@ struct options {
     std::string llr_type = "float";
     long stream_buffer = 1L << 22;
     bool profile = false;
+    bool verbose = false;
 };
 
 constexpr double llr_scale = 8.0;
@@ -364,6 +367,8 @@ int main(int argc, char** argv)
             o.stream_buffer = std::stol(next());
         else if (a == "--profile")
             o.profile = true;
+        else if (a == "--verbose")
+            o.verbose = true;
         else {
             usage();
             return a == "--help" ? 0 : 2;
@@ -383,6 +388,9 @@ int main(int argc, char** argv)
             o.llr_type.c_str());
         return 2;
     }
+    // GNU Radio's info lines (backend choices, buffer sizes) only with --verbose.
+    if (!o.verbose)
+        gr::logging::singleton().set_default_level(spdlog::level::warn);
     if (o.profile) // read by GNU Radio's preferences when the blocks start
         setenv("GR_CONF_PERFCOUNTERS_ON", "True", 1);
     if (o.source_frames <= 0)

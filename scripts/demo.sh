@@ -18,6 +18,19 @@ if [ -z "$module_init" ]; then
 fi
 python_dir=$(dirname "$(dirname "$(dirname "$module_init")")")
 lib_dir=$(dirname "$(find "$prefix" -name 'libgnuradio-gpufec.so*' -print -quit)")
+# One line in for later shells: `. build/install/gpufec-env.sh` puts the module, its
+# library and gpufec-ber on the search paths.
+cat >"$prefix/gpufec-env.sh" <<ENV
+# gr-gpufec installed in $prefix: source this file (. $prefix/gpufec-env.sh)
+export PYTHONPATH=$python_dir\${PYTHONPATH:+:\$PYTHONPATH}
+export LD_LIBRARY_PATH=$lib_dir\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
+export PATH=$prefix/bin:\$PATH
+export GRC_BLOCKS_PATH=$prefix/share/gnuradio/grc/blocks\${GRC_BLOCKS_PATH:+:\$GRC_BLOCKS_PATH}
+ENV
 export PYTHONPATH=$python_dir${PYTHONPATH:+:$PYTHONPATH}
 export LD_LIBRARY_PATH=$lib_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-exec /usr/bin/python3 "$root/apps/demo.py" --out-dir "$build/demo" "$@"
+status=0
+/usr/bin/python3 "$root/apps/demo.py" --out-dir "$build/demo" "$@" || status=$?
+echo "[demo] to use the module from Python, gpufec-ber or GRC in another shell:"
+echo "[demo]   . $prefix/gpufec-env.sh"
+exit $status

@@ -8,4 +8,13 @@ build=${GPUFEC_BUILD_DIR:-$root/build}
 
 "$root/scripts/build.sh"
 cd "$build"
-ctest --output-on-failure -j"$(nproc)" --timeout "${GPUFEC_TEST_TIMEOUT:-1500}" "$@"
+status=0
+ctest --output-on-failure -j"$(nproc)" --timeout "${GPUFEC_TEST_TIMEOUT:-1500}" "$@" || status=$?
+# ctest says "Skipped" but not why; GTest's reasons are in its log.
+reasons=$(awk '/: Skipped$/ { getline reason; print reason }' \
+    Testing/Temporary/LastTest.log 2>/dev/null | sort | uniq -c | sort -rn)
+if [ -n "$reasons" ]; then
+    echo "Why tests were skipped (count, reason):"
+    echo "$reasons"
+fi
+exit $status

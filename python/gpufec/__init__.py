@@ -14,10 +14,16 @@ import os
 
 # import pybind11 generated symbols into the gpufec namespace
 try:
-    # this might fail if the module is python-only
     from .gpufec_python import *
-except ModuleNotFoundError:
-    pass
+except ImportError as e:
+    # The usual causes, named: another interpreter than Debian's, or an install prefix
+    # that is not on the search paths.
+    raise ImportError(
+        "gnuradio.gpufec: cannot load its compiled part ({}). Use /usr/bin/python3 "
+        "(Debian's GNU Radio imports only there); for an install outside /usr, source "
+        "the env script the demo prints (build/install/gpufec-env.sh) or set PYTHONPATH "
+        "to <prefix>/lib/python3*/dist-packages and LD_LIBRARY_PATH to the directory of "
+        "libgnuradio-gpufec.so".format(e)) from e
 
 # import any pure python here
 
