@@ -418,9 +418,11 @@ private:
     {
         while (!d_stash.empty() && d_produced + d_stash.front().nbits <= d_noutput) {
             decoded_frame& frame = d_stash.front();
-            std::memcpy(d_out + d_produced * d_out_itemsize,
-                        frame.bits.data(),
-                        frame.nbits * d_out_itemsize);
+            if (frame.nbits > 0) { // an empty frame may have no buffer yet
+                std::memcpy(d_out + d_produced * d_out_itemsize,
+                            frame.bits.data(),
+                            frame.nbits * d_out_itemsize);
+            }
             emit(frame.info, frame.nbits);
             frame.info.tags.tags.clear();
             d_stash.pop_front(); // the bits buffer stays in the ring for reuse

@@ -151,10 +151,11 @@ class qa_degenerate_tags(gr_unittest.TestCase):
             r = run_stream(lambda: gpufec.encoder(self.conv, "packet_len"), s.items,
                            s.tags, "b", chunk)
             np.testing.assert_array_equal(
-                r["out"], np.concatenate([self.coded(a), self.coded(b), self.coded(c)]))
+                r["out"], np.concatenate([self.coded(a), self.coded(b), self.coded(c)]),
+                f"chunk {chunk}")
             self.assertEqual(by_key(r, "packet_len"),
                              sorted([(0, 0), (0, ca), (ca, 0), (ca, cb), (ca + cb, 0),
-                                     (ca + cb, 0), (ca + cb, cc)]), chunk)
+                                     (ca + cb, 0), (ca + cb, cc)]), f"chunk {chunk}")
             self.assertEqual(by_key(r, "marker"), [(ca + 5 * cb // 30, 7)])
             self.assertEqual(r["dropped"], 0)
 
@@ -203,8 +204,9 @@ class qa_degenerate_tags(gr_unittest.TestCase):
         for chunk in (1, 3, 64):
             r = run_stream(lambda: gpufec.encoder(self.conv, "packet_len"), s.items,
                            s.tags, "b", chunk)
-            np.testing.assert_array_equal(r["out"], np.concatenate(expected), chunk)
-            self.assertEqual(by_key(r, "packet_len"), sorted(zip(starts, lengths)), chunk)
+            np.testing.assert_array_equal(r["out"], np.concatenate(expected), f"chunk {chunk}")
+            self.assertEqual(by_key(r, "packet_len"), sorted(zip(starts, lengths)),
+                             f"chunk {chunk}")
             self.assertEqual(r["dropped"], 0)
 
     def test_005_encoder_stream_ends_inside_frame(self):
@@ -233,10 +235,10 @@ class qa_degenerate_tags(gr_unittest.TestCase):
         s.add(bpsk_llrs(self.coded(c)), 40)
         for chunk in (None, 1, 5):
             r = run_stream(self.viterbi, s.items, s.tags, "f", chunk)
-            np.testing.assert_array_equal(r["out"], np.concatenate([a, b, c]), chunk)
+            np.testing.assert_array_equal(r["out"], np.concatenate([a, b, c]), f"chunk {chunk}")
             self.assertEqual(by_key(r, "packet_len"),
                              [(0, 0), (0, 20), (20, 0), (20, 30), (50, 0), (50, 0),
-                              (50, 14)], chunk)
+                              (50, 14)], f"chunk {chunk}")
             self.assertEqual(by_key(r, "marker"), [(20 + 15, 7)])
             self.assertEqual((r["decoded"], r["dropped"]), (7, 0))
 
@@ -258,12 +260,13 @@ class qa_degenerate_tags(gr_unittest.TestCase):
         tags_in = sum(1 for t in s.tags if pmt.symbol_to_string(t.key) == "packet_len")
         for chunk in (None, 1, 4, 16):
             r = run_stream(self.viterbi, s.items, s.tags, "f", chunk)
-            np.testing.assert_array_equal(r["out"], np.concatenate(g), chunk)
+            msg = f"chunk {chunk}"
+            np.testing.assert_array_equal(r["out"], np.concatenate(g), msg)
             self.assertEqual(by_key(r, "packet_len"),
-                             sorted(list(zip(starts, lens)) + [(starts[3], 0)]), chunk)
-            self.assertEqual(by_key(r, "marker"), [(starts[2], 7)], chunk)
-            self.assertEqual(r["dropped"], 6, chunk)
-            self.assertEqual(r["decoded"] + r["dropped"], tags_in, chunk)
+                             sorted(list(zip(starts, lens)) + [(starts[3], 0)]), msg)
+            self.assertEqual(by_key(r, "marker"), [(starts[2], 7)], msg)
+            self.assertEqual(r["dropped"], 6, msg)
+            self.assertEqual(r["decoded"] + r["dropped"], tags_in, msg)
 
     def test_008_viterbi_stream_ends_inside_frame(self):
         """The stream ends inside a frame: the flowgraph finishes, the earlier frames
