@@ -163,10 +163,7 @@ public:
 
     bool stop() override
     {
-        if (d_assembler->partial_items() > 0) {
-            this->d_logger->warn("discarding an incomplete final frame ({} items)",
-                                 d_assembler->partial_items());
-        }
+        d_assembler->end_of_stream();
         return true;
     }
 
@@ -218,6 +215,15 @@ public:
                 }
             }
             const size_t items = d_assembler->frame_items();
+            if (items == 0) {
+                // An empty frame never reaches the engine; it queues behind the frames
+                // in flight so that its tags come out in order.
+                frame_info& info = d_frames.emplace_back();
+                info.empty = true;
+                info.out_bits = 0;
+                info.tags = d_assembler->take();
+                continue;
+            }
             while (!engine.can_submit(items)) {
                 pop_one(/*wait=*/true, /*may_stash=*/true);
             }
@@ -238,6 +244,7 @@ public:
                 d_last_out_bits = d_run.decoder->output_bits_for_input(items);
             }
             frame_info& info = d_frames.emplace_back();
+            info.empty = false;
             info.id = d_next_id;
             info.out_bits = d_last_out_bits;
             info.tags = d_assembler->take();
@@ -255,8 +262,7 @@ public:
                 engine.launch();
             }
         }
-        if (d_produced == 0 && d_stash.empty() && engine.frames_pending() > 0 &&
-            room_for_next()) {
+        if (d_produced == 0 && d_stash.empty() && !d_frames.empty() && room_for_next()) {
             pop_one(/*wait=*/true, /*may_stash=*/false);
             while (pop_one(/*wait=*/false, /*may_stash=*/false)) {
             }
@@ -266,6 +272,7 @@ public:
 
 private:
     struct frame_info {
+        bool empty = false; //!< a length tag of 0: not submitted, no output items
         uint64_t id = 0;
         size_t out_bits = 0;
         frame_tags tags;
@@ -310,6 +317,7 @@ private:
         }
         for (size_t j = 0; j < taken; ++j) {
             frame_info& info = d_frames.emplace_back();
+            info.empty = false;
             info.id = d_next_id++;
             info.out_bits = d_last_out_bits;
             info.tags = d_assembler->take_whole(first + j * items, end);
@@ -332,8 +340,8 @@ private:
 
     bool work_pending() const
     {
-        return !d_stash.empty() || d_run.engine->frames_pending() > 0 ||
-               d_assembler->has_frame();
+        // d_frames holds the engine's pending frames and queued empty frames.
+        return !d_stash.empty() || !d_frames.empty() || d_assembler->has_frame();
     }
 
     //! True when the oldest frame not yet popped fits in this call's output.
@@ -347,7 +355,7 @@ private:
     {
         emit_frame_tags(
             d_io, 0, d_out_first + d_produced, nbits, info.tags, d_assembler->len_key());
-        if (d_status_tags) {
+        if (d_status_tags && !info.empty) { // nothing was decoded: no status
             const uint64_t at = d_out_first + d_produced;
             this->add_item_tag(
                 0, at, iterations_key(), pmt::from_long(info.status.iterations));
@@ -367,6 +375,17 @@ private:
         const bool direct = d_stash.empty() && room_for_next();
         if (!direct && !may_stash) {
             return false;
+        }
+        if (!d_frames.empty() && d_frames.front().empty) {
+            if (direct) {
+                emit(d_frames.front(), 0);
+            } else {
+                decoded_frame& frame = d_stash.emplace_back();
+                frame.nbits = 0;
+                frame.info = std::move(d_frames.front());
+            }
+            d_frames.pop_front();
+            return true;
         }
         ::gpufec::completed_frame done;
         const bool got =
@@ -399,9 +418,11 @@ private:
     {
         while (!d_stash.empty() && d_produced + d_stash.front().nbits <= d_noutput) {
             decoded_frame& frame = d_stash.front();
-            std::memcpy(d_out + d_produced * d_out_itemsize,
-                        frame.bits.data(),
-                        frame.nbits * d_out_itemsize);
+            if (frame.nbits > 0) { // an empty frame may have no buffer yet
+                std::memcpy(d_out + d_produced * d_out_itemsize,
+                            frame.bits.data(),
+                            frame.nbits * d_out_itemsize);
+            }
             emit(frame.info, frame.nbits);
             frame.info.tags.tags.clear();
             d_stash.pop_front(); // the bits buffer stays in the ring for reuse

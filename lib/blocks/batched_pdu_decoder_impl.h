@@ -15,6 +15,7 @@
 #include <gpufec/common.h>
 #include <volk/volk.h>
 #include <atomic>
+#include <cstdint>
 #include <deque>
 #include <vector>
 
@@ -25,6 +26,11 @@ namespace gpufec {
  * PDUs go into the engine as they arrive. PDUs queued behind the one being handled
  * join the same batch; when the queue is empty the partial batch is launched and every
  * pending frame is published, in order (a lone PDU is never held back).
+ *
+ * An empty vector gives an empty PDU (same vector type as a decoded one, metadata kept,
+ * no status entries), published in order. Anything else that is not a pair of nil or a
+ * dict and an f32vector or s8vector of a length the decoder takes is dropped with an
+ * error naming the message's number.
  */
 template <class Interface>
 class batched_pdu_decoder_impl : public Interface
@@ -60,24 +66,45 @@ public:
     }
 
 private:
+    //! nil or a list of (key . value) pairs: what dict_add() can extend safely.
+    static bool is_metadata(const pmt::pmt_t& meta)
+    {
+        pmt::pmt_t p = meta;
+        while (pmt::is_pair(p)) {
+            if (!pmt::is_pair(pmt::car(p))) {
+                return false;
+            }
+            p = pmt::cdr(p);
+        }
+        return pmt::is_null(p);
+    }
+
     void handle_pdu(const pmt::pmt_t& msg)
     {
+        const uint64_t number = d_received++;
         if (!pmt::is_pair(msg) || !pmt::is_uniform_vector(pmt::cdr(msg))) {
-            drop(msg, "not a PDU (pair of metadata and uniform vector)");
+            drop(number, "not a PDU (pair of metadata and uniform vector)");
             return;
         }
         const pmt::pmt_t meta = pmt::car(msg);
         const pmt::pmt_t vec = pmt::cdr(msg);
+        if (!is_metadata(meta)) {
+            drop(number, "the metadata (car) is neither a dict nor nil");
+            return;
+        }
         const bool is_float = pmt::is_f32vector(vec);
         if (!is_float && !pmt::is_s8vector(vec)) {
-            drop(msg,
+            drop(number,
                  "vector type must be f32vector (float LLRs) or s8vector (int8 LLRs)");
             return;
         }
         const size_t items = pmt::length(vec);
-        const std::string problem = frame_length_problem(*d_run.decoder, items);
+        const std::string problem =
+            items == 0 ? "" : frame_length_problem(*d_run.decoder, items);
         if (!problem.empty()) {
-            drop(msg, problem);
+            drop(number, problem);
+        } else if (items == 0) {
+            d_meta.push_back({ empty_id, meta }); // published in turn, not decoded
         } else {
             auto& engine = *d_run.engine;
             while (!engine.can_submit(items)) {
@@ -99,14 +126,23 @@ private:
         }
     }
 
-    void drop(const pmt::pmt_t& msg, const std::string& reason)
+    void drop(uint64_t number, const std::string& reason)
     {
         ++d_dropped;
-        this->d_logger->error("dropping PDU #{}: {}", d_dropped.load(), reason);
+        this->d_logger->error(
+            "dropping PDU #{} (counting from 0 since start): {}", number, reason);
     }
 
     bool publish_one(bool wait)
     {
+        if (!d_meta.empty() && d_meta.front().first == empty_id) {
+            const pmt::pmt_t vec =
+                d_soft ? pmt::make_f32vector(0, 0.0f) : pmt::make_u8vector(0, 0);
+            this->message_port_pub(d_out_port, pmt::cons(d_meta.front().second, vec));
+            d_meta.pop_front();
+            ++d_decoded;
+            return true;
+        }
         ::gpufec::completed_frame done;
         const bool got =
             wait ? d_run.engine->pop_wait(done) : d_run.engine->try_pop(done);
@@ -159,7 +195,10 @@ private:
     const float d_soft_gain; //!< int8-input units -> the float input's units
     std::vector<uint8_t> d_bits;
     std::vector<float> d_soft_values;
+    //! d_meta's id of an empty PDU (engine ids count from 0 and never get there).
+    static constexpr uint64_t empty_id = UINT64_MAX;
     uint64_t d_next_id = 0;
+    uint64_t d_received = 0;
     std::atomic<uint64_t> d_decoded{ 0 };
     std::atomic<uint64_t> d_dropped{ 0 };
 };

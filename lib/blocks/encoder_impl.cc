@@ -50,6 +50,12 @@ public:
 
     uint64_t dropped_frames() const override { return d_assembler->dropped(); }
 
+    bool stop() override
+    {
+        d_assembler->end_of_stream();
+        return true;
+    }
+
     void forecast(int, gr_vector_int& ninput_items_required) override
     {
         ninput_items_required[0] = d_assembler->has_frame() ? 0 : 1;
@@ -76,11 +82,14 @@ public:
                 continue;
             }
             const size_t bits = d_assembler->frame_items();
-            const size_t coded = d_code->coded_bits_for(bits);
+            // An empty frame stays empty (no tail bits): only its tags go out.
+            const size_t coded = bits == 0 ? 0 : d_code->coded_bits_for(bits);
             if (produced + coded > static_cast<size_t>(noutput_items)) {
                 break;
             }
-            d_code->encode_raw(d_assembler->frame_data(), bits, out + produced);
+            if (bits > 0) {
+                d_code->encode_raw(d_assembler->frame_data(), bits, out + produced);
+            }
             emit_frame_tags(d_io,
                             0,
                             nitems_written(0) + produced,

@@ -27,10 +27,83 @@ frame_assembler::frame_assembler(block_access access,
 {
 }
 
-bool frame_assembler::start_frame(const void* in,
-                                  size_t avail,
-                                  uint64_t abs_first,
-                                  size_t& consumed)
+namespace {
+
+//! A length tag's value as a length, or the reason it is not one.
+bool parse_length(const pmt::pmt_t& value, uint64_t& length, std::string& reason)
+{
+    if (pmt::is_integer(value)) {
+        const long v = pmt::to_long(value);
+        if (v < 0) {
+            reason = "negative length";
+            return false;
+        }
+        length = static_cast<uint64_t>(v);
+        return true;
+    }
+    if (pmt::is_uint64(value)) {
+        length = pmt::to_uint64(value);
+        return true;
+    }
+    reason = "the tag value is not an integer (long or uint64)";
+    return false;
+}
+
+} // namespace
+
+const gr::tag_t* frame_assembler::next_length_tag(uint64_t pos)
+{
+    uint64_t used = 0;
+    for (size_t k = first_tag_at_or_after(pos); k < d_call_tags.size(); ++k) {
+        const gr::tag_t& tag = d_call_tags[k];
+        if (!pmt::eqv(tag.key, d_len_key)) {
+            continue;
+        }
+        if (tag.offset == d_used_offset && used < d_used_count) {
+            ++used;
+            continue;
+        }
+        return &tag;
+    }
+    return nullptr;
+}
+
+void frame_assembler::mark_used(const gr::tag_t& tag)
+{
+    if (tag.offset == d_used_offset) {
+        ++d_used_count;
+    } else {
+        d_used_offset = tag.offset;
+        d_used_count = 1;
+    }
+}
+
+void frame_assembler::drop_frame(const gr::tag_t& tag, const std::string& reason)
+{
+    ++d_dropped;
+    d_io.logger->error("dropping frame at item {} with length tag {}: {}",
+                       tag.offset,
+                       pmt::write_string(tag.value),
+                       reason);
+}
+
+void frame_assembler::drop_cut_frame(uint64_t cut)
+{
+    ++d_dropped;
+    d_io.logger->error("dropping frame at item {} with length tag {}: the next "
+                       "length tag, at item {}, comes after {} of its {} items",
+                       d_frame_first,
+                       pmt::write_string(d_frame_value),
+                       cut,
+                       cut - d_frame_first,
+                       d_frame_items);
+    d_in_frame = false;
+    d_direct = nullptr;
+    d_fill = 0;
+    d_tags.tags.clear();
+}
+
+bool frame_assembler::start_frame(size_t avail, uint64_t abs_first, size_t& consumed)
 {
     const uint64_t pos = abs_first + consumed;
     if (!tagged()) {
@@ -38,17 +111,10 @@ bool frame_assembler::start_frame(const void* in,
         d_frame_first = pos;
         return true;
     }
-    // Tagged: the frame must begin with a length tag at this very item. The cached
-    // tags are sorted by offset, so the first length tag found is the nearest one.
-    const gr::tag_t* first = nullptr;
-    for (size_t k = first_tag_at_or_after(pos); k < d_call_tags.size(); ++k) {
-        if (pmt::eqv(d_call_tags[k].key, d_len_key)) {
-            first = &d_call_tags[k];
-            break;
-        }
-    }
-    if (!first || first->offset != pos) {
-        const uint64_t gap_end = !first ? abs_first + avail : first->offset;
+    // Tagged: the frame must begin with a length tag at this very item.
+    const gr::tag_t* tag = next_length_tag(pos);
+    if (!tag || tag->offset != pos) {
+        const uint64_t gap_end = !tag ? abs_first + avail : tag->offset;
         if (!d_in_gap) {
             d_io.logger->error("no length tag '{}' at item {}: dropping items until "
                                "the next length tag",
@@ -60,37 +126,29 @@ bool frame_assembler::start_frame(const void* in,
         return false;
     }
     d_in_gap = false;
-    const pmt::pmt_t& value = first->value;
-    const int64_t length = pmt::is_integer(value) ? pmt::to_long(value)
-                           : pmt::is_uint64(value)
-                               ? static_cast<int64_t>(pmt::to_uint64(value))
-                               : -1;
+    mark_used(*tag);
+    uint64_t length = 0;
     std::string reason;
-    if (length < 0) {
-        reason = "the tag value is not a non-negative integer";
-    } else if (length == 0) {
-        return false; // empty frame: nothing to decode, nothing to consume
-    } else if (static_cast<uint64_t>(length) > d_max_items) {
-        reason =
-            "longer than the largest frame (" + std::to_string(d_max_items) + " items)";
-    } else {
-        reason = d_check(static_cast<uint64_t>(length));
-    }
-    if (!reason.empty()) {
-        ++d_dropped;
-        d_io.logger->error("dropping frame at item {} with length tag {}: {}",
-                           pos,
-                           pmt::write_string(value),
-                           reason);
-        if (length <= 0) {
-            consumed += 1; // step past the bad tag so the next call looks further on
-        } else {
-            d_skip = static_cast<uint64_t>(length);
-        }
+    if (!parse_length(tag->value, length, reason)) {
+        // No length to skip: the items up to the next length tag go, unreported.
+        drop_frame(*tag, reason);
+        d_in_gap = true;
         return false;
     }
-    d_frame_items = static_cast<uint64_t>(length);
+    if (length > d_max_items) {
+        reason =
+            "longer than the largest frame (" + std::to_string(d_max_items) + " items)";
+    } else if (length > 0) {
+        reason = d_check(length);
+    }
+    if (!reason.empty()) {
+        drop_frame(*tag, reason);
+        d_skip = length;
+        return false;
+    }
+    d_frame_items = length; // 0: an empty frame, passed on like any other
     d_frame_first = pos;
+    d_frame_value = tag->value;
     return true;
 }
 
@@ -127,28 +185,50 @@ size_t frame_assembler::advance(const void* in,
     if (!d_have_frame && avail > 0) {
         fetch_tags(abs_first, abs_first + avail);
     }
+    // Every pass consumes items, uses a length tag or completes a frame, so the loop
+    // ends even when nothing is consumed (empty frames, several tags at one item).
     while (!d_have_frame && consumed < avail) {
+        const uint64_t pos = abs_first + consumed;
         if (d_skip > 0) {
-            const uint64_t n = std::min<uint64_t>(d_skip, avail - consumed);
-            d_skip -= n;
+            // A dropped frame's items, up to the next length tag at the latest.
+            uint64_t n = std::min<uint64_t>(d_skip, avail - consumed);
+            const gr::tag_t* next = next_length_tag(pos);
+            if (next && next->offset < pos + n) {
+                n = next->offset - pos;
+                d_skip = 0;
+            } else {
+                d_skip -= n;
+            }
             consumed += n;
             continue;
         }
-        if (d_frame_items == 0) {
-            if (!start_frame(in, avail, abs_first, consumed)) {
+        if (!d_in_frame) {
+            if (!start_frame(avail, abs_first, consumed)) {
                 continue;
             }
+            d_in_frame = true;
             d_fill = 0;
             d_tags.tags.clear();
+            if (d_frame_items == 0) {
+                d_have_frame = true;
+                break;
+            }
         }
         const uint64_t n = std::min<uint64_t>(d_frame_items - d_fill, avail - consumed);
+        if (tagged()) {
+            const gr::tag_t* next = next_length_tag(pos);
+            if (next && next->offset < pos + n) {
+                consumed += next->offset - pos;
+                drop_cut_frame(next->offset);
+                continue;
+            }
+        }
         const uint8_t* src = static_cast<const uint8_t*>(in) + consumed * d_itemsize;
         if (allow_direct && d_fill == 0 && n == d_frame_items) {
             d_direct = src; // whole frame in the caller's buffer: no copy
         } else {
             std::memcpy(d_buffer.data() + d_fill * d_itemsize, src, n * d_itemsize);
         }
-        const uint64_t pos = abs_first + consumed;
         size_t k = first_tag_at_or_after(pos);
         for (; k < d_call_tags.size() && d_call_tags[k].offset < pos + n; ++k) {
             const gr::tag_t& tag = d_call_tags[k];
@@ -166,6 +246,23 @@ size_t frame_assembler::advance(const void* in,
         }
     }
     return consumed;
+}
+
+bool frame_assembler::end_of_stream()
+{
+    if (!d_in_frame || d_have_frame) {
+        return false;
+    }
+    ++d_dropped;
+    d_io.logger->error("dropping the incomplete last frame at item {}: the stream "
+                       "ended after {} of its {} items",
+                       d_frame_first,
+                       d_fill,
+                       d_frame_items);
+    d_in_frame = false;
+    d_fill = 0;
+    d_tags.tags.clear();
+    return true;
 }
 
 frame_tags frame_assembler::take_whole(uint64_t pos, uint64_t input_end)
@@ -188,6 +285,7 @@ frame_tags frame_assembler::take()
     frame_tags out;
     out.in_items = d_frame_items;
     out.tags.swap(d_tags.tags);
+    d_in_frame = false;
     d_have_frame = false;
     d_direct = nullptr;
     d_frame_items = 0;

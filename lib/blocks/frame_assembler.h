@@ -46,9 +46,14 @@ struct block_access {
  * work calls is copied into a frame buffer, so frames may be larger than the upstream
  * buffer.
  *
- * Invalid tagged lengths (check() returns a reason) are skipped: their items and tags
- * are consumed, an error is logged and dropped() counts them. Items with no length
- * tag before them are skipped up to the next length tag, with one error per gap.
+ * Tagged streams: every length tag starts a frame, in tag order (several at one offset
+ * included); no tag is used twice. A tag of 0 gives an empty frame (has_frame() with
+ * frame_items() == 0) that the caller passes on. A frame is dropped (its items and
+ * tags consumed, an error naming its item offset logged, dropped() counts it) when its
+ * tag value is not an integer >= 0, when check() gives a reason, or when the next
+ * length tag comes before the frame is complete (that tag then starts the next frame).
+ * Items with no length tag before them are skipped up to the next length tag, with one
+ * error per gap. end_of_stream() reports and counts an incomplete last frame.
  */
 class frame_assembler
 {
@@ -75,6 +80,7 @@ public:
     size_t
     advance(const void* in, size_t avail, uint64_t abs_first, bool allow_direct = false);
 
+    //! A complete frame (possibly empty) waits to be take()n.
     bool has_frame() const { return d_have_frame; }
     const uint8_t* frame_data() const { return d_direct ? d_direct : d_buffer.data(); }
     uint64_t frame_items() const { return d_frame_items; }
@@ -90,7 +96,7 @@ public:
      */
     size_t whole_frames(size_t avail) const
     {
-        if (tagged() || d_have_frame || d_fill > 0 || d_skip > 0) {
+        if (tagged() || d_in_frame || d_have_frame) {
             return 0;
         }
         return static_cast<size_t>(avail / d_fixed_items);
@@ -105,11 +111,22 @@ public:
     bool tagged() const { return !pmt::is_null(d_len_key); }
     const pmt::pmt_t& len_key() const { return d_len_key; }
     uint64_t dropped() const { return d_dropped.load(); }
-    //! Items of an incomplete frame held (0 when none), for an end-of-stream message.
-    uint64_t partial_items() const { return d_have_frame ? 0 : d_fill; }
+    /*!
+     * The stream has ended (the block's stop()): an incomplete frame held is logged as
+     * an error naming its offset and counted in dropped(). Returns whether there was one.
+     */
+    bool end_of_stream();
 
 private:
-    bool start_frame(const void* in, size_t avail, uint64_t abs_first, size_t& consumed);
+    bool start_frame(size_t avail, uint64_t abs_first, size_t& consumed);
+    //! Drops the frame being filled: the length tag at `cut` comes before its end.
+    void drop_cut_frame(uint64_t cut);
+    //! Drops the frame whose length tag is `tag` for `reason`.
+    void drop_frame(const gr::tag_t& tag, const std::string& reason);
+    //! The first length tag at or after absolute item `pos` not yet used, or nullptr.
+    const gr::tag_t* next_length_tag(uint64_t pos);
+    //! Marks a length tag as used (it started a frame, good or dropped).
+    void mark_used(const gr::tag_t& tag);
     //! Makes d_call_tags hold every tag of [start, end) (one get_tags per work call).
     void fetch_tags(uint64_t start, uint64_t end);
     //! Index of the first cached tag at or after absolute item `pos`.
@@ -123,12 +140,18 @@ private:
     length_check d_check;
 
     std::vector<uint8_t> d_buffer;
-    uint64_t d_frame_items = 0; //!< 0: waiting for a frame start
+    bool d_in_frame = false;   //!< a frame has started (its length is known)
+    bool d_have_frame = false; //!< ... and is complete
+    uint64_t d_frame_items = 0;
     uint64_t d_fill = 0;
     uint64_t d_frame_first = 0; //!< absolute offset of the frame's first item
-    bool d_have_frame = false;
-    uint64_t d_skip = 0; //!< items of a dropped frame still to consume
-    bool d_in_gap = false;
+    pmt::pmt_t d_frame_value;   //!< its length tag's value, for messages
+    uint64_t d_skip = 0;        //!< items of a dropped frame still to consume
+    bool d_in_gap = false;      //!< skipping to the next length tag, already reported
+    // Length tags already used at the latest offset that had one: a tag whose frame
+    // consumed no item (length 0, dropped, cut) is seen again by the next work call.
+    uint64_t d_used_offset = UINT64_MAX;
+    uint64_t d_used_count = 0;
     std::atomic<uint64_t> d_dropped{ 0 }; //!< read from other threads (Python)
     frame_tags d_tags;
     const uint8_t* d_direct = nullptr; //!< the complete frame in the caller's input
