@@ -172,6 +172,25 @@ public:
                      gr_vector_const_void_star& input_items,
                      gr_vector_void_star& output_items) override
     {
+        // A decoder failure (a CUDA error, a lost device) ends the flowgraph with the
+        // reason logged, rather than escaping work() and leaving the graph hanging.
+        try {
+            return decode_work(noutput_items, ninput_items, input_items, output_items);
+        } catch (const std::exception& e) {
+            this->d_logger->error("{}; stopping after {} decoded frames (frames in the "
+                                  "failed batch and after it are lost)",
+                                  e.what(),
+                                  d_decoded.load());
+            return this->WORK_DONE;
+        }
+    }
+
+private:
+    int decode_work(int noutput_items,
+                    gr_vector_int& ninput_items,
+                    gr_vector_const_void_star& input_items,
+                    gr_vector_void_star& output_items)
+    {
         const auto* in = static_cast<const uint8_t*>(input_items[0]);
         const size_t itemsize = d_float_input ? sizeof(float) : sizeof(int8_t);
         const size_t avail = static_cast<size_t>(ninput_items[0]);

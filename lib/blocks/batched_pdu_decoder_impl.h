@@ -81,6 +81,19 @@ private:
 
     void handle_pdu(const pmt::pmt_t& msg)
     {
+        // A decoder failure (a CUDA error) loses the frames of its batch: it is logged,
+        // their PDUs are counted as dropped when later ones come back, and the block
+        // goes on with the next PDU.
+        try {
+            decode_pdu(msg);
+        } catch (const ::gpufec::error& e) {
+            this->d_logger->error("decoder failure, the PDUs of one batch are lost: {}",
+                                  e.what());
+        }
+    }
+
+    void decode_pdu(const pmt::pmt_t& msg)
+    {
         const uint64_t number = d_received++;
         if (!pmt::is_pair(msg) || !pmt::is_uniform_vector(pmt::cdr(msg))) {
             drop(number, "not a PDU (pair of metadata and uniform vector)");
@@ -136,11 +149,7 @@ private:
     bool publish_one(bool wait)
     {
         if (!d_meta.empty() && d_meta.front().first == empty_id) {
-            const pmt::pmt_t vec =
-                d_soft ? pmt::make_f32vector(0, 0.0f) : pmt::make_u8vector(0, 0);
-            this->message_port_pub(d_out_port, pmt::cons(d_meta.front().second, vec));
-            d_meta.pop_front();
-            ++d_decoded;
+            publish_empty();
             return true;
         }
         ::gpufec::completed_frame done;
@@ -148,6 +157,18 @@ private:
             wait ? d_run.engine->pop_wait(done) : d_run.engine->try_pop(done);
         if (!got) {
             return false;
+        }
+        // Frames before done.id that never came back were lost with a failed batch
+        // (the engine reported it); empty PDUs queued among them still go out.
+        while (!d_meta.empty() && d_meta.front().first != done.id) {
+            if (d_meta.front().first == empty_id) {
+                publish_empty();
+            } else if (d_meta.front().first < done.id) {
+                ++d_dropped;
+                d_meta.pop_front();
+            } else {
+                break;
+            }
         }
         if (d_meta.empty() || d_meta.front().first != done.id) {
             throw std::logic_error("gpufec engine returned frames out of order");
@@ -180,9 +201,37 @@ private:
         return true;
     }
 
+    void publish_empty()
+    {
+        const pmt::pmt_t vec =
+            d_soft ? pmt::make_f32vector(0, 0.0f) : pmt::make_u8vector(0, 0);
+        this->message_port_pub(d_out_port, pmt::cons(d_meta.front().second, vec));
+        d_meta.pop_front();
+        ++d_decoded;
+    }
+
+    //! Publishes everything pending, in order; a failed batch is logged and skipped.
     void publish_all()
     {
-        while (publish_one(/*wait=*/true)) {
+        for (;;) {
+            try {
+                if (!publish_one(/*wait=*/true)) {
+                    break;
+                }
+            } catch (const ::gpufec::error& e) {
+                this->d_logger->error(
+                    "decoder failure, the PDUs of one batch are lost: {}", e.what());
+            }
+        }
+        // Nothing is pending in the engine: what is left was lost with a failed batch,
+        // but for empty PDUs, which go out in turn.
+        while (!d_meta.empty()) {
+            if (d_meta.front().first == empty_id) {
+                publish_empty();
+            } else {
+                ++d_dropped;
+                d_meta.pop_front();
+            }
         }
     }
 
