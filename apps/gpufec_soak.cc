@@ -802,6 +802,13 @@ int run(const options& o)
                                          res.length_mismatch + res.extra +
                                          res.accounting_errors + res.untagged_items;
             src->set_finishing(drain);
+            // GNU Radio 3.10 pins max_output_buffer to the buffer it allocated at the
+            // first start(); at the next start() that limit wins over
+            // min_output_buffer and the buffer falls back to the default (32 KiB * 2),
+            // too small for the source's whole frames ("Buffer too small for
+            // min_noutput_items"). Lift the limit again. The decoder is left as GNU
+            // Radio makes it (its output buffer shrinks after the first cycle).
+            src->set_max_output_buffer(0, -1);
             const auto t0 = clock_type::now();
             double secs = 0.0;
             if (drain) {
