@@ -46,6 +46,9 @@
 #include <gpufec/convolutional.h>
 #include <pmt/pmt.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <unordered_map>
 #include <algorithm>
 #include <atomic>
@@ -621,6 +624,7 @@ struct options {
     double warmup_fraction = 0.2;
     double max_rss_growth_mb = 20.0;
     double hang_seconds = 60.0;
+    bool lift_decoder_buffer = false;
     bool verbose = false;
 };
 
@@ -633,14 +637,17 @@ void usage()
         "                   [--batch MIN,MAX] [--cycles-per-epoch N] [--no-split]\n"
         "                   [--stall-prob P] [--stall-max-ms N] [--partial-prob P]\n"
         "                   [--max-ber X] [--max-rss-growth-mb MB] [--hang-seconds S]\n"
-        "                   [--verbose]\n"
+        "                   [--lift-decoder-buffer] [--verbose]\n"
         "  source (random lengths, conv K=7 r=1/2, BPSK+AWGN) -> viterbi_decoder ->\n"
         "  checking sink; stop()/start() cycles of random duration, one decoder per\n"
         "  epoch of 1..cycles-per-epoch cycles (random max_latency_ms and batch), a\n"
         "  drain at the end of each epoch. Exit 0 only when every frame checks.\n"
         "  --ebn0 inf      noiseless (default 8 dB: error-free in practice)\n"
         "  --no-split      the source writes whole frames only (default: random pieces)\n"
-        "  --max-ber       bit error rate allowed (default 0)");
+        "  --max-ber       bit error rate allowed (default 0)\n"
+        "  --lift-decoder-buffer  reset the decoder's max_output_buffer before each\n"
+        "                  start() (GNU Radio 3.10 otherwise shrinks its output buffer\n"
+        "                  to the default at a restart)");
 }
 
 bool parse_range(const std::string& s, double& lo, double& hi)
@@ -771,8 +778,12 @@ int run(const options& o)
 
     const auto t_start = clock_type::now();
     double run_time = 0.0; // time with the graph running
+    // RSS between epochs (decoder and top block destroyed): what stays is the source,
+    // the sink, the reference queue and whatever leaked. Per-cycle RSS depends on the
+    // epoch's buffer sizes (random batch and frame sizes), so it is printed only.
     std::vector<double> rss;
     std::vector<double> rss_time;
+    double rss_peak = 0.0;
     const double rss_start = rss_mb();
     int cycle = 0;
     int epoch = 0;
@@ -807,8 +818,13 @@ int run(const options& o)
             // min_output_buffer and the buffer falls back to the default (32 KiB * 2),
             // too small for the source's whole frames ("Buffer too small for
             // min_noutput_items"). Lift the limit again. The decoder is left as GNU
-            // Radio makes it (its output buffer shrinks after the first cycle).
+            // Radio makes it (its output buffer shrinks after the first cycle; with
+            // frames over 32768 bits its thread then fails at the restart) unless
+            // --lift-decoder-buffer.
             src->set_max_output_buffer(0, -1);
+            if (o.lift_decoder_buffer) {
+                dec->set_max_output_buffer(0, -1);
+            }
             const auto t0 = clock_type::now();
             double secs = 0.0;
             if (drain) {
@@ -838,8 +854,7 @@ int run(const options& o)
             const uint64_t held =
                 src->consumed_total() - (decoded_total + dec->decoded_frames());
             const double r = rss_mb();
-            rss.push_back(r);
-            rss_time.push_back(seconds_since(t_start));
+            rss_peak = std::max(rss_peak, r);
             const uint64_t errs = res.bit_errors + res.lost + res.reordered +
                                   res.length_mismatch + res.extra +
                                   res.accounting_errors + res.untagged_items;
@@ -883,6 +898,16 @@ int run(const options& o)
         dropped_total += dec->dropped_frames();
         ++epoch;
         // The top block and decoder go out of scope here (engine torn down).
+        tb.reset();
+        dec.reset();
+#ifdef __GLIBC__
+        malloc_trim(0); // free heap back to the system: what stays is in use
+#endif
+        rss.push_back(rss_mb());
+        rss_time.push_back(seconds_since(t_start));
+        std::printf("      epoch %d done: RSS without a decoder %.1f MB\n",
+                    epoch - 1,
+                    rss.back());
     }
     const double total = seconds_since(t_start);
 
@@ -894,7 +919,6 @@ int run(const options& o)
         }
     }
     const double rss_end = rss.empty() ? rss_mb() : rss.back();
-    double rss_peak = rss_warm;
     for (double v : rss) {
         rss_peak = std::max(rss_peak, v);
     }
@@ -948,14 +972,14 @@ int run(const options& o)
     row("sink stalls", u(res.stalls));
     std::snprintf(buf,
                   sizeof buf,
-                  "start %.1f, after warm-up %.1f, peak %.1f, end %.1f MB (growth %+.1f, "
-                  "bound %.1f)",
+                  "start %.1f; between epochs: after warm-up %.1f, end %.1f MB (growth "
+                  "%+.1f, bound %.1f); peak %.1f",
                   rss_start,
                   rss_warm,
-                  rss_peak,
                   rss_end,
                   growth,
-                  o.max_rss_growth_mb);
+                  o.max_rss_growth_mb,
+                  rss_peak);
     row("RSS", buf);
     if (res.frame_errors > 0 && res.frame_errors <= res.partial_frames_at_stop &&
         std::isinf(o.ebn0)) {
@@ -1037,6 +1061,8 @@ int main(int argc, char** argv)
                 o.max_rss_growth_mb = std::stod(next());
             } else if (a == "--hang-seconds") {
                 o.hang_seconds = std::stod(next());
+            } else if (a == "--lift-decoder-buffer") {
+                o.lift_decoder_buffer = true;
             } else if (a == "--verbose") {
                 o.verbose = true;
             } else {
