@@ -136,6 +136,12 @@ public:
         set_min_output_buffer(static_cast<long>(2 * per_frame * d_frames_per_call));
     }
 
+    bool stop() override
+    {
+        lift_output_buffer_caps(*this, 2);
+        return true;
+    }
+
     //! Takes effect for frames not made yet (the engine runs a few batches ahead).
     void set_ebn0_db(double ebn0_db) override { d_source->set_ebn0_db(ebn0_db); }
     double ebn0_db() const override { return d_source->ebn0_db(); }

@@ -127,5 +127,12 @@ decoder_factory viterbi_factory(const code::sptr& code)
                             ::gpufec::viterbi_options{});
 }
 
+void lift_output_buffer_caps(gr::block& block, int ports)
+{
+    for (int port = 0; port < ports; ++port) {
+        block.set_max_output_buffer(port, -1);
+    }
+}
+
 } // namespace gpufec
 } // namespace gr

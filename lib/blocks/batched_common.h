@@ -9,6 +9,7 @@
 #ifndef INCLUDED_GPUFEC_BLOCKS_BATCHED_COMMON_H
 #define INCLUDED_GPUFEC_BLOCKS_BATCHED_COMMON_H
 
+#include <gnuradio/block.h>
 #include <gnuradio/gpufec/code.h>
 #include <gnuradio/gpufec/conv_code.h>
 #include <gnuradio/logger.h>
@@ -61,6 +62,14 @@ batched_options block_decoder_options(bool soft_output,
 std::string code_name(const code::sptr& code);
 
 //! Keys of the per-frame status tags / PDU metadata.
+/*!
+ * For stop(): GNU Radio 3.10 caps a block's output buffers at their first size when a
+ * flowgraph is started again, which can undercut min_output_buffer (a block whose
+ * frames need more than the default buffer then fails at the restart). Lifts the cap
+ * of output ports [0, ports).
+ */
+void lift_output_buffer_caps(gr::block& block, int ports);
+
 const pmt::pmt_t& iterations_key();
 const pmt::pmt_t& crc_ok_key();
 

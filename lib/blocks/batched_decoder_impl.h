@@ -164,6 +164,7 @@ public:
     bool stop() override
     {
         d_assembler->end_of_stream();
+        lift_output_buffer_caps(*this, 1);
         return true;
     }
 

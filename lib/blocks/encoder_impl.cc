@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "batched_common.h"
 #include "frame_assembler.h"
 #include <gnuradio/gpufec/encoder.h>
 #include <gnuradio/io_signature.h>
@@ -53,6 +54,7 @@ public:
     bool stop() override
     {
         d_assembler->end_of_stream();
+        lift_output_buffer_caps(*this, 1);
         return true;
     }
 

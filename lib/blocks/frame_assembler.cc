@@ -250,6 +250,16 @@ size_t frame_assembler::advance(const void* in,
 
 bool frame_assembler::end_of_stream()
 {
+    // A restarted flowgraph starts new buffers with item counters from 0: nothing about
+    // this stream (a frame being skipped, cached tags and their offsets) may carry over.
+    d_skip = 0;
+    d_in_gap = false;
+    d_used_offset = UINT64_MAX;
+    d_used_count = 0;
+    d_call_tags.clear();
+    d_tags_valid = false;
+    d_tag_cursor = 0;
+    d_direct = nullptr;
     if (!d_in_frame || d_have_frame) {
         return false;
     }

@@ -113,7 +113,9 @@ public:
     uint64_t dropped() const { return d_dropped.load(); }
     /*!
      * The stream has ended (the block's stop()): an incomplete frame held is logged as
-     * an error naming its offset and counted in dropped(). Returns whether there was one.
+     * an error naming its offset and counted in dropped(), and the per-stream state is
+     * cleared, so a restarted flowgraph (new buffers, counters from 0) starts clean.
+     * Returns whether there was an incomplete frame.
      */
     bool end_of_stream();
 
