@@ -629,7 +629,8 @@ scenario make_scenario(Source& src, uint64_t max_total_items)
             t.value = static_cast<int64_t>(src.range(0, 100));
         } else if (pick == 4) {
             t.kind = value_kind::long_int;
-            t.value = static_cast<int64_t>(src.range(s.max_items, s.max_items + 1000));
+            t.value = static_cast<int64_t>(
+                s.max_items + (src.range(0, 1) ? src.range(1, 2) : src.range(1, 1000)));
         } else {
             t.kind = pick < 8 ? value_kind::uint64 : value_kind::long_int;
             t.value = static_cast<int64_t>(src.range(1, s.max_items));
