@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     static const gr::gpufec::testing::run_options opt = options();
     FuzzedDataProvider fdp(data, size);
     fdp_source src{ fdp };
-    const auto s = gr::gpufec::testing::make_scenario(src, 2048);
+    const auto s = gr::gpufec::testing::make_scenario(src, 512);
     const auto r = gr::gpufec::testing::run_scenario(s, opt);
     if (r.skipped)
         return -1; // reaches the known length-0 hang: not added to the corpus

@@ -62,7 +62,9 @@ if [ $# -eq 0 ]; then
 else
     for t in "$@"; do
         t=fuzz_${t#fuzz_}
-        printf '%s\n' "${built[@]}" | grep -qx "$t" || { echo "[fuzz] no target $t (built: ${built[*]})" >&2; exit 2; }
+        found=0
+        for b in "${built[@]}"; do [ "$b" = "$t" ] && found=1; done
+        [ "$found" = 1 ] || { echo "[fuzz] no target $t (built: ${built[*]})" >&2; exit 2; }
         targets+=("$t")
     done
 fi

@@ -290,7 +290,7 @@ public:
         static watchdog* w = new watchdog; // never destroyed: its thread runs to exit
         return *w;
     }
-    void arm(double seconds, const std::string* context)
+    void arm(double seconds, const scenario* context)
     {
         std::lock_guard<std::mutex> lock(d_mutex);
         d_context = context;
@@ -323,7 +323,7 @@ private:
                              "loop without consuming anything (issue 8, known bug until "
                              "the frame_assembler fix is merged).\n%s\n",
                              d_seconds,
-                             d_context ? d_context->c_str() : "");
+                             d_context ? describe(*d_context).c_str() : "");
                 std::fflush(stderr);
                 std::abort();
             }
@@ -333,7 +333,7 @@ private:
     bool d_armed = false;
     double d_seconds = 0;
     std::chrono::steady_clock::time_point d_deadline;
-    const std::string* d_context = nullptr;
+    const scenario* d_context = nullptr;
 };
 
 inline gr::logger_ptr quiet_logger()
@@ -403,12 +403,11 @@ inline run_result run_scenario(const scenario& s, const run_options& opt = run_o
                        s.max_items,
                        [&s](uint64_t items) { return check_reason(s, items); });
 
-    const std::string context = describe(s);
     size_t next_frame = 0;
     uint64_t out_written = 0;
     auto error = [&](const std::string& what) {
         if (res.error.empty())
-            res.error = what + "\n" + context;
+            res.error = what + "\n" + describe(s);
     };
     // Checks the frame the assembler holds (or the run at `data`) against the model.
     auto got_frame = [&](const uint8_t* data, uint64_t items, frame_tags tags) {
@@ -527,7 +526,7 @@ inline run_result run_scenario(const scenario& s, const run_options& opt = run_o
                 const bool direct =
                     s.direct.empty() ? false : s.direct[advance_calls % s.direct.size()];
                 advance_calls++;
-                watchdog::get().arm(opt.watchdog_seconds, &context);
+                watchdog::get().arm(opt.watchdog_seconds, &s);
                 const size_t c = fa.advance(
                     buf.get() + consumed * isz, offer, read + consumed, direct);
                 watchdog::get().disarm();
