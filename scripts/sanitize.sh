@@ -10,7 +10,8 @@
 #
 # The Python QA tests load the sanitized module into /usr/bin/python3, which is not
 # built with ASan: they run in a second ctest pass with the compiler's libasan in
-# LD_PRELOAD (ASan must be the first library loaded) and leak detection off (CPython
+# LD_PRELOAD (ASan must be the first library loaded; libstdc++ with it, for exceptions)
+# and leak detection off (CPython
 # keeps its objects alive at exit). The C++ tests run with leak detection on.
 # downstream_packages (install + build against the installed package) is left out: it
 # checks packaging, not memory, and would need the sanitizer flags downstream too.
@@ -52,12 +53,15 @@ echo "[sanitize] C++ tests: $((t2 - t1)) s (exit $status)"
 qa_list=$(ctest -N -R '^qa_' || true)
 if [ "${GPUFEC_ASAN_PYTHON:-1}" = 1 ] && [[ "$qa_list" =~ Test\ *\#[0-9]+:\ qa_ ]]; then
     libasan=$("$cxx" -print-file-name=libasan.so)
+    # libstdc++ too: python3 does not link it, and ASan's __cxa_throw interceptor
+    # needs it loaded at start ("CHECK failed: ... real___cxa_throw != 0" otherwise).
+    libstdcxx=$("$cxx" -print-file-name=libstdc++.so)
     if [ ! -e "$libasan" ]; then
         echo "[sanitize] $cxx has no libasan.so: Python QA tests not run" >&2
         status=1
     else
         py_status=0
-        LD_PRELOAD="$libasan" \
+        LD_PRELOAD="$libasan $libstdcxx" \
             ASAN_OPTIONS="detect_leaks=0:abort_on_error=0" \
             ctest --output-on-failure -j"$jobs" --timeout "${GPUFEC_TEST_TIMEOUT:-1500}" \
             -R '^qa_' "$@" || py_status=$?
