@@ -333,7 +333,11 @@ int parse_alist(const std::string& text,
                     std::to_string(max_row) + "; allowed: 0..m and 0..n");
 
     auto read_weights = [&](long long count, long long limit, const char* what) {
-        std::vector<int> w(count);
+        // Grown as read: a short text declaring n = 2^24 must not cost 64 MB (each
+        // weight takes at least two characters of the text).
+        std::vector<int> w;
+        w.reserve(static_cast<size_t>(
+            std::min<long long>(count, static_cast<long long>(text.size() / 2 + 1))));
         for (long long i = 0; i < count; i++) {
             const long long v =
                 in.next(std::string(what) + " weight " + std::to_string(i + 1));
@@ -342,7 +346,7 @@ int parse_alist(const std::string& text,
                         std::string(what) + " " + std::to_string(i + 1) + " has weight " +
                             std::to_string(v) + "; allowed: 0.." + std::to_string(limit) +
                             " (the declared largest weight)");
-            w[i] = static_cast<int>(v);
+            w.push_back(static_cast<int>(v));
         }
         return w;
     };

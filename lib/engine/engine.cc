@@ -103,6 +103,16 @@ struct batch_engine::impl {
     size_t pending = 0;
     steady::time_point filling_since{};
 
+    // A launched slot's frame table points into `slots` (ids) while the backend may
+    // still run it: stop the backend first (it waits for work in flight), then the copy
+    // threads; only then may `slots` go. Members alone would go in reverse order,
+    // `slots` first (ASan: heap-use-after-free in source_stage at engine teardown).
+    ~impl()
+    {
+        backend.reset();
+        copier.reset();
+    }
+
     int num_slots() const { return int(slots.size()); }
     //! The slot taking new frames; only valid when launched < num_slots.
     int fill_index() const { return (head + launched) % num_slots(); }
