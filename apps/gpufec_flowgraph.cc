@@ -14,6 +14,7 @@
 //                    viterbi_decoder --> head --> null sink (the decoder alone).
 // The heads sit on the one-byte bit streams (not on the float LLRs) so that limiting
 // the run does not add a copy of the widest stream.
+#include "gr_console_log.h"
 #include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/null_sink.h>
 #include <gnuradio/blocks/vector_sink.h>
@@ -388,9 +389,7 @@ int main(int argc, char** argv)
             o.llr_type.c_str());
         return 2;
     }
-    // GNU Radio's info lines (backend choices, buffer sizes) only with --verbose.
-    if (!o.verbose)
-        gr::logging::singleton().set_default_level(spdlog::level::warn);
+    gpufec_apps::gnuradio_log_to_console(o.verbose);
     if (o.profile) // read by GNU Radio's preferences when the blocks start
         setenv("GR_CONF_PERFCOUNTERS_ON", "True", 1);
     if (o.source_frames <= 0)

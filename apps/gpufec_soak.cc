@@ -34,6 +34,7 @@
 //   dropped them; they are taken off the reference queue as "discarded at restart",
 //   and the item count must add up to whole frames exactly.
 // Anything else missing, extra, reordered or different is a failure.
+#include "gr_console_log.h"
 #include <gnuradio/block.h>
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer.h>
@@ -733,6 +734,7 @@ private:
 
 int run(const options& o)
 {
+    gpufec_apps::gnuradio_log_to_console(o.verbose);
     auto code =
         gr::gpufec::conv_code::make(o.max_bits, 7, { 0171, 0133 }, "terminated", "");
     reference_queue refs;

@@ -9,11 +9,7 @@
 // advance() call, allow_direct per call). The properties and the reference model are
 // in lib/blocks/tests/frame_assembler_model.h; a violation prints the scenario and
 // aborts.
-//
-// Known bug (issue 8): a length-0 tag at a frame start makes advance() loop forever.
-// Inputs that reach one are skipped (and kept out of the corpus) unless the
-// environment sets GPUFEC_FUZZ_ZERO_LENGTH=1; then the watchdog aborts with
-// "frame_assembler HANG" and the scenario. Set it once the fix is merged.
+
 #include "frame_assembler_model.h"
 
 #include <fuzzer/FuzzedDataProvider.h>
@@ -31,25 +27,14 @@ struct fdp_source {
     }
 };
 
-gr::gpufec::testing::run_options options()
-{
-    gr::gpufec::testing::run_options opt;
-    const char* zero = std::getenv("GPUFEC_FUZZ_ZERO_LENGTH");
-    opt.run_zero_length = zero && zero[0] == '1';
-    return opt;
-}
-
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-    static const gr::gpufec::testing::run_options opt = options();
     FuzzedDataProvider fdp(data, size);
     fdp_source src{ fdp };
     const auto s = gr::gpufec::testing::make_scenario(src, 512);
-    const auto r = gr::gpufec::testing::run_scenario(s, opt);
-    if (r.skipped)
-        return -1; // reaches the known length-0 hang: not added to the corpus
+    const auto r = gr::gpufec::testing::run_scenario(s);
     if (!r.error.empty()) {
         std::fprintf(stderr, "fuzz_frame_assembler: %s\n", r.error.c_str());
         std::abort();

@@ -13,8 +13,7 @@
 # crashes, leaks and timeouts to build-fuzz/artifacts/<target>/, and the run fails.
 # Environment: GPUFEC_FUZZ_BUILD_DIR (build folder), GPUFEC_JOBS (build jobs),
 # GPUFEC_FUZZ_ARGS (extra libFuzzer flags, e.g. "-jobs=2 -workers=2"),
-# GPUFEC_FUZZ_ZERO_LENGTH=1 (run frame_assembler inputs that reach a length-0 tag:
-# a known hang until the issue 8 fix is merged), CXX_FUZZ (clang++ to use).
+# CXX_FUZZ (clang++ to use).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${GPUFEC_FUZZ_BUILD_DIR:-$root/build-fuzz}

@@ -22,23 +22,21 @@
 //    (frame_data()) and exactly its own tags (same tags, same order, offsets relative
 //    to the frame, length tags left out);
 //  - malformed length tags (non-integer, negative, too long, refused by the length
-//    check) are counted in dropped(); gaps are not;
-//  - partial_items() names the incomplete last frame;
+//    check) and frames cut by the next length tag are counted in dropped(); gaps are
+//    not;
+//  - end_of_stream() reports (and counts in dropped()) exactly an incomplete last frame;
 //  - emit_frame_tags() writes the length tag first and every other tag inside the
 //    output frame, in order.
-// The model is the documented behaviour (frame_assembler.h) written out plainly:
-// frames start at the first length tag at or after the current item (nearest first;
-// several at one item: the first one in the tag store's order), items before it are a
-// gap; a malformed value drops one item (non-integer, negative) or its length (too
-// long, refused); a valid length L takes items [p, p + L).
-//
-// Length 0 ("an empty frame"): today start_frame() returns without consuming anything
-// and advance() loops forever (issue 8: the length-0 hang). Scenarios in which a
-// length-0 tag is reached at a frame start are reported by zero_length_reached(); the
-// callers skip them unless asked to run them (see run_options::run_zero_length). When
-// run, the model expects what the comment in start_frame() says: the tag is passed
-// over (no frame, not dropped, nothing consumed), and the next length tag (at the same
-// item or later) is looked at.
+// The model is the documented behaviour (frame_assembler.h) written out plainly: every
+// length tag before the end of the stream starts a frame, in offset order (ties in the
+// tag store's order); items before the first length tag and after a dropped one are a
+// gap. A tag at item p with value L (tags sorted, the next one at item q):
+//  - not an integer >= 0, longer than the largest frame, or refused by the check
+//    (L > 0): dropped;
+//  - L == 0: an empty frame;
+//  - q < p + L (q inside the stream): cut by the next tag, dropped;
+//  - p + L beyond the stream: the incomplete last frame (end_of_stream());
+//  - else the frame [p, p + L) with every other tag of that range.
 #ifndef INCLUDED_GPUFEC_FRAME_ASSEMBLER_MODEL_H
 #define INCLUDED_GPUFEC_FRAME_ASSEMBLER_MODEL_H
 
@@ -105,9 +103,6 @@ struct scenario {
 };
 
 struct run_options {
-    //! Run scenarios that reach a length-0 tag at a frame start (today: advance() does
-    //! not return, the watchdog aborts the process with a message).
-    bool run_zero_length = false;
     //! Seconds one advance() call may take before the watchdog aborts the process.
     double watchdog_seconds = 5.0;
     //! Driver calls in a row that consume nothing and complete no frame.
@@ -135,14 +130,19 @@ inline pmt::pmt_t make_value(const tag_spec& t)
     }
 }
 
-//! The length the assembler reads from a tag value: -1 for anything not an integer.
-inline int64_t tag_length(const tag_spec& t)
+//! Whether a tag value is a length (an integer >= 0) and which.
+inline bool tag_length(const tag_spec& t, uint64_t& length)
 {
-    if (t.kind == value_kind::long_int)
-        return static_cast<int64_t>(static_cast<long>(t.value));
-    if (t.kind == value_kind::uint64)
-        return t.value; // the uint64 bit pattern read as int64, as the assembler does
-    return -1;
+    if (t.kind == value_kind::long_int) {
+        const long v = static_cast<long>(t.value);
+        length = static_cast<uint64_t>(v);
+        return v >= 0;
+    }
+    if (t.kind == value_kind::uint64) {
+        length = static_cast<uint64_t>(t.value); // a uint64 PMT is never negative
+        return true;
+    }
+    return false;
 }
 
 inline uint8_t item_byte(uint64_t item, size_t byte)
@@ -158,9 +158,8 @@ struct expected_frame {
 
 struct model_result {
     std::vector<expected_frame> frames;
-    uint64_t dropped = 0;
-    uint64_t partial = 0; //!< items of an incomplete last frame
-    bool zero_length_reached = false;
+    uint64_t dropped = 0; //!< before end_of_stream()
+    uint64_t partial = 0; //!< items of an incomplete last frame (end_of_stream())
 };
 
 inline std::string check_reason(const scenario& s, uint64_t items)
@@ -207,43 +206,32 @@ inline model_result model(const scenario& s)
         r.partial = N - p;
         return r;
     }
-    uint64_t pos = 0;
-    size_t cursor = 0; // first candidate in idx (only moves forward)
-    while (pos < N) {
-        while (cursor < idx.size() && s.tags[idx[cursor]].offset < pos)
-            cursor++;
-        size_t k = cursor;
-        while (k < idx.size() && !s.tags[idx[k]].length)
-            k++;
-        if (k == idx.size() || s.tags[idx[k]].offset >= N)
-            break; // a gap to the end of the stream
-        const tag_spec& t = s.tags[idx[k]];
-        if (t.offset > pos) {
-            pos = t.offset; // a gap up to the next length tag
-            continue;
-        }
-        const int64_t L = tag_length(t);
-        if (L < 0) {
+    std::vector<size_t> starts; // the length tags inside the stream, sorted
+    for (size_t i : idx)
+        if (s.tags[i].length && s.tags[i].offset < N)
+            starts.push_back(i);
+    for (size_t k = 0; k < starts.size(); k++) {
+        const tag_spec& t = s.tags[starts[k]];
+        const uint64_t p = t.offset;
+        const uint64_t next = k + 1 < starts.size() ? s.tags[starts[k + 1]].offset : N;
+        uint64_t L = 0;
+        if (!tag_length(t, L) || L > s.max_items ||
+            (L > 0 && !check_reason(s, L).empty())) {
             r.dropped++;
-            pos += 1;
         } else if (L == 0) {
-            r.zero_length_reached = true;
-            cursor = k + 1; // passed over: the next length tag is looked at
-        } else if (static_cast<uint64_t>(L) > s.max_items ||
-                   !check_reason(s, static_cast<uint64_t>(L)).empty()) {
-            r.dropped++;
-            pos =
-                static_cast<uint64_t>(L) >= N - pos ? N : pos + static_cast<uint64_t>(L);
-        } else if (static_cast<uint64_t>(L) > N - pos) {
-            r.partial = N - pos; // incomplete at the end of the stream
-            pos = N;
+            expected_frame f;
+            f.first = p;
+            r.frames.push_back(f);
+        } else if (next < p + L && next < N) {
+            r.dropped++; // cut by the next length tag
+        } else if (L > N - p) {
+            r.partial = N - p;
         } else {
             expected_frame f;
-            f.first = pos;
-            f.items = static_cast<uint64_t>(L);
+            f.first = p;
+            f.items = L;
             frame_tags_of(f);
             r.frames.push_back(std::move(f));
-            pos += f.items;
         }
     }
     return r;
@@ -319,9 +307,7 @@ private:
             if (d_armed && std::chrono::steady_clock::now() > d_deadline) {
                 std::fprintf(stderr,
                              "\nframe_assembler HANG: advance() has not returned after "
-                             "%.1f s.\nA length-0 tag at a frame start makes advance() "
-                             "loop without consuming anything (issue 8, known bug until "
-                             "the frame_assembler fix is merged).\n%s\n",
+                             "%.1f s.\n%s\n",
                              d_seconds,
                              d_context ? describe(*d_context).c_str() : "");
                 std::fflush(stderr);
@@ -347,8 +333,7 @@ inline gr::logger_ptr quiet_logger()
 }
 
 struct run_result {
-    std::string error;    //!< "" when every property held
-    bool skipped = false; //!< reached a length-0 tag and run_zero_length is off
+    std::string error; //!< "" when every property held
     size_t frames = 0;
     size_t advance_calls = 0;
 };
@@ -362,10 +347,6 @@ inline run_result run_scenario(const scenario& s, const run_options& opt = run_o
 {
     run_result res;
     const model_result want = model(s);
-    if (want.zero_length_reached && !opt.run_zero_length) {
-        res.skipped = true;
-        return res;
-    }
     const uint64_t N = s.total_items;
     const size_t isz = s.itemsize;
     const pmt::pmt_t len_key = pmt::intern(length_key_name());
@@ -453,8 +434,11 @@ inline run_result run_scenario(const scenario& s, const run_options& opt = run_o
             return;
         }
         // The tags written for the frame's output.
+        // An empty frame gives an empty output frame, any other at least one item.
         const uint64_t out_items =
-            std::max<uint64_t>(1, items * s.out_num / std::max<uint32_t>(1, s.out_den));
+            items == 0 ? 0
+                       : std::max<uint64_t>(
+                             1, items * s.out_num / std::max<uint32_t>(1, s.out_den));
         emitted.clear();
         emit_frame_tags(io, 0, out_written, out_items, tags, fa.len_key());
         size_t e = 0;
@@ -574,11 +558,15 @@ inline run_result run_scenario(const scenario& s, const run_options& opt = run_o
         else if (fa.dropped() != want.dropped)
             error("dropped() = " + std::to_string(fa.dropped()) + ", the model has " +
                   std::to_string(want.dropped));
-        else if (fa.partial_items() != want.partial)
-            error("partial_items() = " + std::to_string(fa.partial_items()) +
-                  ", the model has " + std::to_string(want.partial));
         else if (fa.has_frame())
             error("has_frame() at the end");
+        else if (fa.end_of_stream() != (want.partial > 0))
+            error(std::string("end_of_stream() ") +
+                  (want.partial > 0 ? "missed the incomplete last frame of " +
+                                          std::to_string(want.partial) + " items"
+                                    : "reported an incomplete frame the model has not"));
+        else if (fa.dropped() != want.dropped + (want.partial > 0))
+            error("dropped() after end_of_stream() = " + std::to_string(fa.dropped()));
     }
     res.frames = next_frame;
     res.advance_calls = advance_calls;
