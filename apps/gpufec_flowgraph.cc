@@ -245,6 +245,20 @@ void print_single(const options& o, double ebn0, const std::string& backend, dou
                 bits / secs / 1e6);
 }
 
+//! Whether the run delivered every info bit its head block was to pass (a block that
+//! failed ends the flowgraph early); prints what is missing when not.
+bool delivered_all(const gr::blocks::head::sptr& head, uint64_t want)
+{
+    const uint64_t got = head->nitems_written(0);
+    if (got == want)
+        return true;
+    std::fprintf(stderr,
+                 "error: the flowgraph ended after %llu of %llu info bits\n",
+                 static_cast<unsigned long long>(got),
+                 static_cast<unsigned long long>(want));
+    return false;
+}
+
 //! The source alone: LLRs into a null sink, the info bits through a head (which ends
 //! the run) into another.
 int run_source(const options& o, const gr::gpufec::code::sptr& code)
@@ -264,6 +278,8 @@ int run_source(const options& o, const gr::gpufec::code::sptr& code)
         tb->connect(src, 1, head_info, 0);
         tb->connect(head_info, 0, null_info, 0);
         const double secs = run_seconds(tb);
+        if (!delivered_all(head_info, static_cast<uint64_t>(o.frames) * o.frame_bits))
+            return 1;
         print_single(o, ebn0, src->backend_name(), secs);
         print_profile(o, secs, { { "source", src }, { "head_info", head_info } });
     }
@@ -325,6 +341,8 @@ int run_decoder(const options& o, const gr::gpufec::code::sptr& code)
         tb->connect(dec, 0, head, 0);
         tb->connect(head, 0, sink, 0);
         const double secs = run_seconds(tb);
+        if (!delivered_all(head, static_cast<uint64_t>(o.frames) * o.frame_bits))
+            return 1;
         print_single(o, ebn0, dec->backend_name(), secs);
         print_profile(
             o, secs, { { "repeat_source", vsrc }, { "decoder", dec }, { "head", head } });

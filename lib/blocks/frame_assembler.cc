@@ -264,7 +264,8 @@ bool frame_assembler::end_of_stream()
         return false;
     }
     ++d_dropped;
-    d_io.logger->error("dropping the incomplete last frame at item {}: the stream "
+    // A warning, not an error: stopping a flowgraph mid-frame is normal use.
+    d_io.logger->warn("dropping the incomplete last frame at item {}: the stream "
                        "ended after {} of its {} items",
                        d_frame_first,
                        d_fill,

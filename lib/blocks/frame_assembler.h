@@ -53,7 +53,7 @@ struct block_access {
  * tag value is not an integer >= 0, when check() gives a reason, or when the next
  * length tag comes before the frame is complete (that tag then starts the next frame).
  * Items with no length tag before them are skipped up to the next length tag, with one
- * error per gap. end_of_stream() reports and counts an incomplete last frame.
+ * error per gap. end_of_stream() counts an incomplete last frame (a warning).
  */
 class frame_assembler
 {
@@ -113,7 +113,7 @@ public:
     uint64_t dropped() const { return d_dropped.load(); }
     /*!
      * The stream has ended (the block's stop()): an incomplete frame held is logged as
-     * an error naming its offset and counted in dropped(), and the per-stream state is
+     * a warning naming its offset and counted in dropped(), and the per-stream state is
      * cleared, so a restarted flowgraph (new buffers, counters from 0) starts clean.
      * Returns whether there was an incomplete frame.
      */
