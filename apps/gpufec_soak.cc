@@ -330,10 +330,11 @@ private:
         f.info_bits = nbits;
         f.llrs.resize(ncoded);
         // Noise from a precomputed table at a random offset: the source then keeps up
-        // with a GPU decoder (the soak checks frames, not the noise statistics).
+        // with a GPU decoder (the soak checks frames, not the noise statistics). Soft
+        // values in GNU Radio's convention (positive = bit 1), the decoder's default.
         size_t k = d_rng.range(0, d_noise.size() - 1);
         for (size_t i = 0; i < ncoded; ++i) {
-            f.llrs[i] = d_llr_gain * ((d_coded[i] ? -1.0f : 1.0f) + d_noise[k]);
+            f.llrs[i] = -d_llr_gain * ((d_coded[i] ? -1.0f : 1.0f) + d_noise[k]);
             k = k + 1 == d_noise.size() ? 0 : k + 1;
         }
         ++d_res.frames_generated;

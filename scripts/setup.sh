@@ -6,6 +6,8 @@
 #   scripts/setup.sh            install what is missing
 #   scripts/setup.sh --check    list what is missing, install nothing (exit 1 if any)
 #
+# GPUFEC_SETUP_TESTS=1 (set by test.sh) adds what only the tests use: clang with
+# libFuzzer for the short fuzz run (ctest fuzz_smoke, docs/fuzzing.md).
 # GPUFEC_SKIP_SETUP=1 skips everything (for machines managed another way).
 # CUDA is optional and not installed here: the build uses /usr/local/cuda/bin/nvcc
 # (or any nvcc on the PATH) when present, and builds the CPU backend only otherwise.
@@ -29,6 +31,9 @@ required=(
     pybind11-dev python3-dev python3-numpy python3-matplotlib
     libspdlog-dev libfmt-dev libgmp-dev
 )
+if [ "${GPUFEC_SETUP_TESTS:-0}" = 1 ]; then
+    required+=(clang libclang-rt-dev)
+fi
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
     echo "[setup] not a Debian/Ubuntu system (no dpkg/apt): install by hand" \

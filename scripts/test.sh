@@ -6,7 +6,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${GPUFEC_BUILD_DIR:-$root/build}
 
-"$root/scripts/build.sh"
+# The tests also need clang + libFuzzer (the fuzz_smoke test), installed when missing.
+GPUFEC_SETUP_TESTS=1 "$root/scripts/build.sh"
 cd "$build"
 status=0
 ctest --output-on-failure -j"$(nproc)" --timeout "${GPUFEC_TEST_TIMEOUT:-1500}" "$@" || status=$?

@@ -25,6 +25,23 @@ public:
 //! LLR convention: L = ln P(b=0)/P(b=1); BPSK maps bit 0 -> +1.
 using llr8_t = int8_t;
 
+/*!
+ * How callers' soft values read. The core works in `llr` (L = ln P(b=0)/P(b=1),
+ * positive for bit 0: AFF3CT, MATLAB, srsRAN); GNU Radio's soft decisions
+ * (gr-digital's constellation_soft_decoder_cf, gr-fec's float decoder inputs) are
+ * positive for bit 1: `gnuradio`, the negated value. The engine converts at its copies
+ * (engine_config::convention); the GNU Radio blocks default to `gnuradio`.
+ */
+enum class soft_convention { llr, gnuradio };
+//! "gnuradio" or "llr"; anything else throws gpufec::error naming both.
+soft_convention parse_soft_convention(const std::string& s);
+const char* to_string(soft_convention c);
+//! +1 for llr, -1 for gnuradio: the factor from the core's LLRs to the convention's.
+inline float soft_sign(soft_convention c)
+{
+    return c == soft_convention::llr ? 1.0f : -1.0f;
+}
+
 //! Which implementation runs a decoder.
 enum class backend_kind { cpu, cuda };
 
@@ -65,8 +82,11 @@ void quantize_llrs(const float* in, llr8_t* out, size_t n, float scale);
 //! item 2j in the low nibble of out[j] (two's complement). An odd n leaves the high
 //! nibble of the last byte 0.
 void quantize_llrs_int4(const float* in, uint8_t* out, size_t n, float scale);
-//! int8 LLR -> 4-bit LLR, saturated to [-7, 7], packed as quantize_llrs_int4 does.
-void pack_llrs_int4(const llr8_t* in, uint8_t* out, size_t n);
+//! int8 LLR -> 4-bit LLR, saturated to [-7, 7], packed as quantize_llrs_int4 does;
+//! `negate` packs -in (the other soft_convention).
+void pack_llrs_int4(const llr8_t* in, uint8_t* out, size_t n, bool negate = false);
+//! out = -in, saturated: -(-128) is 127 (in == out allowed).
+void negate_llrs(const llr8_t* in, llr8_t* out, size_t n);
 //! The 4-bit LLR of item i of a packed array.
 inline int llr_int4_at(const uint8_t* packed, size_t i)
 {

@@ -22,7 +22,14 @@ struct engine_config {
     size_t max_batch_items = 0;    //!< LLRs per slot; 0 = max_batch_frames * max frame
     int num_slots = 3;             //!< in-flight ring depth (>= 2)
     float llr_scale = 8.0f;        //!< float -> int8: round(L*scale), saturated at +/-127
-    int cpu_threads = 0;           //!< CPU backend worker threads; 0 = hardware threads
+    /*!
+     * The convention of the soft values callers submit and pop_frames() copies out
+     * (common.h): the engine negates `gnuradio` values in the same pass that copies or
+     * quantizes them (int8 -128 becomes 127), so stages see the core's `llr` values.
+     * completed_frame's pointers (llrs, soft) are the stage's memory, always `llr`.
+     */
+    soft_convention convention = soft_convention::llr;
+    int cpu_threads = 0;  //!< CPU backend worker threads; 0 = hardware threads
     int copy_threads = 0; //!< threads copying frames in submit_frames(); 0 = min(8, hw)
     //! Also return a-posteriori LLRs of the decoded bits (completed_frame::soft); the
     //! decoder must have has_soft_output().
@@ -44,7 +51,8 @@ struct completed_frame {
     //! packed_bits stages: packed bits MSB first (device memory with output_side =
     //! device); valid until the next pop/submit. Null for llr_float stages.
     const uint8_t* packed = nullptr;
-    //! llr_float stages: nbits float LLRs (L > 0 = bit 0); null for packed_bits stages.
+    //! llr_float stages: nbits float LLRs (L > 0 = bit 0, whatever the engine's
+    //! convention); null for packed_bits stages.
     const float* llrs = nullptr;
     size_t nbits = 0; //!< output items: bits, or LLRs
     frame_status status;

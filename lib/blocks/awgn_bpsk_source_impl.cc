@@ -50,7 +50,8 @@ public:
                           int frames_per_call,
                           const std::string& len_tag_key,
                           const std::string& output_type,
-                          double llr_scale)
+                          double llr_scale,
+                          const std::string& soft_convention)
         : gr::block("awgn_bpsk_source",
                     gr::io_signature::make(0, 0, 0),
                     gr::io_signature::make2(
@@ -117,6 +118,9 @@ public:
         // "byte" output: quantize_llrs (round half away from zero, as the decoders and
         // the GPU do; not VOLK's convert, which rounds half to even).
         config.llr_scale = d_llr_scale;
+        // GNU Radio's convention (positive = bit 1) is the engine's negated copy out.
+        config.convention =
+            parse_block_soft_convention("awgn_bpsk_source", soft_convention);
         // CUDA: more batches in flight hide the launch and copy latency of small ones.
         config.num_slots = d_source->backend() == ::gpufec::backend_kind::cuda ? 4 : 3;
         d_engine = std::make_unique<::gpufec::batch_engine>(
@@ -248,7 +252,8 @@ awgn_bpsk_source::sptr awgn_bpsk_source::make(code::sptr code,
                                               int frames_per_call,
                                               const std::string& len_tag_key,
                                               const std::string& output_type,
-                                              double llr_scale)
+                                              double llr_scale,
+                                              const std::string& soft_convention)
 {
     return gnuradio::make_block_sptr<awgn_bpsk_source_impl>(code,
                                                             ebn0_db,
@@ -257,7 +262,8 @@ awgn_bpsk_source::sptr awgn_bpsk_source::make(code::sptr code,
                                                             frames_per_call,
                                                             len_tag_key,
                                                             output_type,
-                                                            llr_scale);
+                                                            llr_scale,
+                                                            soft_convention);
 }
 
 } // namespace gpufec

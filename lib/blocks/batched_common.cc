@@ -30,7 +30,11 @@ batched_engine make_batched_engine(const std::string& block_name,
         throw ::gpufec::error(block_name +
                               ": llr_scale must be a positive finite number");
     }
+    const auto convention =
+        parse_block_soft_convention(block_name, options.soft_convention);
     batched_engine out;
+    out.soft_output_gain =
+        ::gpufec::soft_sign(convention) / static_cast<float>(options.llr_scale);
     try {
         out.decoder = factory(options.backend);
     } catch (const ::gpufec::error& e) {
@@ -44,6 +48,7 @@ batched_engine make_batched_engine(const std::string& block_name,
     config.max_batch_frames = static_cast<size_t>(options.max_batch_frames);
     config.llr_scale = static_cast<float>(options.llr_scale);
     config.soft_output = options.soft_output;
+    config.convention = convention;
     if (options.soft_output && !out.decoder->has_soft_output()) {
         throw ::gpufec::error(block_name + ": soft_output is not available with " +
                               out.decoder->name() + "; allowed: soft_output=False");
@@ -92,7 +97,8 @@ batched_options block_decoder_options(bool soft_output,
                                       const std::string& backend,
                                       int max_batch_frames,
                                       double max_latency_ms,
-                                      double llr_scale)
+                                      double llr_scale,
+                                      const std::string& soft_convention)
 {
     batched_options options;
     options.backend = backend;
@@ -101,7 +107,18 @@ batched_options block_decoder_options(bool soft_output,
     options.llr_scale = llr_scale;
     options.soft_output = soft_output;
     options.status_tags = true;
+    options.soft_convention = soft_convention;
     return options;
+}
+
+::gpufec::soft_convention parse_block_soft_convention(const std::string& block_name,
+                                                      const std::string& convention)
+{
+    try {
+        return ::gpufec::parse_soft_convention(convention);
+    } catch (const ::gpufec::error& e) {
+        throw ::gpufec::error(block_name + ": " + e.what());
+    }
 }
 
 std::string code_name(const code::sptr& code)

@@ -49,6 +49,8 @@ struct batched_options {
     bool soft_output = false;
     //! Tag each frame (stream) / fill its metadata (PDU) with `iterations` and `crc_ok`.
     bool status_tags = false;
+    //! Soft values in and out: "gnuradio" (positive = bit 1) or "llr" (positive = bit 0).
+    std::string soft_convention = "gnuradio";
 };
 
 //! Options of a block-code decoder block: status tags on every frame.
@@ -56,7 +58,13 @@ batched_options block_decoder_options(bool soft_output,
                                       const std::string& backend,
                                       int max_batch_frames,
                                       double max_latency_ms,
-                                      double llr_scale);
+                                      double llr_scale,
+                                      const std::string& soft_convention);
+
+//! The soft_convention parameter, or a gpufec::error naming the block and the allowed
+//! values.
+::gpufec::soft_convention parse_block_soft_convention(const std::string& block_name,
+                                                      const std::string& convention);
 
 //! "a 'family' code (description)", or "None", for error messages.
 std::string code_name(const code::sptr& code);
@@ -78,6 +86,9 @@ struct batched_engine {
     std::shared_ptr<::gpufec::batch_decoder> decoder;
     std::unique_ptr<::gpufec::batch_engine> engine;
     std::string backend_name;
+    //! Decoder soft output (int8-input units, core convention) -> the block's soft
+    //! output: the convention's sign / llr_scale.
+    float soft_output_gain = 1.0f;
 };
 
 /*!

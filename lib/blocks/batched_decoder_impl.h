@@ -112,10 +112,10 @@ public:
           d_max_latency_s(options.max_latency_ms * 1e-3),
           d_soft(options.soft_output),
           d_status_tags(options.status_tags),
-          d_out_itemsize(options.soft_output ? sizeof(float) : sizeof(uint8_t)),
-          d_soft_gain(static_cast<float>(1.0 / options.llr_scale))
+          d_out_itemsize(options.soft_output ? sizeof(float) : sizeof(uint8_t))
     {
         d_run = make_batched_engine(block_name, factory, options, this->d_logger);
+        d_soft_gain = d_run.soft_output_gain;
         const auto& dec = *d_run.decoder;
         d_max_in = len_tag_key.empty() ? dec.default_input_items()
                                        : dec.max_input_items_per_frame();
@@ -454,7 +454,8 @@ private:
     const bool d_soft;
     const bool d_status_tags;
     const size_t d_out_itemsize;
-    const float d_soft_gain; //!< int8-input units -> the float input's units
+    //! int8-input units (core convention) -> the float input's units and convention
+    float d_soft_gain = 1.0f;
     batched_engine d_run;
     size_t d_max_in = 0;
     size_t d_max_out = 0;

@@ -45,10 +45,10 @@ public:
           d_in_port(pmt::mp("in")),
           d_out_port(pmt::mp("out")),
           d_soft(options.soft_output),
-          d_status(options.status_tags),
-          d_soft_gain(static_cast<float>(1.0 / options.llr_scale))
+          d_status(options.status_tags)
     {
         d_run = make_batched_engine(block_name, factory, options, this->d_logger);
+        d_soft_gain = d_run.soft_output_gain;
         this->message_port_register_in(d_in_port);
         this->message_port_register_out(d_out_port);
         this->set_msg_handler(d_in_port,
@@ -241,7 +241,8 @@ private:
     std::deque<std::pair<uint64_t, pmt::pmt_t>> d_meta;
     const bool d_soft;
     const bool d_status;
-    const float d_soft_gain; //!< int8-input units -> the float input's units
+    //! int8-input units (core convention) -> the float input's units and convention
+    float d_soft_gain = 1.0f;
     std::vector<uint8_t> d_bits;
     std::vector<float> d_soft_values;
     //! d_meta's id of an empty PDU (engine ids count from 0 and never get there).

@@ -126,7 +126,8 @@ turbo_decoder::sptr turbo_decoder::make(code::sptr code,
                                         const std::string& backend,
                                         int max_batch_frames,
                                         double max_latency_ms,
-                                        double llr_scale)
+                                        double llr_scale,
+                                        const std::string& soft_convention)
 {
     const std::string block = "turbo_decoder";
     return gnuradio::make_block_sptr<batched_decoder_impl<turbo_decoder>>(
@@ -141,8 +142,12 @@ turbo_decoder::sptr turbo_decoder::make(code::sptr code,
                       early_termination),
         input_type,
         len_tag_key,
-        block_decoder_options(
-            soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
+        block_decoder_options(soft_output,
+                              backend,
+                              max_batch_frames,
+                              max_latency_ms,
+                              llr_scale,
+                              soft_convention));
 }
 
 turbo_decoder_pdu::sptr turbo_decoder_pdu::make(code::sptr code,
@@ -155,7 +160,8 @@ turbo_decoder_pdu::sptr turbo_decoder_pdu::make(code::sptr code,
                                                 bool soft_output,
                                                 const std::string& backend,
                                                 int max_batch_frames,
-                                                double llr_scale)
+                                                double llr_scale,
+                                                const std::string& soft_convention)
 {
     const std::string block = "turbo_decoder_pdu";
     return gnuradio::make_block_sptr<batched_pdu_decoder_impl<turbo_decoder_pdu>>(
@@ -168,7 +174,8 @@ turbo_decoder_pdu::sptr turbo_decoder_pdu::make(code::sptr code,
                       arithmetic,
                       sub_blocks,
                       early_termination),
-        block_decoder_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
+        block_decoder_options(
+            soft_output, backend, max_batch_frames, 0.0, llr_scale, soft_convention));
 }
 
 ldpc_decoder::sptr ldpc_decoder::make(code::sptr code,
@@ -184,7 +191,8 @@ ldpc_decoder::sptr ldpc_decoder::make(code::sptr code,
                                       const std::string& backend,
                                       int max_batch_frames,
                                       double max_latency_ms,
-                                      double llr_scale)
+                                      double llr_scale,
+                                      const std::string& soft_convention)
 {
     const std::string block = "ldpc_decoder";
     return gnuradio::make_block_sptr<batched_decoder_impl<ldpc_decoder>>(
@@ -200,8 +208,12 @@ ldpc_decoder::sptr ldpc_decoder::make(code::sptr code,
                      llr_scale),
         input_type,
         len_tag_key,
-        block_decoder_options(
-            soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
+        block_decoder_options(soft_output,
+                              backend,
+                              max_batch_frames,
+                              max_latency_ms,
+                              llr_scale,
+                              soft_convention));
 }
 
 ldpc_decoder_pdu::sptr ldpc_decoder_pdu::make(code::sptr code,
@@ -214,7 +226,8 @@ ldpc_decoder_pdu::sptr ldpc_decoder_pdu::make(code::sptr code,
                                               bool soft_output,
                                               const std::string& backend,
                                               int max_batch_frames,
-                                              double llr_scale)
+                                              double llr_scale,
+                                              const std::string& soft_convention)
 {
     const std::string block = "ldpc_decoder_pdu";
     return gnuradio::make_block_sptr<batched_pdu_decoder_impl<ldpc_decoder_pdu>>(
@@ -228,7 +241,8 @@ ldpc_decoder_pdu::sptr ldpc_decoder_pdu::make(code::sptr code,
                      arithmetic,
                      early_termination,
                      llr_scale),
-        block_decoder_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
+        block_decoder_options(
+            soft_output, backend, max_batch_frames, 0.0, llr_scale, soft_convention));
 }
 
 polar_decoder::sptr polar_decoder::make(code::sptr code,
@@ -242,7 +256,8 @@ polar_decoder::sptr polar_decoder::make(code::sptr code,
                                         const std::string& backend,
                                         int max_batch_frames,
                                         double max_latency_ms,
-                                        double llr_scale)
+                                        double llr_scale,
+                                        const std::string& soft_convention)
 {
     const std::string block = "polar_decoder";
     return gnuradio::make_block_sptr<batched_decoder_impl<polar_decoder>>(
@@ -251,8 +266,12 @@ polar_decoder::sptr polar_decoder::make(code::sptr code,
             block, code, algorithm, list_size, bp_iterations, early_termination),
         input_type,
         len_tag_key,
-        block_decoder_options(
-            soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
+        block_decoder_options(soft_output,
+                              backend,
+                              max_batch_frames,
+                              max_latency_ms,
+                              llr_scale,
+                              soft_convention));
 }
 
 polar_decoder_pdu::sptr polar_decoder_pdu::make(code::sptr code,
@@ -263,14 +282,16 @@ polar_decoder_pdu::sptr polar_decoder_pdu::make(code::sptr code,
                                                 bool soft_output,
                                                 const std::string& backend,
                                                 int max_batch_frames,
-                                                double llr_scale)
+                                                double llr_scale,
+                                                const std::string& soft_convention)
 {
     const std::string block = "polar_decoder_pdu";
     return gnuradio::make_block_sptr<batched_pdu_decoder_impl<polar_decoder_pdu>>(
         block,
         polar_factory(
             block, code, algorithm, list_size, bp_iterations, early_termination),
-        block_decoder_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
+        block_decoder_options(
+            soft_output, backend, max_batch_frames, 0.0, llr_scale, soft_convention));
 }
 
 } // namespace gpufec

@@ -266,10 +266,10 @@ bool frame_assembler::end_of_stream()
     ++d_dropped;
     // A warning, not an error: stopping a flowgraph mid-frame is normal use.
     d_io.logger->warn("dropping the incomplete last frame at item {}: the stream "
-                       "ended after {} of its {} items",
-                       d_frame_first,
-                       d_fill,
-                       d_frame_items);
+                      "ended after {} of its {} items",
+                      d_frame_first,
+                      d_fill,
+                      d_frame_items);
     d_in_frame = false;
     d_fill = 0;
     d_tags.tags.clear();

@@ -87,7 +87,8 @@ uci_small_decoder::sptr uci_small_decoder::make(code::sptr code,
                                                 const std::string& backend,
                                                 int max_batch_frames,
                                                 double max_latency_ms,
-                                                double llr_scale)
+                                                double llr_scale,
+                                                const std::string& soft_convention)
 {
     const std::string block = "uci_small_decoder";
     return gnuradio::make_block_sptr<batched_decoder_impl<uci_small_decoder>>(
@@ -95,21 +96,28 @@ uci_small_decoder::sptr uci_small_decoder::make(code::sptr code,
         uci_small_factory(block, code),
         input_type,
         len_tag_key,
-        block_decoder_options(
-            soft_output, backend, max_batch_frames, max_latency_ms, llr_scale));
+        block_decoder_options(soft_output,
+                              backend,
+                              max_batch_frames,
+                              max_latency_ms,
+                              llr_scale,
+                              soft_convention));
 }
 
-uci_small_decoder_pdu::sptr uci_small_decoder_pdu::make(code::sptr code,
-                                                        bool soft_output,
-                                                        const std::string& backend,
-                                                        int max_batch_frames,
-                                                        double llr_scale)
+uci_small_decoder_pdu::sptr
+uci_small_decoder_pdu::make(code::sptr code,
+                            bool soft_output,
+                            const std::string& backend,
+                            int max_batch_frames,
+                            double llr_scale,
+                            const std::string& soft_convention)
 {
     const std::string block = "uci_small_decoder_pdu";
     return gnuradio::make_block_sptr<batched_pdu_decoder_impl<uci_small_decoder_pdu>>(
         block,
         uci_small_factory(block, code),
-        block_decoder_options(soft_output, backend, max_batch_frames, 0.0, llr_scale));
+        block_decoder_options(
+            soft_output, backend, max_batch_frames, 0.0, llr_scale, soft_convention));
 }
 
 } // namespace gpufec

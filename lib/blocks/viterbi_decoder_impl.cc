@@ -19,13 +19,15 @@ viterbi_decoder::sptr viterbi_decoder::make(code::sptr code,
                                             const std::string& backend,
                                             int max_batch_frames,
                                             double max_latency_ms,
-                                            double llr_scale)
+                                            double llr_scale,
+                                            const std::string& soft_convention)
 {
     batched_options options;
     options.backend = backend;
     options.max_batch_frames = max_batch_frames;
     options.max_latency_ms = max_latency_ms;
     options.llr_scale = llr_scale;
+    options.soft_convention = soft_convention;
     return gnuradio::make_block_sptr<batched_decoder_impl<viterbi_decoder>>(
         "viterbi_decoder", viterbi_factory(code), input_type, len_tag_key, options);
 }
@@ -33,12 +35,14 @@ viterbi_decoder::sptr viterbi_decoder::make(code::sptr code,
 viterbi_decoder_pdu::sptr viterbi_decoder_pdu::make(code::sptr code,
                                                     const std::string& backend,
                                                     int max_batch_frames,
-                                                    double llr_scale)
+                                                    double llr_scale,
+                                                    const std::string& soft_convention)
 {
     batched_options options;
     options.backend = backend;
     options.max_batch_frames = max_batch_frames;
     options.llr_scale = llr_scale;
+    options.soft_convention = soft_convention;
     return gnuradio::make_block_sptr<batched_pdu_decoder_impl<viterbi_decoder_pdu>>(
         "viterbi_decoder_pdu", viterbi_factory(code), options);
 }

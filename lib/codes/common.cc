@@ -58,13 +58,40 @@ void quantize_llrs_int4(const float* in, uint8_t* out, size_t n, float scale)
     }
 }
 
-void pack_llrs_int4(const llr8_t* in, uint8_t* out, size_t n)
+void pack_llrs_int4(const llr8_t* in, uint8_t* out, size_t n, bool negate)
 {
+    const int sign = negate ? -1 : 1; // saturate_int4 clamps -(-128) like any other
     for (size_t j = 0; 2 * j < n; ++j) {
-        const uint8_t lo = saturate_int4(in[2 * j]);
-        const uint8_t hi = 2 * j + 1 < n ? saturate_int4(in[2 * j + 1]) : 0;
+        const uint8_t lo = saturate_int4(sign * in[2 * j]);
+        const uint8_t hi = 2 * j + 1 < n ? saturate_int4(sign * in[2 * j + 1]) : 0;
         out[j] = static_cast<uint8_t>(lo | (hi << 4));
     }
+}
+
+__attribute__((target_clones("avx2", "default"))) void
+negate_llrs(const llr8_t* in, llr8_t* out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const int v = -static_cast<int>(in[i]);
+        out[i] = static_cast<llr8_t>(v > 127 ? 127 : v);
+    }
+}
+
+soft_convention parse_soft_convention(const std::string& s)
+{
+    if (s == "gnuradio")
+        return soft_convention::gnuradio;
+    if (s == "llr")
+        return soft_convention::llr;
+    throw error("soft_convention \"" + s +
+                "\" unknown; allowed: \"gnuradio\" (positive soft value = bit 1, as "
+                "gr-digital's soft decoder gives) or \"llr\" (L = ln P(0)/P(1), positive "
+                "= bit 0)");
+}
+
+const char* to_string(soft_convention c)
+{
+    return c == soft_convention::llr ? "llr" : "gnuradio";
 }
 
 const char* to_string(input_format format)

@@ -77,7 +77,7 @@ public:
         auto& aux = d_slots.at(slot).aux;
         return aux.empty() ? nullptr : aux.data();
     }
-    void stage_device_input(int, size_t, const void*, size_t, bool, float) override
+    void stage_device_input(int, size_t, const void*, size_t, bool, float, bool) override
     {
         throw error("cpu slot backend: input_side = device needs a CUDA stage");
     }

@@ -211,7 +211,8 @@ public:
                             const void* src,
                             size_t items,
                             bool src_is_float,
-                            float scale) override
+                            float scale,
+                            bool negate) override
     {
         slot& s = get(index);
         cuda::device_guard guard(d_device);
@@ -225,6 +226,11 @@ public:
                                           items,
                                           scale,
                                           stream);
+            else if (negate)
+                cuda::negate_llrs_async(static_cast<const int8_t*>(src),
+                                        reinterpret_cast<int8_t*>(base) + at,
+                                        items,
+                                        stream);
             else
                 GPUFEC_CUDA_CHECK(cudaMemcpyAsync(
                     base + at, src, items, cudaMemcpyDeviceToDevice, stream));
@@ -234,8 +240,11 @@ public:
                 cuda::quantize_llrs_int4_async(
                     static_cast<const float*>(src), base + at / 2, items, scale, stream);
             else
-                cuda::pack_llrs_int4_async(
-                    static_cast<const int8_t*>(src), base + at / 2, items, stream);
+                cuda::pack_llrs_int4_async(static_cast<const int8_t*>(src),
+                                           base + at / 2,
+                                           items,
+                                           negate,
+                                           stream);
             break;
         case input_format::complex_float:
             GPUFEC_CUDA_CHECK(cudaMemcpyAsync(base + at * sizeof(cfloat),

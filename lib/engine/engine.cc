@@ -83,6 +83,13 @@ double output_bits_per_item(const batch_decoder& decoder, size_t max_frame_items
     return ratio > 0.0 ? ratio : 1.0;
 }
 
+__attribute__((target_clones("avx2", "default"))) void
+negate_floats(const float* in, float* out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = -in[i];
+}
+
 } // namespace
 
 struct batch_engine::impl {
@@ -95,6 +102,7 @@ struct batch_engine::impl {
     output_format out_format = output_format::packed_bits;
     bool device_input = false;
     bool device_output = false;
+    bool flip = false; //!< callers use the gnuradio soft convention: negate at copies
     std::unique_ptr<slot_backend> backend;
     std::unique_ptr<worker_pool> copier; //!< created by the first submit_frames()
     std::vector<slot> slots;
@@ -225,8 +233,13 @@ struct batch_engine::impl {
     void stage_input(int index, size_t at, const T* src, size_t items)
     {
         if (device_input) {
-            backend->stage_device_input(
-                index, at, src, items, std::is_same<T, float>::value, config.llr_scale);
+            backend->stage_device_input(index,
+                                        at,
+                                        src,
+                                        items,
+                                        std::is_same<T, float>::value,
+                                        signed_scale(),
+                                        flip);
             return;
         }
         uint8_t* base = backend->host_input(index);
@@ -234,12 +247,14 @@ struct batch_engine::impl {
             std::memcpy(base + at * sizeof(cfloat), src, items * sizeof(cfloat));
         } else if (in_format == input_format::llr_int4) {
             if constexpr (std::is_same<T, float>::value)
-                quantize_llrs_int4(src, base + at / 2, items, config.llr_scale);
+                quantize_llrs_int4(src, base + at / 2, items, signed_scale());
             else
-                pack_llrs_int4(src, base + at / 2, items);
+                pack_llrs_int4(src, base + at / 2, items, flip);
         } else if constexpr (std::is_same<T, float>::value) {
             quantize_llrs(
-                src, reinterpret_cast<llr8_t*>(base) + at, items, config.llr_scale);
+                src, reinterpret_cast<llr8_t*>(base) + at, items, signed_scale());
+        } else if (flip) {
+            negate_llrs(src, reinterpret_cast<llr8_t*>(base) + at, items);
         } else {
             std::memcpy(base + at, src, items);
         }
@@ -426,10 +441,17 @@ struct batch_engine::impl {
         return true;
     }
 
-    //! Copies n items (float -> int8: quantizes with llr_scale), split over the copy
-    //! threads in large chunks.
+    //! The quantization scale with the convention's sign folded in (quantization is
+    //! symmetric, so this is exactly the negated int8 value).
+    float signed_scale() const { return config.llr_scale * soft_sign(config.convention); }
+
+    /*!
+     * Copies n items (float -> int8: quantizes with llr_scale), split over the copy
+     * threads in large chunks. `negate` (soft values of the gnuradio convention)
+     * negates them in the same pass; side outputs (bytes) are copied as they are.
+     */
     template <typename S, typename D>
-    void copy_llrs(const S* src, D* dst, size_t n)
+    void copy_llrs(const S* src, D* dst, size_t n, bool negate)
     {
         constexpr size_t chunk = size_t(1) << 18; // large enough to amortize a hand-off
         const size_t chunks = (n + chunk - 1) / chunk;
@@ -437,7 +459,18 @@ struct batch_engine::impl {
             const size_t first = c * chunk;
             const size_t len = std::min(chunk, n - first);
             if constexpr (std::is_same<S, float>::value && std::is_same<D, llr8_t>::value)
-                quantize_llrs(src + first, dst + first, len, config.llr_scale);
+                quantize_llrs(src + first,
+                              dst + first,
+                              len,
+                              negate ? -config.llr_scale : config.llr_scale);
+            else if constexpr (std::is_same<S, float>::value &&
+                               std::is_same<D, float>::value)
+                negate ? negate_floats(src + first, dst + first, len)
+                       : void(std::memcpy(dst + first, src + first, len * sizeof(D)));
+            else if constexpr (std::is_same<S, llr8_t>::value &&
+                               std::is_same<D, llr8_t>::value)
+                negate ? negate_llrs(src + first, dst + first, len)
+                       : void(std::memcpy(dst + first, src + first, len * sizeof(D)));
             else
                 std::memcpy(dst + first, src + first, len * sizeof(D));
         };
@@ -487,11 +520,13 @@ struct batch_engine::impl {
                            extents[first + k - 1].out_bits;
         copy_llrs(reinterpret_cast<const float*>(backend->host_output(head)) + begin,
                   llrs,
-                  end - begin);
+                  end - begin,
+                  flip);
         if (side && side_per_frame)
             copy_llrs(backend->host_side(head) + first * side_per_frame,
                       side,
-                      k * side_per_frame);
+                      k * side_per_frame,
+                      false);
         s.next_pop += k;
         pending -= k;
         release_drained();
@@ -574,7 +609,8 @@ struct batch_engine::impl {
             copy_llrs(llrs + done * items,
                       reinterpret_cast<llr8_t*>(backend->host_input(index)) +
                           s.input_items,
-                      k * items);
+                      k * items,
+                      flip);
             if (s.num_frames == 0) {
                 s.state = slot_state::filling;
                 filling_since = steady::now();
@@ -612,6 +648,7 @@ batch_engine::batch_engine(std::shared_ptr<batch_decoder> decoder,
                     d->decoder->name() + " already writes LLRs");
     d->device_input = config.input_side == memory_side::device;
     d->device_output = config.output_side == memory_side::device;
+    d->flip = config.convention == soft_convention::gnuradio;
     const bool on_gpu = d->decoder->backend() == backend_kind::cuda;
     if ((d->device_input || d->device_output) && !on_gpu)
         throw error("batch_engine: input_side/output_side = device needs a CUDA stage; " +

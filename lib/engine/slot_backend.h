@@ -51,8 +51,9 @@ public:
     virtual uint8_t* device_side(int /*slot*/) { return nullptr; }
     /*!
      * Enqueues, on slot i's stream, a copy of `items` items of device-resident input to
-     * item offset `at` of the slot's device input: int8/int4/complex bytes as they are,
-     * or float LLRs quantized on the device to the stage's input format with `scale`.
+     * item offset `at` of the slot's device input: int8/int4/complex bytes as they are
+     * (int8 LLRs negated with saturation when `negate`), or float LLRs quantized on the
+     * device to the stage's input format with `scale` (negative: negated).
      * Throws gpufec::error on the CPU backend.
      */
     virtual void stage_device_input(int slot,
@@ -60,7 +61,8 @@ public:
                                     const void* src,
                                     size_t items,
                                     bool src_is_float,
-                                    float scale) = 0;
+                                    float scale,
+                                    bool negate) = 0;
     virtual void
     stage_device_aux(int slot, size_t at, const cfloat* src, size_t items) = 0;
 

@@ -321,6 +321,77 @@ TEST(EngineCuda, Int4InputQuantizedOnTheDeviceMatchesTheHostRule)
     EXPECT_EQ(checked, frames);
 }
 
+// GNU Radio's soft values (positive = bit 1) straight from device memory: the engine
+// negates them while it copies or quantizes on the device, so the CUDA Viterbi decoder
+// decodes -L exactly as the CPU decodes L, and a 4-bit stage sees -x saturated
+// (-(-128) -> 127 -> 7).
+TEST(EngineCuda, GnuradioConventionIsNegatedOnTheDevice)
+{
+    if (cuda_device_count() == 0)
+        GTEST_SKIP() << "no CUDA device available";
+    const conv_code code(600);
+    auto source = make_awgn_bpsk_source(code, 2.0, 5, backend_spec{});
+    const size_t n = source->llrs_per_frame(), k = source->bits_per_frame();
+    const size_t frames = 24;
+    std::vector<float> llrs(frames * n);
+    source->generate(0, frames, llrs.data(), nullptr);
+    std::vector<llr8_t> llrs8(llrs.size());
+    quantize_llrs(llrs.data(), llrs8.data(), llrs.size(), 8.0f);
+    std::vector<float> neg(llrs.size());
+    std::vector<llr8_t> neg8(llrs8.size());
+    for (size_t i = 0; i < llrs.size(); ++i) {
+        neg[i] = -llrs[i];
+        neg8[i] = llr8_t(-llrs8[i]); // never -128: quantize_llrs stops at -127
+    }
+    device_array<float> d_neg(neg.size());
+    device_array<llr8_t> d_neg8(neg8.size());
+    check(cudaMemcpy(d_neg.ptr, neg.data(), neg.size() * 4, cudaMemcpyHostToDevice));
+    check(cudaMemcpy(d_neg8.ptr, neg8.data(), neg8.size(), cudaMemcpyHostToDevice));
+    engine_config config;
+    config.max_batch_frames = 5;
+    config.input_side = memory_side::device;
+    config.convention = soft_convention::gnuradio;
+    batch_engine engine(make_decoder(code, viterbi_options{}, "cuda:0"), config);
+    std::vector<uint8_t> cpu_bits(k), gpu_bits(k);
+    size_t checked = 0;
+    auto verify = [&](const completed_frame& c) {
+        ASSERT_FALSE(c.on_device);
+        unpack_bits(c.packed, gpu_bits.data(), k);
+        viterbi_decode_frame_cpu(code, llrs8.data() + c.id * n, n, cpu_bits.data());
+        ASSERT_EQ(gpu_bits, cpu_bits) << "frame " << c.id;
+        ++checked;
+    };
+    completed_frame c;
+    for (uint64_t f = 0; f < frames; ++f) {
+        auto submit = [&] {
+            return f % 2 == 0 ? engine.submit(d_neg.ptr + f * n, n, f)
+                              : engine.submit(d_neg8.ptr + f * n, n, f);
+        };
+        while (!submit()) {
+            ASSERT_TRUE(engine.pop_wait(c));
+            verify(c);
+        }
+    }
+    engine.flush();
+    while (engine.try_pop(c))
+        verify(c);
+    EXPECT_EQ(checked, frames);
+
+    const std::vector<llr8_t> ints = { -128, -127, -9, -8, -7, -1, 0, 1, 6, 7, 8, 127 };
+    device_array<llr8_t> d_ints(ints.size());
+    check(cudaMemcpy(d_ints.ptr, ints.data(), ints.size(), cudaMemcpyHostToDevice));
+    engine_config echo_config;
+    echo_config.soft_output = true;
+    echo_config.input_side = memory_side::device;
+    echo_config.convention = soft_convention::gnuradio;
+    batch_engine echo(std::make_shared<int4_echo_cuda>(), echo_config);
+    ASSERT_TRUE(echo.submit(d_ints.ptr, ints.size(), 0));
+    echo.flush();
+    ASSERT_TRUE(echo.pop_wait(c));
+    for (size_t i = 0; i < ints.size(); ++i)
+        ASSERT_EQ(c.soft[i], float(std::max(-7, std::min(7, -int(ints[i]))))) << i;
+}
+
 TEST(EngineCuda, MoreMemoryThanTheDeviceHasFailsAtConstruction)
 {
     if (cuda_device_count() == 0)

@@ -254,6 +254,133 @@ TEST(EngineFormats, Int4StageGetsSaturatedQuantizedLlrsOfOddLengths)
     EXPECT_EQ(popped, 2 * floats.size());
 }
 
+/*!
+ * An int8 stage that returns what arrived: each LLR's sign as the bit (negative = 1)
+ * and the value itself as its soft output.
+ */
+class int8_echo : public batch_decoder
+{
+public:
+    backend_kind backend() const override { return backend_kind::cpu; }
+    input_format input() const override { return input_format::llr_int8; }
+    size_t max_input_items_per_frame() const override { return 64; }
+    size_t output_bits_for_input(size_t items) const override
+    {
+        if (items == 0 || items > 64)
+            throw error("int8 echo: 1..64 LLRs");
+        return items;
+    }
+    size_t default_input_items() const override { return 64; }
+    size_t default_output_bits() const override { return 64; }
+    bool has_soft_output() const override { return true; }
+    std::string name() const override { return "int8 echo"; }
+    void decode(const frame_batch& batch, exec_ctx& ctx) override
+    {
+        for_each_item(ctx, batch.num_frames, [&](size_t f, size_t) {
+            const frame_extent& e = batch.frames[f];
+            uint8_t* out = batch.out + e.out_offset;
+            for (size_t i = 0; i < e.in_items; ++i) {
+                const int v = batch.in[e.in_offset + i];
+                if (v < 0)
+                    out[i / 8] |= uint8_t(0x80u >> (i % 8));
+                else
+                    out[i / 8] &= uint8_t(~(0x80u >> (i % 8)));
+                batch.soft_out[8 * e.out_offset + i] = float(v);
+            }
+        });
+    }
+};
+
+// GNU Radio's soft values are positive for bit 1: with convention = gnuradio the stage
+// must see exactly the negated values (int8: -x saturated, -(-128) = 127; float: the
+// quantization of -L, the same rounding), on every input path, and the bulk output
+// path must hand the negated LLRs back.
+TEST(EngineFormats, GnuradioConventionIsNegatedOnEveryCopy)
+{
+    EXPECT_EQ(parse_soft_convention("gnuradio"), soft_convention::gnuradio);
+    EXPECT_EQ(parse_soft_convention("llr"), soft_convention::llr);
+    expect_error([] { parse_soft_convention("GNURadio"); },
+                 { "\"gnuradio\"", "\"llr\"" });
+    const std::vector<float> edges = { 0.0f,  -0.0f,  0.06249f, 0.0625f, -0.0625f,
+                                       15.9f, -16.0f, 1e9f,     -1e9f,   NAN };
+    const std::vector<llr8_t> ints = { -128, -127, -1, 0, 1, 7, -8, 126, 127 };
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> llr(-20.0f, 20.0f);
+    std::vector<float> floats = edges;
+    while (floats.size() < 64)
+        floats.push_back(llr(rng));
+    auto want_int8 = [](int v) { return std::min(127, -v); };
+    for (bool int4 : { false, true }) {
+        for (bool bulk : { false, true }) {
+            if (int4 && bulk)
+                continue; // the bulk path is int8 stages only
+            SCOPED_TRACE(std::string(int4 ? "int4" : "int8") + (bulk ? " bulk" : ""));
+            engine_config cfg;
+            cfg.max_batch_frames = 4;
+            cfg.soft_output = true;
+            cfg.convention = soft_convention::gnuradio;
+            std::shared_ptr<batch_decoder> stage;
+            if (int4)
+                stage = std::make_shared<int4_echo>();
+            else
+                stage = std::make_shared<int8_echo>();
+            batch_engine engine(stage, cfg);
+            if (bulk) {
+                ASSERT_EQ(engine.submit_frames(floats.data(), floats.size(), 1, 0), 1u);
+                ASSERT_EQ(engine.submit_frames(ints.data(), ints.size(), 1, 1), 1u);
+            } else {
+                ASSERT_TRUE(engine.submit(floats.data(), floats.size(), 0));
+                ASSERT_TRUE(engine.submit(ints.data(), ints.size(), 1));
+            }
+            engine.flush();
+            completed_frame out;
+            ASSERT_TRUE(engine.pop_wait(out));
+            std::vector<llr8_t> q(floats.size());
+            quantize_llrs(floats.data(), q.data(), q.size(), cfg.llr_scale);
+            for (size_t i = 0; i < floats.size(); ++i) {
+                int want = -int(q[i]);
+                if (int4)
+                    want = std::max(-7, std::min(7, want));
+                ASSERT_EQ(out.soft[i], float(want)) << "float item " << i;
+            }
+            ASSERT_TRUE(engine.pop_wait(out));
+            for (size_t i = 0; i < ints.size(); ++i) {
+                int want = want_int8(ints[i]);
+                if (int4)
+                    want = std::max(-7, std::min(7, want));
+                ASSERT_EQ(out.soft[i], float(want)) << "int8 item " << i;
+            }
+        }
+    }
+    // The bulk path out (a stage with LLR output): negated floats, and int8 quantized
+    // from the negated values; completed_frame::llrs stays in the core's convention.
+    engine_config cfg;
+    cfg.convention = soft_convention::gnuradio;
+    batch_engine engine(std::make_shared<bpsk_detector>(), cfg);
+    std::vector<cfloat> y(40);
+    for (auto& v : y)
+        v = cfloat(llr(rng) / 4, llr(rng) / 4);
+    const cfloat h(0.8f, -0.3f);
+    for (uint64_t id = 0; id < 3; ++id)
+        ASSERT_TRUE(engine.submit(y.data(), y.size(), &h, 1, id));
+    engine.flush();
+    std::vector<float> got_float(y.size());
+    std::vector<llr8_t> got_int8(y.size());
+    ASSERT_EQ(engine.pop_frames(got_float.data(), nullptr, 1, true), 1u);
+    ASSERT_EQ(engine.pop_frames(got_int8.data(), nullptr, 1, true), 1u);
+    completed_frame out;
+    ASSERT_TRUE(engine.pop_wait(out));
+    for (size_t i = 0; i < y.size(); ++i) {
+        const float ref = bpsk_detector::reference_llr(h, y[i]);
+        ASSERT_EQ(got_float[i], -ref) << i;
+        llr8_t q = 0;
+        const float neg = -ref;
+        quantize_llrs(&neg, &q, 1, cfg.llr_scale);
+        ASSERT_EQ(got_int8[i], q) << i;
+        ASSERT_EQ(out.llrs[i], ref) << i;
+    }
+}
+
 TEST(EngineFormats, PackedInt4MatchesTheInt8RuleSaturated)
 {
     const std::vector<float> in = { 0.0f, 0.3f,  -0.3f, 0.5f,    -0.5f, 3.49f, -3.5f,

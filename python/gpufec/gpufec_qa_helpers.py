@@ -24,8 +24,9 @@ def random_bits(n, seed=0):
 
 
 def bpsk_llrs(coded_bits, amplitude=4.0):
-    """Noiseless LLRs of coded bits: bit 0 -> +amplitude, bit 1 -> -amplitude."""
-    return (amplitude * (1.0 - 2.0 * np.asarray(coded_bits, dtype=np.float32))).astype(
+    """Noiseless soft values of coded bits in GNU Radio's convention (the blocks'
+    default soft_convention): bit 1 -> +amplitude, bit 0 -> -amplitude."""
+    return (amplitude * (2.0 * np.asarray(coded_bits, dtype=np.float32) - 1.0)).astype(
         np.float32)
 
 

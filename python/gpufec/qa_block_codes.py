@@ -279,12 +279,12 @@ class qa_block_codes(gr_unittest.TestCase):
     # ---- decoders, stream form ------------------------------------------------------
 
     def encoder_chain(self, code, decoder, bits, amplitude=4.0):
-        """bits -> gpufec.encoder -> BPSK LLRs (0 -> +amplitude) -> decoder -> sink."""
+        """bits -> gpufec.encoder -> soft values (1 -> +amplitude) -> decoder -> sink."""
         src = blocks.vector_source_b(bits.tolist())
         enc = gpufec.encoder(code)
         to_float = blocks.char_to_float(1, 1.0)
-        scale = blocks.multiply_const_ff(-2.0 * amplitude)
-        offset = blocks.add_const_ff(amplitude)
+        scale = blocks.multiply_const_ff(2.0 * amplitude)
+        offset = blocks.add_const_ff(-amplitude)
         snk = blocks.vector_sink_b()
         tb = gr.top_block()
         tb.connect(src, enc, to_float, scale, offset, decoder, snk)
@@ -380,7 +380,7 @@ class qa_block_codes(gr_unittest.TestCase):
 
     def test_013_soft_output(self):
         """soft_output gives one float per information bit, its sign the decoded bit
-        (L > 0: bit 0), in the input's units (scaled with the input amplitude); the
+        (positive: bit 1, the default soft_convention), in the input's units (scaled with the input amplitude); the
         status tags come with the soft frames too."""
         for name, code, make, _ in self.decoders():
             k = code.frame_bits()
@@ -390,7 +390,7 @@ class qa_block_codes(gr_unittest.TestCase):
             soft, tags = run_stream(dec, bpsk_llrs(coded, 2.0), sink_item="f")
             self.assertEqual(len(soft), len(bits), name)
             self.assertTrue(np.all(np.isfinite(soft)), name)
-            np.testing.assert_array_equal((soft < 0).astype(np.uint8), bits, err_msg=name)
+            np.testing.assert_array_equal((soft > 0).astype(np.uint8), bits, err_msg=name)
             self.assertTrue(np.all(np.abs(soft) > 0.5), name)
             _, crc_ok = status_tags(tags)
             self.assertEqual(crc_ok, [(f * k, True) for f in range(4)], name)
@@ -549,7 +549,7 @@ class qa_block_codes(gr_unittest.TestCase):
                 self.assertTrue(pmt.is_f32vector(pmt.cdr(msg)), name)
                 soft = np.array(pmt.f32vector_elements(pmt.cdr(msg)))
                 self.assertEqual(len(soft), len(b), name)
-                np.testing.assert_array_equal((soft < 0).astype(np.uint8), b, err_msg=name)
+                np.testing.assert_array_equal((soft > 0).astype(np.uint8), b, err_msg=name)
 
 
 if __name__ == "__main__":

@@ -8,14 +8,15 @@ LLR frames (same bits, same noise), K=7 (171,133): terminated, tail-biting, punc
 
 One flowgraph per test: awgn_bpsk_source (fixed seed) -> LLRs, fanned out to
   * ours:   viterbi_decoder(code, "float", backend="cpu")
-  * gr-fec: multiply_const_ff(-sigma^2/2) -> fec.extended_decoder(cc_decoder, puncpat)
+  * gr-fec: multiply_const_ff(sigma^2/2) -> fec.extended_decoder(cc_decoder, puncpat)
 and both decoded streams are XORed with the source's information bits into files, from
 which per-frame error counts are taken.
 
 gr-fec's input convention: extended_decoder maps a float y to the byte 128 + 48 y
 (float_to_uchar rounds and saturates), and cc_decoder's branch table expects 255 for a
-coded 1, so y is a BPSK symbol with coded 1 -> +1. Our LLR is L = 2 y'/sigma^2 with
-coded 0 -> y' = +1, hence y = -L sigma^2 / 2. test_001 proves this convention on
+coded 1, so y is a BPSK symbol with coded 1 -> +1: GNU Radio's soft convention, which
+our source follows by default (L = -2 y'/sigma^2 for the transmitted y', coded 0 ->
+y' = +1), hence y = L sigma^2 / 2: the same sign, another scale. test_001 proves this convention on
 noiseless frames; a scan of the byte scale (32/48/64), of the erasure byte (127/128) and
 of cc_decoder's end_state (-1/0) found no setting that gives gr-fec a better BER than
 the one used here beyond the statistical noise (48 and 127 are extended_decoder's own;
@@ -81,7 +82,7 @@ def grfec_decoder(code, sigma2):
                               code.gr_fec_polys(), 0, end_state, GR_FEC_MODES[term],
                               False)
     puncpat = {"": "11", "3/4": PUNCTURE_3_4}[code.puncture()]
-    return [blocks.multiply_const_ff(-sigma2 / 2.0),
+    return [blocks.multiply_const_ff(sigma2 / 2.0),
             fec.extended_decoder(dec, threading=None, puncpat=puncpat)]
 
 

@@ -81,7 +81,8 @@ class qa_loopback(gr_unittest.TestCase):
                          [(f * code.coded_bits(), code.coded_bits()) for f in range(5)])
         for f in range(5):
             coded = code.encode(bits_a[f * 256:(f + 1) * 256].tolist())
-            hard = (llrs_a[f * code.coded_bits():(f + 1) * code.coded_bits()] < 0)
+            # GNU Radio's convention (the default): positive = bit 1.
+            hard = (llrs_a[f * code.coded_bits():(f + 1) * code.coded_bits()] > 0)
             np.testing.assert_array_equal(hard.astype(np.uint8), coded)
 
     def test_005_set_ebn0(self):

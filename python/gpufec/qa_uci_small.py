@@ -82,11 +82,11 @@ class qa_uci_small(gr_unittest.TestCase):
         self.assertIn("4", str(ctx.exception))
 
     def loopback(self, code, decoder, bits, amplitude=4.0):
-        """bits -> gpufec.encoder -> BPSK LLRs (0 -> +amplitude) -> decoder -> sink."""
+        """bits -> gpufec.encoder -> soft values (1 -> +amplitude) -> decoder -> sink."""
         src = blocks.vector_source_b(bits.tolist())
         to_float = blocks.char_to_float(1, 1.0)
-        scale = blocks.multiply_const_ff(-2.0 * amplitude)
-        offset = blocks.add_const_ff(amplitude)
+        scale = blocks.multiply_const_ff(2.0 * amplitude)
+        offset = blocks.add_const_ff(-amplitude)
         snk = blocks.vector_sink_b()
         tb = gr.top_block()
         tb.connect(src, gpufec.encoder(code), to_float, scale, offset, decoder, snk)
@@ -124,7 +124,7 @@ class qa_uci_small(gr_unittest.TestCase):
         bits = random_bits(11 * frames, 3)
         coded = encode_frames(code, bits)
         sigma2 = 1 / (2 * rate * ebn0)
-        y = (1.0 - 2.0 * coded) + np.random.default_rng(4).normal(0, sqrt(sigma2),
+        y = (2.0 * coded - 1.0) + np.random.default_rng(4).normal(0, sqrt(sigma2),
                                                                    len(coded))
         out, _ = run_stream(gpufec.uci_small_decoder(code, backend="cpu"),
                             (2 * y / sigma2).astype(np.float32))
@@ -142,7 +142,7 @@ class qa_uci_small(gr_unittest.TestCase):
             soft, _ = run_stream(gpufec.uci_small_decoder(code, True, backend="cpu"),
                                  bpsk_llrs(coded, 2.0), sink_item="f")
             self.assertEqual(len(soft), len(bits))
-            np.testing.assert_array_equal((soft < 0).astype(np.uint8), bits,
+            np.testing.assert_array_equal((soft > 0).astype(np.uint8), bits,
                                           err_msg=code.describe())
             self.assertTrue(np.all(np.abs(soft) >= 2.0), code.describe())
             llrs8 = np.clip(np.round(bpsk_llrs(coded, 2.0) * 8), -127, 127).astype(np.int8)
@@ -205,7 +205,7 @@ class qa_uci_small(gr_unittest.TestCase):
         for msg, bits in zip(soft_out, expected[:2]):
             self.assertTrue(pmt.is_f32vector(pmt.cdr(msg)))
             soft = np.array(pmt.f32vector_elements(pmt.cdr(msg)))
-            np.testing.assert_array_equal((soft < 0).astype(np.uint8), bits)
+            np.testing.assert_array_equal((soft > 0).astype(np.uint8), bits)
 
     def test_007_bad_decoder_parameters(self):
         """Another code family, a bad backend, a bad input type and bad batching are

@@ -36,7 +36,7 @@ class qa_viterbi_decoder(gr_unittest.TestCase):
         bits = random_bits(5 * 512, 3)
         coded = np.concatenate([self.code.encode(bits[i:i + 512].tolist())
                                 for i in range(0, len(bits), 512)])
-        llrs8 = (40 * (1 - 2 * coded.astype(np.int16))).astype(np.int8)
+        llrs8 = (40 * (2 * coded.astype(np.int16) - 1)).astype(np.int8)
         llrs8[::7] = -llrs8[::7] // 4  # some weak wrong-sign symbols
         dec = gpufec.viterbi_decoder(self.code, input_type="byte", backend="cpu")
         out, _ = run_stream(dec, llrs8.view(np.uint8), item="b")

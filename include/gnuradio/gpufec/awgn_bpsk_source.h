@@ -21,15 +21,19 @@ namespace gpufec {
  * \ingroup gpufec
  *
  * \details
- * Output 0: LLRs 2y/sigma^2, sigma^2 = 1/(2 R Eb/N0), code->coded_bits() per frame:
- * floats (\p output_type "float"), or int8 (\p output_type "byte") quantized exactly as
- * the decoders quantize floats (round(L * \p llr_scale), saturated at +/-127), a quarter
- * of the memory traffic for a decoder with input_type "byte".
- * Output 1: the information bits, one per byte, code->frame_bits() per frame.
- * Frame f is a pure function of (seed, f, Eb/N0) on every backend. Frames are made
+ * Output 0: LLRs of magnitude 2|y|/sigma^2 (sign: \p soft_convention), sigma^2 =
+ * 1/(2 R Eb/N0), code->coded_bits() per frame: floats (\p output_type "float"), or int8
+ * (\p output_type "byte") quantized exactly as the decoders quantize floats (round(L * \p
+ * llr_scale), saturated at +/-127), a quarter of the memory traffic for a decoder with
+ * input_type "byte". Output 1: the information bits, one per byte, code->frame_bits() per
+ * frame. Frame f is a pure function of (seed, f, Eb/N0) on every backend. Frames are made
  * \p frames_per_call at a time. With \p len_tag_key set, each frame start carries that
  * tag on both outputs (value: the frame's item count on that output), so the streams
  * can feed length-tagged blocks directly.
+ *
+ * \p soft_convention: "gnuradio" (default): the LLRs are positive for bit 1
+ * (-2y/sigma^2), as gr-digital's constellation_soft_decoder_cf gives them; "llr": L = ln
+ * P(0)/P(1) = 2y/sigma^2, positive for bit 0 (AFF3CT, MATLAB, srsRAN).
  */
 class GPUFEC_API awgn_bpsk_source : virtual public gr::block
 {
@@ -43,7 +47,8 @@ public:
                      int frames_per_call = 16,
                      const std::string& len_tag_key = "",
                      const std::string& output_type = "float",
-                     double llr_scale = 8.0);
+                     double llr_scale = 8.0,
+                     const std::string& soft_convention = "gnuradio");
 
     virtual void set_ebn0_db(double ebn0_db) = 0;
     virtual double ebn0_db() const = 0;

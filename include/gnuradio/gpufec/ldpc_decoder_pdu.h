@@ -31,6 +31,10 @@ namespace gpufec {
  * plus "iterations" (long) and "crc_ok" (bool: every parity check holds). Frames of a
  * wrong length are dropped with an error log. Queued PDUs are decoded together in
  * batches.
+ *
+ * \p soft_convention: "gnuradio" (default): soft values in and out are positive for
+ * bit 1, as gr-digital's constellation_soft_decoder_cf and gr-fec give them; "llr":
+ * L = ln P(0)/P(1), positive for bit 0 (AFF3CT, MATLAB, srsRAN).
  */
 class GPUFEC_API ldpc_decoder_pdu : virtual public gr::block
 {
@@ -47,7 +51,8 @@ public:
                      bool soft_output = false,
                      const std::string& backend = "auto",
                      int max_batch_frames = 64,
-                     double llr_scale = 8.0);
+                     double llr_scale = 8.0,
+                     const std::string& soft_convention = "gnuradio");
 
     //! The backend in use, e.g. "cpu".
     virtual std::string backend_name() const = 0;

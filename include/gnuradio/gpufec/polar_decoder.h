@@ -26,8 +26,8 @@ namespace gpufec {
  * a-posteriori LLRs of the payload bits, SC/SCL the decision LLRs along the chosen
  * path.
  *
- * Input: soft values (float LLRs, or int8 with input_type="byte"), L = ln P(0)/P(1),
- * positive for bit 0, one frame = the code's transmitted bits; frames are cut at a
+ * Input: soft values (float LLRs, or int8 with input_type="byte"), in the
+ * \p soft_convention, one frame = the code's transmitted bits; frames are cut at a
  * fixed length or by the length tag \p len_tag_key (each tagged frame must have
  * exactly that length; others are dropped with an error log). Output: the decoded
  * information bits, one per byte, or with \p soft_output their a-posteriori LLRs
@@ -38,6 +38,10 @@ namespace gpufec {
  * "cuda:N"; only the CPU decoder exists so far ("auto" uses it, "cuda" raises an error
  * saying so). Frames are batched up to \p max_batch_frames, launched when a batch is
  * full, the input is drained, or the oldest frame waited \p max_latency_ms.
+ *
+ * \p soft_convention: "gnuradio" (default): soft values in and out are positive for
+ * bit 1, as gr-digital's constellation_soft_decoder_cf and gr-fec give them; "llr":
+ * L = ln P(0)/P(1), positive for bit 0 (AFF3CT, MATLAB, srsRAN).
  */
 class GPUFEC_API polar_decoder : virtual public gr::block
 {
@@ -55,7 +59,8 @@ public:
                      const std::string& backend = "auto",
                      int max_batch_frames = 64,
                      double max_latency_ms = 10.0,
-                     double llr_scale = 8.0);
+                     double llr_scale = 8.0,
+                     const std::string& soft_convention = "gnuradio");
 
     //! The backend in use, e.g. "cpu".
     virtual std::string backend_name() const = 0;

@@ -24,8 +24,8 @@ namespace gpufec {
  * add, 'x' placeholders are ignored) and outputs the best one (the smallest message on
  * ties). Soft output: the max-log a-posteriori LLR of every UCI bit.
  *
- * Input: soft values (float LLRs, or int8 with input_type="byte"), L = ln P(0)/P(1),
- * positive for bit 0, one frame = the code's e transmitted bits; frames are cut at a
+ * Input: soft values (float LLRs, or int8 with input_type="byte"), in the
+ * \p soft_convention, one frame = the code's e transmitted bits; frames are cut at a
  * fixed length or by the length tag \p len_tag_key (each tagged frame must have
  * exactly that length; others are dropped with an error log). Output: the k decoded
  * bits, one per byte, or with \p soft_output their a-posteriori LLRs (int8 values /
@@ -35,6 +35,10 @@ namespace gpufec {
  * +/-127. \p backend: "auto" | "cpu" | "cuda" | "cuda:N". Frames are batched up to
  * \p max_batch_frames, launched when a batch is full, the input is drained, or the
  * oldest frame waited \p max_latency_ms.
+ *
+ * \p soft_convention: "gnuradio" (default): soft values in and out are positive for
+ * bit 1, as gr-digital's constellation_soft_decoder_cf and gr-fec give them; "llr":
+ * L = ln P(0)/P(1), positive for bit 0 (AFF3CT, MATLAB, srsRAN).
  */
 class GPUFEC_API uci_small_decoder : virtual public gr::block
 {
@@ -48,7 +52,8 @@ public:
                      const std::string& backend = "auto",
                      int max_batch_frames = 256,
                      double max_latency_ms = 10.0,
-                     double llr_scale = 8.0);
+                     double llr_scale = 8.0,
+                     const std::string& soft_convention = "gnuradio");
 
     //! The backend in use, e.g. "cpu".
     virtual std::string backend_name() const = 0;

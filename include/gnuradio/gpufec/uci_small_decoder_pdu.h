@@ -28,6 +28,10 @@ namespace gpufec {
  * byte) or, with \p soft_output, their a-posteriori LLRs (f32vector), with the input
  * metadata plus "iterations" (1) and "crc_ok" (true). Frames of a wrong length are
  * dropped with an error log. Queued PDUs are decoded together in batches.
+ *
+ * \p soft_convention: "gnuradio" (default): soft values in and out are positive for
+ * bit 1, as gr-digital's constellation_soft_decoder_cf and gr-fec give them; "llr":
+ * L = ln P(0)/P(1), positive for bit 0 (AFF3CT, MATLAB, srsRAN).
  */
 class GPUFEC_API uci_small_decoder_pdu : virtual public gr::block
 {
@@ -38,7 +42,8 @@ public:
                      bool soft_output = false,
                      const std::string& backend = "auto",
                      int max_batch_frames = 256,
-                     double llr_scale = 8.0);
+                     double llr_scale = 8.0,
+                     const std::string& soft_convention = "gnuradio");
 
     //! The backend in use, e.g. "cpu".
     virtual std::string backend_name() const = 0;

@@ -20,7 +20,7 @@ namespace gpufec {
  * \ingroup gpufec
  *
  * \details
- * Input: LLRs L = ln P(b=0)/P(b=1) (BPSK bit 0 -> +1), "float" or "byte" (int8, already
+ * Input: soft values in the \p soft_convention, "float" or "byte" (int8, already
  * quantized). Float LLRs are quantized as round(L * llr_scale) saturated to +/-127.
  * Output: one decoded information bit per byte.
  *
@@ -36,6 +36,10 @@ namespace gpufec {
  * a partial batch is launched when the input runs dry and no batch is in flight or the
  * oldest waiting frame is older than \p max_latency_ms. Backend: "auto" (CUDA device 0
  * when present, else CPU; the choice is logged), "cpu", "cuda" or "cuda:N".
+ *
+ * \p soft_convention: "gnuradio" (default): soft values in and out are positive for
+ * bit 1, as gr-digital's constellation_soft_decoder_cf and gr-fec give them; "llr":
+ * L = ln P(0)/P(1), positive for bit 0 (AFF3CT, MATLAB, srsRAN).
  */
 class GPUFEC_API viterbi_decoder : virtual public gr::block
 {
@@ -48,7 +52,8 @@ public:
                      const std::string& backend = "auto",
                      int max_batch_frames = 64,
                      double max_latency_ms = 10.0,
-                     double llr_scale = 8.0);
+                     double llr_scale = 8.0,
+                     const std::string& soft_convention = "gnuradio");
 
     //! The backend in use, e.g. "cpu".
     virtual std::string backend_name() const = 0;

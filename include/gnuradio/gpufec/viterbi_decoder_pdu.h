@@ -26,6 +26,10 @@ namespace gpufec {
  * byte). PDUs queued together are decoded as one batch (up to \p max_batch_frames); a
  * partial batch is sent as soon as the input queue is empty. A PDU whose length is not
  * decodable (too long, or no frame has that many LLRs) is dropped with a logged error.
+ *
+ * \p soft_convention: "gnuradio" (default): soft values in and out are positive for
+ * bit 1, as gr-digital's constellation_soft_decoder_cf and gr-fec give them; "llr":
+ * L = ln P(0)/P(1), positive for bit 0 (AFF3CT, MATLAB, srsRAN).
  */
 class GPUFEC_API viterbi_decoder_pdu : virtual public gr::block
 {
@@ -35,7 +39,8 @@ public:
     static sptr make(code::sptr code,
                      const std::string& backend = "auto",
                      int max_batch_frames = 64,
-                     double llr_scale = 8.0);
+                     double llr_scale = 8.0,
+                     const std::string& soft_convention = "gnuradio");
 
     virtual std::string backend_name() const = 0;
     virtual uint64_t decoded_frames() const = 0;

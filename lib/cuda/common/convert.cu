@@ -50,15 +50,23 @@ __global__ void quantize_int4_kernel(const float* in, uint8_t* out, size_t n, fl
     }
 }
 
-__global__ void pack_int4_kernel(const int8_t* in, uint8_t* out, size_t n)
+__global__ void pack_int4_kernel(const int8_t* in, uint8_t* out, size_t n, int sign)
 {
     const size_t bytes = (n + 1) / 2;
     for (size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x; j < bytes;
          j += size_t(gridDim.x) * blockDim.x) {
-        const unsigned lo = nibble(in[2 * j]);
-        const unsigned hi = 2 * j + 1 < n ? nibble(in[2 * j + 1]) : 0;
+        const unsigned lo = nibble(sign * in[2 * j]);
+        const unsigned hi = 2 * j + 1 < n ? nibble(sign * in[2 * j + 1]) : 0;
         out[j] = static_cast<uint8_t>(lo | (hi << 4));
     }
+}
+
+// -x saturated (-(-128) = 127), as the host's negate_llrs().
+__global__ void negate_kernel(const int8_t* in, int8_t* out, size_t n)
+{
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+         i += size_t(gridDim.x) * blockDim.x)
+        out[i] = static_cast<int8_t>(min(-static_cast<int>(in[i]), 127));
 }
 
 unsigned blocks_for(size_t n)
@@ -88,14 +96,21 @@ void quantize_llrs_int4_async(
     GPUFEC_CUDA_CHECK_LAUNCH();
 }
 
-void pack_llrs_int4_async(const int8_t* d_in,
-                          uint8_t* d_out,
-                          size_t n,
-                          cudaStream_t stream)
+void pack_llrs_int4_async(
+    const int8_t* d_in, uint8_t* d_out, size_t n, bool negate, cudaStream_t stream)
 {
     if (n == 0)
         return;
-    pack_int4_kernel<<<blocks_for((n + 1) / 2), threads, 0, stream>>>(d_in, d_out, n);
+    pack_int4_kernel<<<blocks_for((n + 1) / 2), threads, 0, stream>>>(
+        d_in, d_out, n, negate ? -1 : 1);
+    GPUFEC_CUDA_CHECK_LAUNCH();
+}
+
+void negate_llrs_async(const int8_t* d_in, int8_t* d_out, size_t n, cudaStream_t stream)
+{
+    if (n == 0)
+        return;
+    negate_kernel<<<blocks_for(n), threads, 0, stream>>>(d_in, d_out, n);
     GPUFEC_CUDA_CHECK_LAUNCH();
 }
 

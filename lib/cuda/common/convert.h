@@ -21,10 +21,11 @@ void quantize_llrs_async(
 //! d_out receives (n + 1) / 2 bytes; item 2j in the low nibble of byte j.
 void quantize_llrs_int4_async(
     const float* d_in, uint8_t* d_out, size_t n, float scale, cudaStream_t stream);
-void pack_llrs_int4_async(const int8_t* d_in,
-                          uint8_t* d_out,
-                          size_t n,
-                          cudaStream_t stream);
+//! int8 -> packed int4 (saturated to +/-7), of -d_in when `negate`.
+void pack_llrs_int4_async(
+    const int8_t* d_in, uint8_t* d_out, size_t n, bool negate, cudaStream_t stream);
+//! d_out = -d_in saturated (-(-128) = 127), as the host's negate_llrs().
+void negate_llrs_async(const int8_t* d_in, int8_t* d_out, size_t n, cudaStream_t stream);
 
 } // namespace cuda
 } // namespace gpufec

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(awgn_bpsk_source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(3f32a00e0b2ea2f4708accca2558940d)                     */
+/* BINDTOOL_HEADER_FILE_HASH(7fc4e5217358e383e4b935070c7f142d)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -48,6 +48,7 @@ void bind_awgn_bpsk_source(py::module& m)
              py::arg("len_tag_key") = "",
              py::arg("output_type") = "float",
              py::arg("llr_scale") = 8.,
+             py::arg("soft_convention") = "gnuradio",
              D(awgn_bpsk_source, make))
 
 

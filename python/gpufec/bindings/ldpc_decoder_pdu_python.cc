@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(ldpc_decoder_pdu.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(52b98129bf12215ae5950bcd5fd14fa3)                     */
+/* BINDTOOL_HEADER_FILE_HASH(4c7f03972d6e3af2d3952185bc1bca5a)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -51,6 +51,7 @@ void bind_ldpc_decoder_pdu(py::module& m)
              py::arg("backend") = "auto",
              py::arg("max_batch_frames") = 64,
              py::arg("llr_scale") = 8.,
+             py::arg("soft_convention") = "gnuradio",
              D(ldpc_decoder_pdu, make))
 
 

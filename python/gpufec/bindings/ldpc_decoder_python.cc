@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(ldpc_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(34dda00abeb2048f7bb58ea2d5b9761c)                     */
+/* BINDTOOL_HEADER_FILE_HASH(1459b2c1766ea95c74f55bb2b5752f46)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -51,6 +51,7 @@ void bind_ldpc_decoder(py::module& m)
              py::arg("max_batch_frames") = 64,
              py::arg("max_latency_ms") = 10.,
              py::arg("llr_scale") = 8.,
+             py::arg("soft_convention") = "gnuradio",
              D(ldpc_decoder, make))
 
 

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(polar_decoder_pdu.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(e767c2664bb572c67ef877f5eac6291c)                     */
+/* BINDTOOL_HEADER_FILE_HASH(7da99a7a5f8c7c3777c26a00bbdde41b)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -49,6 +49,7 @@ void bind_polar_decoder_pdu(py::module& m)
              py::arg("backend") = "auto",
              py::arg("max_batch_frames") = 64,
              py::arg("llr_scale") = 8.,
+             py::arg("soft_convention") = "gnuradio",
              D(polar_decoder_pdu, make))
 
 

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(polar_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(75650916ed7e1821393246915073daf5)                     */
+/* BINDTOOL_HEADER_FILE_HASH(8431320b6a23206f0c1ea05b264081a9)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -49,6 +49,7 @@ void bind_polar_decoder(py::module& m)
              py::arg("max_batch_frames") = 64,
              py::arg("max_latency_ms") = 10.,
              py::arg("llr_scale") = 8.,
+             py::arg("soft_convention") = "gnuradio",
              D(polar_decoder, make))
 
 

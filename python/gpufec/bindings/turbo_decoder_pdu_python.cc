@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(turbo_decoder_pdu.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(9346cc0a589724d8c3238a281f0a846c)                     */
+/* BINDTOOL_HEADER_FILE_HASH(2ac0f8c7f969e996800dcd499a69f162)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -51,6 +51,7 @@ void bind_turbo_decoder_pdu(py::module& m)
              py::arg("backend") = "auto",
              py::arg("max_batch_frames") = 64,
              py::arg("llr_scale") = 8.,
+             py::arg("soft_convention") = "gnuradio",
              D(turbo_decoder_pdu, make))
 
 

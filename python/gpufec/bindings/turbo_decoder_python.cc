@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(turbo_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(bf6e9c342e4f17bd7ac54a318079b6e8)                     */
+/* BINDTOOL_HEADER_FILE_HASH(2dfad8f3dc3b3ee5a8ca4bade04c9cf5)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -51,6 +51,7 @@ void bind_turbo_decoder(py::module& m)
              py::arg("max_batch_frames") = 64,
              py::arg("max_latency_ms") = 10.,
              py::arg("llr_scale") = 8.,
+             py::arg("soft_convention") = "gnuradio",
              D(turbo_decoder, make))
 
 

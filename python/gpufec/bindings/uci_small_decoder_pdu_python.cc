@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(uci_small_decoder_pdu.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(498771066b50ca0822be9b6683373dd9)                     */
+/* BINDTOOL_HEADER_FILE_HASH(da43a3c3442ad577a7ff03b3d219af9c)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -45,6 +45,7 @@ void bind_uci_small_decoder_pdu(py::module& m)
              py::arg("backend") = "auto",
              py::arg("max_batch_frames") = 256,
              py::arg("llr_scale") = 8.,
+             py::arg("soft_convention") = "gnuradio",
              D(uci_small_decoder_pdu, make))
 
 

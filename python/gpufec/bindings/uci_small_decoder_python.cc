@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(uci_small_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(8eb7b26e3e00bf19459fd4229933bde6)                     */
+/* BINDTOOL_HEADER_FILE_HASH(a41accdc9247b62661d021dd9a95b867)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -48,6 +48,7 @@ void bind_uci_small_decoder(py::module& m)
              py::arg("max_batch_frames") = 256,
              py::arg("max_latency_ms") = 10.,
              py::arg("llr_scale") = 8.,
+             py::arg("soft_convention") = "gnuradio",
              D(uci_small_decoder, make))
 
 

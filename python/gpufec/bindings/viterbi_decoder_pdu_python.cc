@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(viterbi_decoder_pdu.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(b37fdc04cbdc94960005a1c62bdf2d2a)                     */
+/* BINDTOOL_HEADER_FILE_HASH(c9ebd52d95673be80fe941047d67313b)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -44,6 +44,7 @@ void bind_viterbi_decoder_pdu(py::module& m)
              py::arg("backend") = "auto",
              py::arg("max_batch_frames") = 64,
              py::arg("llr_scale") = 8.,
+             py::arg("soft_convention") = "gnuradio",
              D(viterbi_decoder_pdu, make))
 
 

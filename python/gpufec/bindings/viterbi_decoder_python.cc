@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(viterbi_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(ec7523cdc57a8342e1ca6b8f0e958f7b)                     */
+/* BINDTOOL_HEADER_FILE_HASH(ea6109a08270c7c60b9fc15225686c7b)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -46,6 +46,7 @@ void bind_viterbi_decoder(py::module& m)
              py::arg("max_batch_frames") = 64,
              py::arg("max_latency_ms") = 10.,
              py::arg("llr_scale") = 8.,
+             py::arg("soft_convention") = "gnuradio",
              D(viterbi_decoder, make))
 
 
