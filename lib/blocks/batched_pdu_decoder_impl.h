@@ -86,6 +86,13 @@ private:
         // goes on with the next PDU.
         try {
             decode_pdu(msg);
+            // Publish after every message, dropped ones included: when the queue has
+            // run dry, frames still in the engine must not wait for a next message.
+            while (publish_one(/*wait=*/false)) {
+            }
+            if (this->empty_p(d_in_port)) {
+                publish_all();
+            }
         } catch (const ::gpufec::error& e) {
             this->d_logger->error("decoder failure, the PDUs of one batch are lost: {}",
                                   e.what());
@@ -131,11 +138,6 @@ private:
             if (accepted) {
                 d_meta.push_back({ d_next_id++, meta });
             }
-        }
-        while (publish_one(/*wait=*/false)) {
-        }
-        if (this->empty_p(d_in_port)) {
-            publish_all();
         }
     }
 

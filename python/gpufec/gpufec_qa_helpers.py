@@ -4,7 +4,10 @@
 #
 """Shared helpers of the gr-gpufec QA tests (not installed)."""
 
+import multiprocessing
+import os
 import time
+import traceback
 
 import numpy as np
 import pmt
@@ -77,3 +80,71 @@ def wait_for(predicate, timeout_s=60.0):
     while not predicate() and time.monotonic() < deadline:
         time.sleep(0.01)
     return predicate()
+
+
+def in_child(body, deadline_s=30.0):
+    """Runs body() in a forked process; returns its (picklable) result. Raises
+    AssertionError when it runs past the deadline (killed), crashes or raises."""
+    ctx = multiprocessing.get_context("fork")
+    receiver, sender = ctx.Pipe(duplex=False)
+
+    def child():
+        try:
+            sender.send(("ok", body()))
+        except BaseException:  # noqa: B902 - everything goes back to the parent
+            sender.send(("error", traceback.format_exc()))
+        finally:
+            sender.close()
+            os._exit(0)  # no interpreter teardown with GNU Radio threads around
+
+    proc = ctx.Process(target=child)
+    proc.start()
+    sender.close()
+    try:
+        if not receiver.poll(deadline_s):
+            proc.kill()
+            raise AssertionError(f"the flowgraph hung (no result within {deadline_s} s)")
+        try:
+            kind, value = receiver.recv()
+        except EOFError:
+            proc.join()
+            raise AssertionError(f"the flowgraph crashed (exit code {proc.exitcode})")
+    finally:
+        proc.join(5)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+    if kind != "ok":
+        raise AssertionError("the flowgraph raised:\n" + value)
+    return value
+
+
+def run_pdus(make, pdus, expected_out, deadline_s=30.0):
+    """Posts the PDUs to make()'s block in a child, runs until expected_out PDUs
+    came out (and a little longer, to see extra ones). Returns (PDUs as
+    (metadata, vector type, items)), decoded, dropped)."""
+
+    def body():
+        dec = make()
+        sink = blocks.message_debug()
+        tb = gr.top_block()
+        tb.msg_connect((dec, "out"), (sink, "store"))
+        for pdu in pdus:
+            dec.to_basic_block()._post(pmt.intern("in"), pdu)
+        tb.start()
+        deadline = time.monotonic() + 10.0
+        while sink.num_messages() < expected_out and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)
+        tb.stop()
+        tb.wait()
+        out = []
+        for i in range(sink.num_messages()):
+            msg = sink.get_message(i)
+            vec = pmt.cdr(msg)
+            kind = "u8" if pmt.is_u8vector(vec) else "f32" if pmt.is_f32vector(vec) else "?"
+            out.append((pmt.write_string(pmt.car(msg)), kind,
+                        list(pmt.to_python(vec)) if kind != "?" else None))
+        return out, dec.decoded_frames(), dec.dropped_frames()
+
+    return in_child(body, deadline_s)

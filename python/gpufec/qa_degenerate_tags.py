@@ -9,57 +9,16 @@
 Each flowgraph runs in a forked child with a deadline: a hang or a crash is a test
 failure, not a hung test run."""
 
-import multiprocessing
-import os
-import time
-import traceback
-
 import numpy as np
 import pmt
 from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import gpufec
-from gpufec_qa_helpers import bpsk_llrs, length_tag, marker_tag, random_bits
+from gpufec_qa_helpers import (bpsk_llrs, in_child, length_tag, marker_tag, random_bits,
+                               run_pdus)
 
 #: Seconds a flowgraph may take; these take well under one.
 DEADLINE_S = 30.0
-
-
-def in_child(body, deadline_s=DEADLINE_S):
-    """Runs body() in a forked process; returns its (picklable) result. Raises
-    AssertionError when it runs past the deadline (killed), crashes or raises."""
-    ctx = multiprocessing.get_context("fork")
-    receiver, sender = ctx.Pipe(duplex=False)
-
-    def child():
-        try:
-            sender.send(("ok", body()))
-        except BaseException:  # noqa: B902 - everything goes back to the parent
-            sender.send(("error", traceback.format_exc()))
-        finally:
-            sender.close()
-            os._exit(0)  # no interpreter teardown with GNU Radio threads around
-
-    proc = ctx.Process(target=child)
-    proc.start()
-    sender.close()
-    try:
-        if not receiver.poll(deadline_s):
-            proc.kill()
-            raise AssertionError(f"the flowgraph hung (no result within {deadline_s} s)")
-        try:
-            kind, value = receiver.recv()
-        except EOFError:
-            proc.join()
-            raise AssertionError(f"the flowgraph crashed (exit code {proc.exitcode})")
-    finally:
-        proc.join(5)
-        if proc.is_alive():
-            proc.kill()
-            proc.join()
-    if kind != "ok":
-        raise AssertionError("the flowgraph raised:\n" + value)
-    return value
 
 
 def tag(offset, value, key="packet_len"):
@@ -95,7 +54,7 @@ def run_stream(make_block, data, tags, item="f", chunk=None):
             "dropped": block.dropped_frames(),
         }
 
-    return in_child(body)
+    return in_child(body, DEADLINE_S)
 
 
 def by_key(result, key):
@@ -303,36 +262,6 @@ class qa_degenerate_tags(gr_unittest.TestCase):
 
     # ---- PDU decoders -------------------------------------------------------------
 
-    def run_pdus(self, make, pdus, expected_out):
-        """Posts the PDUs to make()'s block in a child, runs until expected_out PDUs
-        came out (and a little longer, to see extra ones). Returns (PDUs as
-        (metadata, vector type, items)), decoded, dropped)."""
-
-        def body():
-            dec = make()
-            sink = blocks.message_debug()
-            tb = gr.top_block()
-            tb.msg_connect((dec, "out"), (sink, "store"))
-            for pdu in pdus:
-                dec.to_basic_block()._post(pmt.intern("in"), pdu)
-            tb.start()
-            deadline = time.monotonic() + 10.0
-            while sink.num_messages() < expected_out and time.monotonic() < deadline:
-                time.sleep(0.01)
-            time.sleep(0.2)
-            tb.stop()
-            tb.wait()
-            out = []
-            for i in range(sink.num_messages()):
-                msg = sink.get_message(i)
-                vec = pmt.cdr(msg)
-                kind = "u8" if pmt.is_u8vector(vec) else "f32" if pmt.is_f32vector(vec) else "?"
-                out.append((pmt.write_string(pmt.car(msg)), kind,
-                            list(pmt.to_python(vec)) if kind != "?" else None))
-            return out, dec.decoded_frames(), dec.dropped_frames()
-
-        return in_child(body)
-
     def test_010_pdu_degenerate(self):
         """PDU decoders (Viterbi, LDPC with status metadata): empty vectors give empty
         PDUs in order with their metadata and no status entries; wrong vector types,
@@ -364,7 +293,7 @@ class qa_degenerate_tags(gr_unittest.TestCase):
                 pmt.from_long(3),
                 pmt.cons(meta(11), pmt.init_f32vector(len(llrs[1]), llrs[1])),
             ]
-            out, decoded, dropped = self.run_pdus(make, pdus, 4)
+            out, decoded, dropped = run_pdus(make, pdus, 4)
             self.assertEqual(len(out), 4, name)
             self.assertEqual([o[1] for o in out], ["u8"] * 4, name)
             self.assertEqual(out[0][2], good[0].tolist(), name)
