@@ -16,10 +16,10 @@ __device__ __forceinline__ uint32_t clamp_app(uint32_t x)
 }
 
 template <int DEGREE>
-__global__ void row_update(uint32_t* app,            // int16x2, in shared memory in a kernel
-                           const int* positions,     // the row's DEGREE positions
-                           uint32_t* r_state,        // R_old / R_new, int16x2 per edge
-                           int a16)                  // round(16 alpha)
+__global__ void row_update(uint32_t* app,        // int16x2, in shared memory in a kernel
+                           const int* positions, // the row's DEGREE positions
+                           uint32_t* r_state,    // R_old / R_new, int16x2 per edge
+                           int a16)              // round(16 alpha)
 {
     __shared__ uint32_t l_smem[4096];
     const int t = threadIdx.x;
