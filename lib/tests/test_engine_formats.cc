@@ -155,36 +155,43 @@ TEST(EngineFormats, DetectorStageRefusesLlrsAndWrongChannelSizes)
                  { "soft_output" });
 }
 
-/*!
- * A stage with packed 4-bit input: writes each LLR's sign as the decoded bit and the
- * 4-bit value itself as its soft output, so the test sees exactly what arrived.
+/*
+ * A stage that returns what arrived, for int8 or packed 4-bit input: each LLR's sign as
+ * the bit (negative = 1) and the value itself as its soft output, so a test sees
+ * exactly what the engine delivered.
  */
-class int4_echo : public batch_decoder
+template <input_format Format>
+class echo_stage : public batch_decoder
 {
 public:
     backend_kind backend() const override { return backend_kind::cpu; }
-    input_format input() const override { return input_format::llr_int4; }
+    input_format input() const override { return Format; }
     size_t max_input_items_per_frame() const override { return 101; }
     size_t output_bits_for_input(size_t items) const override
     {
         if (items == 0 || items > 101)
-            throw error("int4 echo: 1..101 LLRs");
+            throw error("echo: 1..101 LLRs");
         return items;
     }
     size_t default_input_items() const override { return 101; }
     size_t default_output_bits() const override { return 101; }
     bool has_soft_output() const override { return true; }
-    std::string name() const override { return "int4 echo"; }
+    std::string name() const override { return "echo"; }
     void decode(const frame_batch& batch, exec_ctx& ctx) override
     {
-        ASSERT_EQ(batch.in, nullptr);
-        ASSERT_NE(batch.in_int4, nullptr);
+        const bool int4 = Format == input_format::llr_int4;
+        if (int4)
+            ASSERT_EQ(batch.in, nullptr);
+        else
+            ASSERT_EQ(batch.in_int4, nullptr);
         for_each_item(ctx, batch.num_frames, [&](size_t f, size_t) {
             const frame_extent& e = batch.frames[f];
-            EXPECT_EQ(e.in_offset % 2, 0u) << "int4 frames start on a byte";
+            if (int4)
+                EXPECT_EQ(e.in_offset % 2, 0u) << "int4 frames start on a byte";
             uint8_t* out = batch.out + e.out_offset;
             for (size_t i = 0; i < e.in_items; ++i) {
-                const int v = llr_int4_at(batch.in_int4, e.in_offset + i);
+                const int v = int4 ? llr_int4_at(batch.in_int4, e.in_offset + i)
+                                   : batch.in[e.in_offset + i];
                 if (v < 0)
                     out[i / 8] |= uint8_t(0x80u >> (i % 8));
                 else
@@ -194,6 +201,8 @@ public:
         });
     }
 };
+using int4_echo = echo_stage<input_format::llr_int4>;
+using int8_echo = echo_stage<input_format::llr_int8>;
 
 TEST(EngineFormats, Int4StageGetsSaturatedQuantizedLlrsOfOddLengths)
 {
@@ -253,43 +262,6 @@ TEST(EngineFormats, Int4StageGetsSaturatedQuantizedLlrsOfOddLengths)
         check(out);
     EXPECT_EQ(popped, 2 * floats.size());
 }
-
-/*!
- * An int8 stage that returns what arrived: each LLR's sign as the bit (negative = 1)
- * and the value itself as its soft output.
- */
-class int8_echo : public batch_decoder
-{
-public:
-    backend_kind backend() const override { return backend_kind::cpu; }
-    input_format input() const override { return input_format::llr_int8; }
-    size_t max_input_items_per_frame() const override { return 64; }
-    size_t output_bits_for_input(size_t items) const override
-    {
-        if (items == 0 || items > 64)
-            throw error("int8 echo: 1..64 LLRs");
-        return items;
-    }
-    size_t default_input_items() const override { return 64; }
-    size_t default_output_bits() const override { return 64; }
-    bool has_soft_output() const override { return true; }
-    std::string name() const override { return "int8 echo"; }
-    void decode(const frame_batch& batch, exec_ctx& ctx) override
-    {
-        for_each_item(ctx, batch.num_frames, [&](size_t f, size_t) {
-            const frame_extent& e = batch.frames[f];
-            uint8_t* out = batch.out + e.out_offset;
-            for (size_t i = 0; i < e.in_items; ++i) {
-                const int v = batch.in[e.in_offset + i];
-                if (v < 0)
-                    out[i / 8] |= uint8_t(0x80u >> (i % 8));
-                else
-                    out[i / 8] &= uint8_t(~(0x80u >> (i % 8)));
-                batch.soft_out[8 * e.out_offset + i] = float(v);
-            }
-        });
-    }
-};
 
 // GNU Radio's soft values are positive for bit 1: with convention = gnuradio the stage
 // must see exactly the negated values (int8: -x saturated, -(-128) = 127; float: the

@@ -119,28 +119,31 @@ def in_child(body, deadline_s=30.0):
     return value
 
 
+def collect_pdus(dec, pdus, expected_out, settle_s=0.0, timeout_s=60.0):
+    """Queues the PDUs on dec's "in" port, runs a flowgraph until expected_out PDUs came
+    out of "out" (timeout_s at most), then settle_s longer to see extra ones; returns
+    the messages."""
+    sink = blocks.message_debug()
+    tb = gr.top_block()
+    tb.msg_connect((dec, "out"), (sink, "store"))
+    for pdu in pdus:
+        dec.to_basic_block()._post(pmt.intern("in"), pdu)
+    tb.start()
+    wait_for(lambda: sink.num_messages() >= expected_out, timeout_s)
+    time.sleep(settle_s)
+    tb.stop()
+    tb.wait()
+    return [sink.get_message(i) for i in range(sink.num_messages())]
+
+
 def run_pdus(make, pdus, expected_out, deadline_s=30.0):
-    """Posts the PDUs to make()'s block in a child, runs until expected_out PDUs
-    came out (and a little longer, to see extra ones). Returns (PDUs as
-    (metadata, vector type, items)), decoded, dropped)."""
+    """collect_pdus() on make()'s block in a forked child (a hang or crash fails).
+    Returns (PDUs as (metadata, vector type, items)), decoded, dropped)."""
 
     def body():
         dec = make()
-        sink = blocks.message_debug()
-        tb = gr.top_block()
-        tb.msg_connect((dec, "out"), (sink, "store"))
-        for pdu in pdus:
-            dec.to_basic_block()._post(pmt.intern("in"), pdu)
-        tb.start()
-        deadline = time.monotonic() + 10.0
-        while sink.num_messages() < expected_out and time.monotonic() < deadline:
-            time.sleep(0.01)
-        time.sleep(0.2)
-        tb.stop()
-        tb.wait()
         out = []
-        for i in range(sink.num_messages()):
-            msg = sink.get_message(i)
+        for msg in collect_pdus(dec, pdus, expected_out, settle_s=0.2, timeout_s=10.0):
             vec = pmt.cdr(msg)
             kind = "u8" if pmt.is_u8vector(vec) else "f32" if pmt.is_f32vector(vec) else "?"
             out.append((pmt.write_string(pmt.car(msg)), kind,

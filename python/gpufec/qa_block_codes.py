@@ -17,8 +17,8 @@ import pmt
 from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import gpufec
-from gpufec_qa_helpers import (bpsk_llrs, length_tag, marker_tag, random_bits, run_stream,
-                               tags_by_key, wait_for)
+from gpufec_qa_helpers import (bpsk_llrs, collect_pdus, length_tag, marker_tag, random_bits, run_stream,
+                               tags_by_key)
 
 #: The (7,4) Hamming code: every column of H is a distinct nonzero 3-bit pattern.
 HAMMING_H = [[1, 1, 0, 1, 1, 0, 0],
@@ -488,19 +488,6 @@ class qa_block_codes(gr_unittest.TestCase):
 
     # ---- decoders, PDU form ---------------------------------------------------------
 
-    def run_pdus(self, dec, pdus, expected_out):
-        """Queues the PDUs, runs until expected_out PDUs came out; returns them."""
-        sink = blocks.message_debug()
-        tb = gr.top_block()
-        tb.msg_connect((dec, "out"), (sink, "store"))
-        for pdu in pdus:
-            dec.to_basic_block()._post(pmt.intern("in"), pdu)
-        tb.start()
-        wait_for(lambda: sink.num_messages() >= expected_out)
-        tb.stop()
-        tb.wait()
-        return [sink.get_message(i) for i in range(sink.num_messages())]
-
     def test_020_pdus(self):
         """Float and int8 PDUs (mixed), one of the wrong length: each good PDU comes out
         in order with its metadata, "iterations" and "crc_ok", and the decoded bits."""
@@ -519,7 +506,7 @@ class qa_block_codes(gr_unittest.TestCase):
                 expected.append(bits)
             pdus.insert(2, pmt.cons(pmt.PMT_NIL, pmt.init_f32vector(7, [1.0] * 7)))
             dec = make_pdu(backend="cpu", max_batch_frames=2)
-            out = self.run_pdus(dec, pdus, frames)
+            out = collect_pdus(dec, pdus, frames)
             self.assertEqual(len(out), frames, name)
             for i, (msg, bits) in enumerate(zip(out, expected)):
                 meta = pmt.car(msg)
@@ -543,7 +530,7 @@ class qa_block_codes(gr_unittest.TestCase):
                 llrs = bpsk_llrs(code.encode(b.tolist()))
                 pdus.append(pmt.cons(pmt.make_dict(),
                                      pmt.init_f32vector(len(llrs), llrs.tolist())))
-            out = self.run_pdus(make_pdu(soft_output=True, backend="cpu"), pdus, 3)
+            out = collect_pdus(make_pdu(soft_output=True, backend="cpu"), pdus, 3)
             self.assertEqual(len(out), 3, name)
             for msg, b in zip(out, bits):
                 self.assertTrue(pmt.is_f32vector(pmt.cdr(msg)), name)

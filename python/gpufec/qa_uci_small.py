@@ -12,7 +12,7 @@ import pmt
 from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import gpufec
-from gpufec_qa_helpers import bpsk_llrs, random_bits, run_stream, tags_by_key, wait_for
+from gpufec_qa_helpers import bpsk_llrs, collect_pdus, random_bits, run_stream, tags_by_key
 
 #: Column M_{i,10} of Table 5.3.3.3-1, i = 0..31 (the codeword of c = (0, ..., 0, 1)).
 COLUMN_10 = "11111111111111110000111101000010"
@@ -153,19 +153,6 @@ class qa_uci_small(gr_unittest.TestCase):
                                   llrs8.view(np.uint8), item="b")
             np.testing.assert_array_equal(hard8, bits)
 
-    def run_pdus(self, dec, pdus, expected_out):
-        """Queues the PDUs, runs until expected_out PDUs came out; returns them."""
-        sink = blocks.message_debug()
-        tb = gr.top_block()
-        tb.msg_connect((dec, "out"), (sink, "store"))
-        for pdu in pdus:
-            dec.to_basic_block()._post(pmt.intern("in"), pdu)
-        tb.start()
-        wait_for(lambda: sink.num_messages() >= expected_out)
-        tb.stop()
-        tb.wait()
-        return [sink.get_message(i) for i in range(sink.num_messages())]
-
     def test_006_pdus(self):
         """Float and int8 PDUs (mixed), one of the wrong length: each good PDU comes out
         in order with its metadata, "iterations" and "crc_ok", and the decoded bits;
@@ -185,7 +172,7 @@ class qa_uci_small(gr_unittest.TestCase):
             expected.append(bits)
         pdus.insert(2, pmt.cons(pmt.PMT_NIL, pmt.init_f32vector(7, [1.0] * 7)))
         dec = gpufec.uci_small_decoder_pdu(code, backend="cpu", max_batch_frames=2)
-        out = self.run_pdus(dec, pdus, frames)
+        out = collect_pdus(dec, pdus, frames)
         self.assertEqual(len(out), frames)
         for i, (msg, bits) in enumerate(zip(out, expected)):
             meta = pmt.car(msg)
@@ -199,7 +186,7 @@ class qa_uci_small(gr_unittest.TestCase):
         self.assertEqual(dec.decoded_frames(), frames)
         self.assertEqual(dec.dropped_frames(), 1)
 
-        soft_out = self.run_pdus(gpufec.uci_small_decoder_pdu(code, True, backend="cpu"),
+        soft_out = collect_pdus(gpufec.uci_small_decoder_pdu(code, True, backend="cpu"),
                                  [pdus[0], pdus[1]], 2)
         self.assertEqual(len(soft_out), 2)
         for msg, bits in zip(soft_out, expected[:2]):

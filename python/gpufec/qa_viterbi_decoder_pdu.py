@@ -7,29 +7,16 @@
 
 import numpy as np
 import pmt
-from gnuradio import blocks, gr, gr_unittest
+from gnuradio import gr_unittest
 
 from gnuradio import gpufec
-from gpufec_qa_helpers import bpsk_llrs, random_bits, wait_for
+from gpufec_qa_helpers import bpsk_llrs, collect_pdus, random_bits
 
 
 class qa_viterbi_decoder_pdu(gr_unittest.TestCase):
 
     def setUp(self):
         self.code = gpufec.conv_code(400, 7, [0o171, 0o133], "terminated")
-
-    def run_pdus(self, dec, pdus, expected_out):
-        """Queues all PDUs, runs the flowgraph until expected_out PDUs came out."""
-        sink = blocks.message_debug()
-        tb = gr.top_block()
-        tb.msg_connect((dec, "out"), (sink, "store"))
-        for pdu in pdus:
-            dec.to_basic_block()._post(pmt.intern("in"), pdu)
-        tb.start()
-        wait_for(lambda: sink.num_messages() >= expected_out)
-        tb.stop()
-        tb.wait()
-        return [sink.get_message(i) for i in range(sink.num_messages())]
 
     def test_001_pdus_in_order(self):
         """N random-length PDUs (float and int8 mixed), batches of 4: N PDUs out, in
@@ -49,7 +36,7 @@ class qa_viterbi_decoder_pdu(gr_unittest.TestCase):
             pdus.append(pmt.cons(meta, vec))
             expected.append(bits)
         dec = gpufec.viterbi_decoder_pdu(self.code, "cpu", max_batch_frames=4)
-        out = self.run_pdus(dec, pdus, frames)
+        out = collect_pdus(dec, pdus, frames)
         self.assertEqual(len(out), frames)
         for i, (msg, bits) in enumerate(zip(out, expected)):
             self.assertEqual(pmt.to_long(pmt.dict_ref(pmt.car(msg), pmt.intern("seq"),
@@ -70,7 +57,7 @@ class qa_viterbi_decoder_pdu(gr_unittest.TestCase):
             pmt.cons(pmt.PMT_NIL, pmt.init_f32vector(len(good[1]), good[1].tolist())),
         ]
         dec = gpufec.viterbi_decoder_pdu(self.code, "cpu")
-        out = self.run_pdus(dec, pdus, 2)
+        out = collect_pdus(dec, pdus, 2)
         self.assertEqual(len(out), 2)
         self.assertEqual(dec.dropped_frames(), 4)
         for i, msg in enumerate(out):
