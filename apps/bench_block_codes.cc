@@ -22,6 +22,10 @@
 #include <gpufec/turbo.h>
 #include <gpufec/turbo_decoding.h>
 
+#ifdef GPUFEC_HAVE_CUDA
+#include "cuda/ldpc/ldpc_cuda.h"
+#endif
+
 #ifdef GPUFEC_HAVE_GNURADIO
 #include <gnuradio/fec/ldpc_decoder.h>
 #include <gnuradio/fec/ldpc_encoder.h>
@@ -70,6 +74,9 @@ struct bench_code {
     std::shared_ptr<const gpufec::nr_polar_code> polar;
     std::shared_ptr<const gpufec::ldpc_alist_code> alist;
     std::string alist_path;
+    //! LDPC codes: the graph, and the options of each int8 row (CUDA kernel-only rows).
+    std::shared_ptr<const gpufec::ldpc_graph> ldpc;
+    std::vector<std::pair<std::string, gpufec::ldpc_decoder_options>> ldpc_kernel_rows;
     std::vector<std::string> notes;
 };
 
@@ -344,34 +351,44 @@ std::string turbo_algorithm_name(gpufec::turbo_algorithm a)
                                                      : "scaled-max-log-map";
 }
 
+//! The LDPC rows: every algorithm x arithmetic on the CPU and, with --backend cuda,
+//! the int8 ones on the GPU (end to end here, kernel-only in run_block_code_bench).
 void add_ldpc_variants(bench_code& code,
                        const std::string& prefix,
                        const block_options& opt,
-                       const std::function<std::unique_ptr<gpufec::batch_decoder>(
-                           const gpufec::ldpc_decoder_options&)>& factory,
                        bool compare_grfec)
 {
     const auto algorithms =
         split_list(opt.algorithm.empty() ? "normalized" : opt.algorithm);
     const auto arithmetics =
         split_list(opt.arithmetic.empty() ? "int8,float" : opt.arithmetic);
-    for (const std::string& alg : algorithms)
-        for (const std::string& ar : arithmetics) {
-            gpufec::ldpc_decoder_options o;
-            o.algorithm = gpufec::parse_ldpc_algorithm(alg);
-            o.arithmetic = gpufec::parse_ldpc_arithmetic(ar);
-            if (opt.iterations > 0)
-                o.iterations = opt.iterations;
-            o.early_termination = opt.early_termination;
-            variant v;
-            v.label = prefix + " " + ar + " " + alg + " " + std::to_string(o.iterations) +
-                      " it";
-            v.make = [factory, o]() { return factory(o); };
-            if (compare_grfec)
-                v.grfec_peer =
-                    "gr-fec ldpc_decoder " + std::to_string(o.iterations) + " it";
-            code.variants.push_back(v);
-        }
+    std::vector<std::string> backends = { "cpu" };
+    if (!opt.cuda_backend.empty())
+        backends.push_back(opt.cuda_backend);
+    const std::shared_ptr<const gpufec::ldpc_graph> graph = code.ldpc;
+    for (const std::string& b : backends)
+        for (const std::string& alg : algorithms)
+            for (const std::string& ar : arithmetics) {
+                gpufec::ldpc_decoder_options o;
+                o.algorithm = gpufec::parse_ldpc_algorithm(alg);
+                o.arithmetic = gpufec::parse_ldpc_arithmetic(ar);
+                if (opt.iterations > 0)
+                    o.iterations = opt.iterations;
+                o.early_termination = opt.early_termination;
+                if (b != "cpu" && o.arithmetic != gpufec::ldpc_arithmetic::int8)
+                    continue; // the GPU decoder is int8 only
+                variant v;
+                v.label = prefix + " " + ar + " " + alg + " " +
+                          std::to_string(o.iterations) + " it";
+                v.cuda_backend = b == "cpu" ? "" : b;
+                v.make = [graph, o, b]() { return gpufec::make_decoder(*graph, o, b); };
+                if (compare_grfec && b == "cpu")
+                    v.grfec_peer =
+                        "gr-fec ldpc_decoder " + std::to_string(o.iterations) + " it";
+                code.variants.push_back(v);
+                if (b != "cpu")
+                    code.ldpc_kernel_rows.emplace_back(v.label, o);
+            }
 }
 
 bench_code make_bench_code(const block_options& opt)
@@ -424,14 +441,8 @@ bench_code make_bench_code(const block_options& opt)
             lc->encode(in, out);
         };
         code.default_ebn0 = 2.0;
-        add_ldpc_variants(
-            code,
-            "ldpc",
-            opt,
-            [lc](const gpufec::ldpc_decoder_options& o) {
-                return gpufec::make_ldpc_decoder_cpu(*lc, o);
-            },
-            false);
+        code.ldpc = std::make_shared<const gpufec::ldpc_graph>(lc->graph());
+        add_ldpc_variants(code, "ldpc", opt, false);
     } else if (opt.code == "ldpc-alist") {
         if (opt.alist.empty())
             throw gpufec::error(
@@ -448,14 +459,8 @@ bench_code make_bench_code(const block_options& opt)
             ac->encode(in, out);
         };
         code.default_ebn0 = 3.0;
-        add_ldpc_variants(
-            code,
-            "ldpc-alist",
-            opt,
-            [ac](const gpufec::ldpc_decoder_options& o) {
-                return gpufec::make_ldpc_decoder_cpu(*ac, o);
-            },
-            true);
+        code.ldpc = std::make_shared<const gpufec::ldpc_graph>(ac->graph());
+        add_ldpc_variants(code, "ldpc-alist", opt, true);
     } else if (opt.code == "polar") {
         code.polar = std::make_shared<const gpufec::nr_polar_code>(
             opt.polar_k, opt.polar_e, opt.polar_crc);
@@ -671,6 +676,39 @@ int run_block_code_bench(const block_options& opt)
             bench_variant(v, pool, threads, opt, results);
         }
     }
+
+#ifdef GPUFEC_HAVE_CUDA
+    // Kernel-only: the pool's int8 frames on the device, ~2^25 information bits per
+    // launch (enough codewords to fill every SM several times over).
+    for (const auto& row : code.ldpc_kernel_rows) {
+        std::cerr << "[bench] " << row.first << " kernel-only\n";
+        const size_t k = code.frame.info_bits;
+        const size_t frames = std::min<size_t>(
+            1 << 20, std::max<size_t>(1024, ((size_t(1) << 25) + k - 1) / k));
+        const std::vector<int8_t> llrs(pool.llrs8.begin(), pool.llrs8.end());
+        const size_t colon = opt.cuda_backend.find(':');
+        const int device = colon == std::string::npos
+                               ? 0
+                               : std::stoi(opt.cuda_backend.substr(colon + 1));
+        const auto t = gpufec::cuda::time_ldpc_kernel(
+            *code.ldpc, row.second, device, llrs, frames, std::max(opt.runs, 20));
+        result r;
+        r.group = "gpufec";
+        r.label = row.first + " kernel-only";
+        r.backend = opt.cuda_backend;
+        r.path = "kernel-only";
+        r.input = "int8";
+        r.info_bits = k;
+        r.iterations = t.mean_iterations;
+        r.runs = { t.info_bits / (t.median_ms * 1e-3) };
+        r.info_bits_per_s = r.runs.front();
+        results.push_back(r);
+        notes.push_back(row.first + " kernel-only: " + std::to_string(frames) +
+                        " frames per launch, " + t.kernel + ", median " +
+                        std::to_string(t.median_ms) + " ms, mean " +
+                        std::to_string(t.mean_iterations) + " iterations");
+    }
+#endif
 
     // One-thread decoders side by side, their runs interleaved.
     std::vector<timed_case> side_by_side;

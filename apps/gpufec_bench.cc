@@ -774,7 +774,9 @@ int main(int argc, char** argv)
         info.stamp = { utc_now(), cpu_model(), GPUFEC_GIT_COMMIT };
         if (opt.block.code != "conv") {
             // Block codes: CPU decoders, and the CUDA ones of the codes that have one.
-            const bool has_cuda_decoder = opt.block.code == "uci";
+            const bool has_cuda_decoder = opt.block.code == "uci" ||
+                                          opt.block.code == "ldpc" ||
+                                          opt.block.code == "ldpc-alist";
             if (opt.backend == "cuda" && !has_cuda_decoder)
                 throw gpufec::error("--code " + opt.block.code +
                                     ": only the CPU backend has these decoders; use "

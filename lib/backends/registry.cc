@@ -19,6 +19,7 @@
 
 #if GPUFEC_HAVE_CUDA
 #include "cuda/channel/awgn_source_cuda.h"
+#include "cuda/ldpc/ldpc_cuda.h"
 #include "cuda/uci_small/uci_small_cuda.h"
 #include "cuda/viterbi/viterbi_cuda.h"
 #define GPUFEC_CUDA(maker) (maker)
@@ -79,6 +80,11 @@ viterbi_cuda(const conv_code& code, const viterbi_options&, int device)
 {
     return cuda::make_viterbi_decoder(code, device);
 }
+std::unique_ptr<batch_decoder>
+ldpc_cuda(const ldpc_graph& code, const ldpc_decoder_options& options, int device)
+{
+    return cuda::make_ldpc_decoder(code, options, device);
+}
 std::unique_ptr<batch_decoder> uci_small_cuda(const nr_uci_small_code& code,
                                               const uci_small_decoder_options&,
                                               int device)
@@ -121,7 +127,7 @@ const registration<Options>& registered()
 
 GPUFEC_REGISTER(viterbi_options, viterbi_cpu, GPUFEC_CUDA(viterbi_cuda))
 GPUFEC_REGISTER(turbo_decoder_options, turbo_cpu, nullptr)
-GPUFEC_REGISTER(ldpc_decoder_options, ldpc_cpu, nullptr)
+GPUFEC_REGISTER(ldpc_decoder_options, ldpc_cpu, GPUFEC_CUDA(ldpc_cuda))
 GPUFEC_REGISTER(polar_decoder_options, polar_cpu, nullptr)
 GPUFEC_REGISTER(uci_small_decoder_options, uci_small_cpu, GPUFEC_CUDA(uci_small_cuda))
 GPUFEC_REGISTER(awgn_source_options, awgn_conv_cpu, GPUFEC_CUDA(awgn_conv_cuda))

@@ -185,6 +185,9 @@ public:
     }
 
     const ldpc_decoder_options& options() const { return d_opt; }
+    //! The int8 arithmetic's constants: round(16 alpha) (at least 1) and round(beta).
+    int alpha16() const { return d_alpha16; }
+    int beta_int() const { return d_beta_int; }
 
     //! "normalized min-sum int8 x10 on cpu": the options part of a decoder's name.
     std::string describe() const

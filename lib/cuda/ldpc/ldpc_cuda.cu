@@ -1,0 +1,658 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// CUDA layered min-sum LDPC decoder of any ldpc_graph (NR BG1/BG2 at every Z, alist
+// codes, DVB-S2): the CPU decoder's int8 arithmetic (lib/cpu/min_sum_kernels.h), so bits,
+// soft output, iterations and parity status are the CPU's, bit for bit.
+//
+// Layout (docs/ldpc-gpu.md): a thread block decodes C codewords at a time (C from the
+// code size: many small codewords, or one large one), persistent over the batch. The
+// APP values L of its codewords live in shared memory as int16; the check messages R
+// (int8, one per edge and lifted row) in a per-block global scratch that stays in L2.
+// A layer's check rows are independent (they share no codeword position), so the
+// block's threads take them side by side, one row per thread, with a barrier between
+// layers. Per row, two passes as on the CPU: Q_j = sat(L - R_j) kept in registers with
+// the two smallest |Q| and the sign product, then R_j and L = sat(Q_j + R_j) written
+// back. The edge of the minimum is not stored: where |Q_j| equals the minimum and j is
+// not the first such edge, the second minimum equals the first, so "|Q_j| == min1 ?
+// mag2 : mag1" is the CPU's "j == argmin ? mag2 : mag1".
+//
+// Early termination per codeword: after each iteration the block checks every parity
+// check of its codewords (hard decision L < 0); a codeword whose checks hold stops
+// (its rows are skipped) while the others go on; the block moves to its next
+// codewords once all of its own have stopped.
+//
+// Channel: the e LLRs add onto codeword positions through the graph's channel map,
+// given to the kernel as runs of consecutive positions ("segments") grouped into
+// passes in which no position repeats; the sums stay exact in int16 up to 255 LLRs on
+// one position and are then saturated to +/-32000, as the CPU's int32 sums are.
+#include "../common/cuda_utils.h"
+#include "cpu/min_sum_kernels.h"
+#include "ldpc_cuda.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace gpufec {
+namespace cuda {
+namespace {
+
+constexpr int app_max = min_sum::app_max; // 32000
+constexpr int llr_cap = min_sum::llr_max; // 127
+constexpr int max_codewords_per_block = 128;
+constexpr int max_zero_ranges = 4;
+constexpr int max_row_degree = 64;
+
+//! One run of the channel map: LLRs llr .. llr + len - 1 add onto positions pos ..
+//! pos + len - 1. Runs of one pass name distinct positions.
+struct channel_segment {
+    int32_t llr, pos, len, pass;
+};
+
+struct ldpc_kernel_params {
+    // The code.
+    const int32_t* layer_start; //!< [layers + 1] first base row of each layer
+    const int32_t* row_start;   //!< [base rows + 1] first edge of each base row
+    const int2* edges;          //!< [edges] (column * Z, shift)
+    const int32_t* info;        //!< [k] codeword positions of the output bits
+    const channel_segment* segments;
+    int32_t num_segments;
+    int32_t layers, base_rows, z, n, k, e;
+    int32_t r_stride;                  //!< bytes of R per codeword: edges * Z
+    int2 zero_ranges[max_zero_ranges]; //!< [begin, end) of known-zero positions
+    int32_t num_zero_ranges;
+    bool clamp_input; //!< some position sums more than 250 LLRs: saturate after loading
+    // Options.
+    int32_t iterations;
+    bool early_termination;
+    bool normalized;
+    int32_t alpha16, beta;
+    // The batch.
+    const int8_t* in;
+    const frame_extent* frames;
+    uint32_t num_frames;
+    uint8_t* out;
+    float* soft;
+    frame_status* status;
+    int8_t* r_scratch; //!< gridDim.x * codewords_per_block * r_stride bytes
+    int32_t codewords_per_block;
+};
+
+__device__ __forceinline__ int sat_app(int x) { return max(-app_max, min(app_max, x)); }
+
+__device__ __forceinline__ bool known_zero(const ldpc_kernel_params& p, int v)
+{
+    bool zero = false;
+    for (int i = 0; i < p.num_zero_ranges; i++)
+        zero |= v >= p.zero_ranges[i].x && v < p.zero_ranges[i].y;
+    return zero;
+}
+
+__device__ __forceinline__ int scale_minimum(const ldpc_kernel_params& p, int m)
+{
+    m = min(m, llr_cap);
+    return p.normalized ? (m * p.alpha16) >> 4 : max(m - p.beta, 0);
+}
+
+//! Check row t of base row b of one codeword: the CPU's two passes.
+template <int MaxDegree>
+__device__ __forceinline__ void update_row(const ldpc_kernel_params& p,
+                                           int16_t* __restrict__ L,
+                                           int8_t* __restrict__ R,
+                                           int b,
+                                           int t,
+                                           bool first_iteration)
+{
+    const int e0 = __ldg(p.row_start + b);
+    const int degree = __ldg(p.row_start + b + 1) - e0;
+    const int z = p.z;
+    int8_t* r = R + static_cast<size_t>(e0) * z + t;
+    int q[MaxDegree];
+    int v[MaxDegree];
+    int min1 = 32767, min2 = 32767, sign = 0;
+#pragma unroll
+    for (int j = 0; j < MaxDegree; j++) {
+        if (j < degree) {
+            const int2 edge = __ldg(p.edges + e0 + j);
+            int s = t + edge.y;
+            s = s >= z ? s - z : s;
+            v[j] = edge.x + s;
+            const int r_old = first_iteration ? 0 : r[j * z];
+            q[j] = sat_app(L[v[j]] - r_old);
+            const int a = abs(q[j]);
+            min2 = min(min2, max(min1, a));
+            min1 = min(min1, a);
+            sign ^= q[j];
+        }
+    }
+    const int mag1 = scale_minimum(p, min1), mag2 = scale_minimum(p, min2);
+#pragma unroll
+    for (int j = 0; j < MaxDegree; j++) {
+        if (j < degree) {
+            const int mag = abs(q[j]) == min1 ? mag2 : mag1;
+            const int r_new = (sign ^ q[j]) < 0 ? -mag : mag;
+            r[j * z] = static_cast<int8_t>(r_new);
+            L[v[j]] = static_cast<int16_t>(known_zero(p, v[j]) ? app_max
+                                                               : sat_app(q[j] + r_new));
+        }
+    }
+}
+
+//! True when check row t of base row b holds on the hard decisions of L.
+__device__ __forceinline__ bool
+row_holds(const ldpc_kernel_params& p, const int16_t* __restrict__ L, int b, int t)
+{
+    const int e0 = __ldg(p.row_start + b), e1 = __ldg(p.row_start + b + 1);
+    int parity = 0;
+    for (int e = e0; e < e1; e++) {
+        const int2 edge = __ldg(p.edges + e);
+        int s = t + edge.y;
+        s = s >= p.z ? s - p.z : s;
+        parity ^= L[edge.x + s];
+    }
+    return parity >= 0; // sign bit of the XOR: an even number of negative L
+}
+
+template <int MaxDegree>
+__global__ void ldpc_layered_kernel(ldpc_kernel_params p)
+{
+    extern __shared__ int16_t app[]; // codewords_per_block * n
+    __shared__ int done[max_codewords_per_block];
+    __shared__ int failed[max_codewords_per_block];
+    __shared__ int iterations_used[max_codewords_per_block];
+
+    const int tid = threadIdx.x, threads = blockDim.x;
+    const int C = p.codewords_per_block, n = p.n, z = p.z;
+    const uint32_t groups = (p.num_frames + C - 1) / C;
+    int8_t* r_block = p.r_scratch + static_cast<size_t>(blockIdx.x) * C * p.r_stride;
+
+    for (uint32_t g = blockIdx.x; g < groups; g += gridDim.x) {
+        const uint32_t f0 = g * C;
+        const int count =
+            static_cast<int>(min(static_cast<uint32_t>(C), p.num_frames - f0));
+
+        // ---- channel LLRs onto the codewords
+        for (int i = tid; i < count * n; i += threads) {
+            const int v = i % n;
+            app[i] = static_cast<int16_t>(known_zero(p, v) ? app_max : 0);
+        }
+        if (tid < count) {
+            done[tid] = 0;
+            iterations_used[tid] = 0;
+            failed[tid] = 0;
+        }
+        for (int s = 0; s < p.num_segments; s++) {
+            const channel_segment seg = p.segments[s];
+            if (s == 0 || seg.pass != p.segments[s - 1].pass)
+                __syncthreads();
+            for (int i = tid; i < count * seg.len; i += threads) {
+                const int c = i / seg.len, j = i - c * seg.len;
+                const int8_t* x = p.in + p.frames[f0 + c].in_offset;
+                app[c * n + seg.pos + j] += x[seg.llr + j];
+            }
+        }
+        __syncthreads();
+        if (p.clamp_input) {
+            for (int i = tid; i < count * n; i += threads)
+                app[i] = static_cast<int16_t>(sat_app(app[i]));
+            __syncthreads();
+        }
+
+        // ---- layered iterations
+        for (int it = 0; it < p.iterations; it++) {
+            for (int l = 0; l < p.layers; l++) {
+                const int b0 = __ldg(p.layer_start + l);
+                const int rows = (__ldg(p.layer_start + l + 1) - b0) * z;
+                for (int i = tid; i < count * rows; i += threads) {
+                    const int c = count == 1 ? 0 : i / rows;
+                    const int row = i - c * rows;
+                    if (done[c])
+                        continue;
+                    const int b = b0 + row / z, t = row - (row / z) * z;
+                    update_row<MaxDegree>(p,
+                                          app + c * n,
+                                          r_block + static_cast<size_t>(c) * p.r_stride,
+                                          b,
+                                          t,
+                                          it == 0);
+                }
+                __syncthreads();
+            }
+            const bool last = it + 1 == p.iterations;
+            if (p.early_termination || last) {
+                const int rows = p.base_rows * z;
+                for (int i = tid; i < count * rows; i += threads) {
+                    const int c = count == 1 ? 0 : i / rows;
+                    const int row = i - c * rows;
+                    if (!done[c] && !row_holds(p, app + c * n, row / z, row % z))
+                        failed[c] = 1; // benign race: every writer writes 1
+                }
+                __syncthreads();
+            }
+            bool active = false;
+            if (tid < count && !done[tid]) {
+                iterations_used[tid] = it + 1;
+                if ((p.early_termination || last) && !failed[tid] && p.early_termination)
+                    done[tid] = 1;
+                active = !done[tid];
+                if (!last)
+                    failed[tid] = 0;
+            }
+            if (!__syncthreads_or(active))
+                break;
+        }
+
+        // ---- outputs
+        const int bytes = (p.k + 7) / 8;
+        for (int i = tid; i < count * bytes; i += threads) {
+            const int c = i / bytes, byte = i - c * bytes;
+            const int16_t* L = app + c * n;
+            unsigned bits = 0;
+            for (int j = 0; j < 8; j++) {
+                const int at = byte * 8 + j;
+                const int neg = at < p.k ? L[__ldg(p.info + at)] < 0 : 0;
+                bits |= static_cast<unsigned>(neg) << (7 - j);
+            }
+            p.out[p.frames[f0 + c].out_offset + byte] = static_cast<uint8_t>(bits);
+        }
+        if (p.soft) {
+            for (int i = tid; i < count * p.k; i += threads) {
+                const int c = i / p.k, at = i - c * p.k;
+                p.soft[8 * p.frames[f0 + c].out_offset + at] =
+                    static_cast<float>(app[c * n + __ldg(p.info + at)]);
+            }
+        }
+        if (tid < count) {
+            frame_status st;
+            st.iterations = iterations_used[tid];
+            // Without early termination the checks ran after the last iteration only;
+            // with it, a codeword that stopped early passed them.
+            st.ok = done[tid] || !failed[tid];
+            p.status[f0 + tid] = st;
+        }
+        __syncthreads(); // app and the flags are reused by the next codewords
+    }
+}
+
+using kernel_fn = void (*)(ldpc_kernel_params);
+
+kernel_fn pick_kernel(int max_degree, int& bound)
+{
+    if (max_degree <= 12) {
+        bound = 12;
+        return ldpc_layered_kernel<12>;
+    }
+    if (max_degree <= 20) {
+        bound = 20;
+        return ldpc_layered_kernel<20>;
+    }
+    if (max_degree <= 32) {
+        bound = 32;
+        return ldpc_layered_kernel<32>;
+    }
+    bound = 64;
+    return ldpc_layered_kernel<64>;
+}
+
+// ---- host side ------------------------------------------------------------------------
+
+template <typename T>
+void upload(device_buffer<T>& buf, const std::vector<T>& host)
+{
+    buf.reset(std::max<size_t>(host.size(), 1));
+    if (!host.empty())
+        GPUFEC_CUDA_CHECK(cudaMemcpy(
+            buf.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+class ldpc_decoder_cuda final : public batch_decoder
+{
+public:
+    ldpc_decoder_cuda(const ldpc_graph& graph,
+                      const ldpc_decoder_options& options,
+                      int device)
+        : d_graph(checked(graph)), d_cfg(options), d_device(device)
+    {
+        const std::string who = "ldpc decoder (cuda): ";
+        if (options.arithmetic != ldpc_arithmetic::int8)
+            throw error(who + "arithmetic \"float\" runs on the CPU only; allowed on "
+                              "cuda: int8");
+        require_device(device);
+        d_device_name = device_name(device);
+        device_guard guard(device);
+
+        const ldpc_graph& g = d_graph;
+        const int z = g.z;
+        int max_degree = 0, max_layer_rows = 0;
+        for (int b = 0; b < g.base_rows(); b++)
+            max_degree = std::max(max_degree, g.row_start[b + 1] - g.row_start[b]);
+        for (int l = 0; l < g.layers(); l++)
+            max_layer_rows =
+                std::max(max_layer_rows, (g.layer_start[l + 1] - g.layer_start[l]) * z);
+        if (max_degree > max_row_degree)
+            throw error(who + g.description + " has a check row of degree " +
+                        std::to_string(max_degree) + "; allowed on cuda: up to " +
+                        std::to_string(max_row_degree) + " (the CPU decoder takes any)");
+        d_kernel = pick_kernel(max_degree, d_degree_bound);
+
+        // Edges as (column * Z, shift).
+        std::vector<int2> edges(g.edges());
+        for (int e = 0; e < g.edges(); e++)
+            edges[e] = make_int2(g.edge_col[e] * z, g.edge_shift[e]);
+
+        // Known zeros as ranges.
+        std::vector<int2> zero_ranges;
+        for (int v : g.known_zeros) {
+            if (!zero_ranges.empty() && zero_ranges.back().y == v)
+                zero_ranges.back().y = v + 1;
+            else
+                zero_ranges.push_back(make_int2(v, v + 1));
+        }
+        if (zero_ranges.size() > static_cast<size_t>(max_zero_ranges))
+            throw error(who + g.description + " has " +
+                        std::to_string(zero_ranges.size()) +
+                        " runs of known-zero bits; allowed on cuda: up to " +
+                        std::to_string(max_zero_ranges));
+
+        // The channel map as runs of consecutive positions, in passes.
+        std::vector<channel_segment> segments;
+        std::vector<int> pass_of(g.n(), -1), hits(g.n(), 0);
+        int pass = 0, max_hits = 0;
+        for (int i = 0; i < g.e(); i++) {
+            const int v = g.channel_map[i];
+            max_hits = std::max(max_hits, ++hits[v]);
+            const bool extends = !segments.empty() && i > 0 &&
+                                 g.channel_map[i - 1] + 1 == v && pass_of[v] != pass;
+            if (!extends) {
+                if (pass_of[v] == pass)
+                    pass++;
+                segments.push_back(channel_segment{ i, v, 0, pass });
+            }
+            segments.back().len++;
+            pass_of[v] = pass;
+        }
+        if (max_hits > 255)
+            throw error(who + g.description + " repeats a codeword position " +
+                        std::to_string(max_hits) + " times; allowed on cuda: up to 255");
+
+        // Codewords per block: enough rows per layer to occupy ~256 threads, within
+        // a shared-memory budget that leaves room for two blocks per SM.
+        const size_t app_bytes = sizeof(int16_t) * g.n();
+        int per_block = std::max(1, 256 / std::max(1, max_layer_rows));
+        per_block = std::min<int>(per_block, max_codewords_per_block);
+        while (per_block > 1 && per_block * app_bytes > 96 * 1024)
+            per_block--;
+        d_codewords_per_block = per_block;
+        d_threads =
+            std::min(1024, std::max(64, (per_block * max_layer_rows + 31) / 32 * 32));
+        d_smem = per_block * app_bytes;
+        int max_smem = 0;
+        GPUFEC_CUDA_CHECK(cudaDeviceGetAttribute(
+            &max_smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        if (d_smem > static_cast<size_t>(max_smem) - 3 * 4 * max_codewords_per_block)
+            throw error(who + g.description + " needs " + std::to_string(d_smem) +
+                        " bytes of shared memory per codeword (n = " +
+                        std::to_string(g.n()) + "); allowed on " + d_device_name +
+                        ": up to " + std::to_string(max_smem) + " bytes");
+        GPUFEC_CUDA_CHECK(
+            cudaFuncSetAttribute(d_kernel,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(d_smem)));
+        int per_sm = 0, sms = 0;
+        GPUFEC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, d_kernel, d_threads, d_smem));
+        GPUFEC_CUDA_CHECK(
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        if (per_sm < 1)
+            throw error(who + "the kernel does not fit on " + d_device_name);
+        d_resident_blocks = per_sm * sms;
+
+        upload(d_layer_start,
+               std::vector<int32_t>(g.layer_start.begin(), g.layer_start.end()));
+        upload(d_row_start, std::vector<int32_t>(g.row_start.begin(), g.row_start.end()));
+        upload(d_edges, edges);
+        upload(d_info,
+               std::vector<int32_t>(g.info_positions.begin(), g.info_positions.end()));
+        upload(d_segments, segments);
+
+        ldpc_kernel_params& p = d_params;
+        p = ldpc_kernel_params{};
+        p.layer_start = d_layer_start.get();
+        p.row_start = d_row_start.get();
+        p.edges = d_edges.get();
+        p.info = d_info.get();
+        p.segments = d_segments.get();
+        p.num_segments = static_cast<int32_t>(segments.size());
+        p.layers = g.layers();
+        p.base_rows = g.base_rows();
+        p.z = z;
+        p.n = g.n();
+        p.k = g.k();
+        p.e = g.e();
+        p.r_stride = g.edges() * z;
+        for (size_t i = 0; i < zero_ranges.size(); i++)
+            p.zero_ranges[i] = zero_ranges[i];
+        p.num_zero_ranges = static_cast<int32_t>(zero_ranges.size());
+        p.clamp_input = max_hits * 128 > app_max;
+        p.iterations = options.iterations;
+        p.early_termination = options.early_termination;
+        p.normalized = options.algorithm == ldpc_algorithm::normalized;
+        p.alpha16 = d_cfg.alpha16();
+        p.beta = d_cfg.beta_int();
+        p.codewords_per_block = d_codewords_per_block;
+    }
+
+    backend_kind backend() const override { return backend_kind::cuda; }
+    int device() const override { return d_device; }
+    bool has_soft_output() const override { return true; }
+    size_t max_input_items_per_frame() const override { return d_graph.e(); }
+    size_t default_input_items() const override { return d_graph.e(); }
+    size_t default_output_bits() const override { return d_graph.k(); }
+    size_t output_bits_for_input(size_t items) const override
+    {
+        if (items != static_cast<size_t>(d_graph.e()))
+            throw error("ldpc decoder: a frame of " + std::to_string(items) +
+                        " LLRs does not match the code; allowed: e = " +
+                        std::to_string(d_graph.e()));
+        return d_graph.k();
+    }
+
+    //! R scratch of the blocks that run at once (the kernel is persistent).
+    size_t device_workspace_bytes(const batch_limits& limits) const override
+    {
+        return static_cast<size_t>(blocks_for(limits.max_frames)) *
+               d_codewords_per_block * d_params.r_stride;
+    }
+
+    void decode(const frame_batch& batch, exec_ctx& ctx) override
+    {
+        const size_t nf = batch.num_frames;
+        for (size_t f = 0; f < nf; f++) {
+            output_bits_for_input(batch.frames[f].in_items);
+            if (batch.frames[f].out_bits != static_cast<uint32_t>(d_graph.k()))
+                throw error(
+                    "ldpc decoder: frame " + std::to_string(f) +
+                    " has out_bits = " + std::to_string(batch.frames[f].out_bits) +
+                    "; allowed: k = " + std::to_string(d_graph.k()));
+        }
+        if (nf == 0)
+            return;
+        if (!batch.device_frames || !batch.device_status || !batch.in)
+            throw error(
+                "ldpc decoder (cuda): the batch has no device frame table, status "
+                "or int8 input; run the decoder through batch_engine");
+        launch(batch.in,
+               batch.device_frames,
+               nf,
+               batch.out,
+               batch.soft_out,
+               batch.device_status,
+               static_cast<int8_t*>(ctx.device_workspace),
+               static_cast<cudaStream_t>(ctx.stream));
+    }
+
+    //! Enqueues the kernel; `r_scratch` holds device_workspace_bytes() for nf frames.
+    void launch(const int8_t* in,
+                const frame_extent* frames,
+                size_t nf,
+                uint8_t* out,
+                float* soft,
+                frame_status* status,
+                int8_t* r_scratch,
+                cudaStream_t stream) const
+    {
+        ldpc_kernel_params p = d_params;
+        p.in = in;
+        p.frames = frames;
+        p.num_frames = static_cast<uint32_t>(nf);
+        p.out = out;
+        p.soft = soft;
+        p.status = status;
+        p.r_scratch = r_scratch;
+        device_guard guard(d_device);
+        d_kernel<<<blocks_for(nf), d_threads, d_smem, stream>>>(p);
+        GPUFEC_CUDA_CHECK_LAUNCH();
+    }
+
+    std::string name() const override
+    {
+        const ldpc_decoder_options& o = d_cfg.options();
+        return d_graph.description + " " +
+               (o.algorithm == ldpc_algorithm::normalized ? "normalized" : "offset") +
+               " min-sum int8 x" + std::to_string(o.iterations) +
+               " on cuda:" + std::to_string(d_device) + " (" + d_device_name + ")";
+    }
+
+    std::string kernel_name() const
+    {
+        return "layered<" + std::to_string(d_degree_bound) + "> " +
+               std::to_string(d_codewords_per_block) + " cw/block, " +
+               std::to_string(d_threads) + " threads, " + std::to_string(d_smem) +
+               " B smem";
+    }
+
+private:
+    static const ldpc_graph& checked(const ldpc_graph& graph)
+    {
+        graph.validate();
+        return graph;
+    }
+
+    unsigned blocks_for(size_t frames) const
+    {
+        const size_t groups =
+            (frames + d_codewords_per_block - 1) / d_codewords_per_block;
+        return static_cast<unsigned>(
+            std::max<size_t>(1, std::min<size_t>(groups, d_resident_blocks)));
+    }
+
+    ldpc_graph d_graph;
+    min_sum::config d_cfg;
+    int d_device;
+    std::string d_device_name;
+    kernel_fn d_kernel = nullptr;
+    int d_degree_bound = 0;
+    int d_codewords_per_block = 1, d_threads = 256, d_resident_blocks = 1;
+    size_t d_smem = 0;
+    device_buffer<int32_t> d_layer_start, d_row_start, d_info;
+    device_buffer<int2> d_edges;
+    device_buffer<channel_segment> d_segments;
+    ldpc_kernel_params d_params;
+};
+
+} // namespace
+
+std::unique_ptr<batch_decoder> make_ldpc_decoder(const ldpc_graph& graph,
+                                                 const ldpc_decoder_options& options,
+                                                 int device)
+{
+    return std::make_unique<ldpc_decoder_cuda>(graph, options, device);
+}
+
+ldpc_kernel_timing time_ldpc_kernel(const ldpc_graph& graph,
+                                    const ldpc_decoder_options& options,
+                                    int device,
+                                    const std::vector<int8_t>& llrs,
+                                    size_t num_frames,
+                                    int reps)
+{
+    ldpc_decoder_cuda dec(graph, options, device);
+    device_guard guard(device);
+    const size_t e = graph.e();
+    if (llrs.size() < e || llrs.size() % e)
+        throw error("time_ldpc_kernel: llrs must hold whole frames of e = " +
+                    std::to_string(e) + " LLRs");
+    const size_t given = llrs.size() / e;
+    const size_t out_bytes = (packed_bytes(graph.k()) + 3) / 4 * 4;
+    std::vector<frame_extent> frames(num_frames);
+    for (size_t f = 0; f < num_frames; f++)
+        frames[f] = frame_extent{ f * e,
+                                  static_cast<uint32_t>(e),
+                                  f * out_bytes,
+                                  static_cast<uint32_t>(graph.k()) };
+    // Several input sets, each the given frames repeated in a different rotation.
+    constexpr int sets = 4;
+    std::vector<device_buffer<int8_t>> inputs(sets);
+    std::vector<int8_t> host(num_frames * e);
+    for (int s = 0; s < sets; s++) {
+        for (size_t f = 0; f < num_frames; f++)
+            std::memcpy(host.data() + f * e, llrs.data() + ((f + s) % given) * e, e);
+        upload(inputs[s], host);
+    }
+    device_buffer<frame_extent> d_frames;
+    upload(d_frames, frames);
+    device_buffer<uint8_t> out(num_frames * out_bytes);
+    device_buffer<frame_status> status(num_frames);
+    batch_limits limits{};
+    limits.max_frames = num_frames;
+    device_buffer<int8_t> scratch(
+        std::max<size_t>(1, dec.device_workspace_bytes(limits)));
+
+    stream s;
+    event start(true), stop(true);
+    auto run = [&](int i) {
+        dec.launch(inputs[i % sets].get(),
+                   d_frames.get(),
+                   num_frames,
+                   out.get(),
+                   nullptr,
+                   status.get(),
+                   scratch.get(),
+                   s.get());
+    };
+    for (int i = 0; i < 3; i++)
+        run(i);
+    s.synchronize();
+    std::vector<double> times;
+    for (int r = 0; r < reps; r++) {
+        start.record(s.get());
+        run(r);
+        stop.record(s.get());
+        stop.synchronize();
+        times.push_back(stop.elapsed_ms_since(start));
+    }
+    std::sort(times.begin(), times.end());
+    std::vector<frame_status> st(num_frames);
+    GPUFEC_CUDA_CHECK(cudaMemcpy(st.data(),
+                                 status.get(),
+                                 num_frames * sizeof(frame_status),
+                                 cudaMemcpyDeviceToHost));
+    ldpc_kernel_timing t;
+    t.median_ms = times[times.size() / 2];
+    t.min_ms = times.front();
+    t.info_bits = static_cast<double>(num_frames) * graph.k();
+    double iters = 0;
+    for (const auto& x : st)
+        iters += x.iterations;
+    t.mean_iterations = iters / num_frames;
+    t.kernel = dec.kernel_name();
+    return t;
+}
+
+} // namespace cuda
+} // namespace gpufec
