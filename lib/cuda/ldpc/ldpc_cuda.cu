@@ -31,6 +31,7 @@
 #include "../common/cuda_utils.h"
 #include "cpu/min_sum_kernels.h"
 #include "ldpc_cuda.h"
+#include "nr_layered.cuh"
 
 #include <algorithm>
 #include <cstring>
@@ -50,9 +51,7 @@ constexpr int max_row_degree = 64;
 
 //! One run of the channel map: LLRs llr .. llr + len - 1 add onto positions pos ..
 //! pos + len - 1. Runs of one pass name distinct positions.
-struct channel_segment {
-    int32_t llr, pos, len, pass;
-};
+using channel_segment = nr::channel_run;
 
 struct ldpc_kernel_params {
     // The code.
@@ -445,6 +444,10 @@ public:
         p.alpha16 = d_cfg.alpha16();
         p.beta = d_cfg.beta_int();
         p.codewords_per_block = d_codewords_per_block;
+
+        d_nr_graph = nr_base_graph(g, zero_ranges.size());
+        if (d_nr_graph)
+            setup_nr(g, options, zero_ranges, max_hits);
     }
 
     backend_kind backend() const override { return backend_kind::cuda; }
@@ -462,9 +465,12 @@ public:
         return d_graph.k();
     }
 
-    //! R scratch of the blocks that run at once (the kernel is persistent).
+    //! R scratch of the blocks that run at once (the kernel is persistent); the NR
+    //! kernel keeps R in registers.
     size_t device_workspace_bytes(const batch_limits& limits) const override
     {
+        if (d_nr_graph)
+            return 0;
         return static_cast<size_t>(blocks_for(limits.max_frames)) *
                d_codewords_per_block * d_params.r_stride;
     }
@@ -506,6 +512,24 @@ public:
                 int8_t* r_scratch,
                 cudaStream_t stream) const
     {
+        if (d_nr_graph) {
+            nr::params p = d_nr;
+            p.in = in;
+            p.frames = frames;
+            p.num_frames = static_cast<uint32_t>(nf);
+            p.out = out;
+            p.soft = soft;
+            p.status = status;
+            device_guard guard(d_device);
+            const unsigned blocks = static_cast<unsigned>(
+                std::max<size_t>(1, std::min<size_t>((nf + 1) / 2, d_resident_blocks)));
+            if (d_nr_graph == 1)
+                nr::nr_layered_kernel<1><<<blocks, d_threads, d_smem, stream>>>(p);
+            else
+                nr::nr_layered_kernel<2><<<blocks, d_threads, d_smem, stream>>>(p);
+            GPUFEC_CUDA_CHECK_LAUNCH();
+            return;
+        }
         ldpc_kernel_params p = d_params;
         p.in = in;
         p.frames = frames;
@@ -530,6 +554,10 @@ public:
 
     std::string kernel_name() const
     {
+        if (d_nr_graph)
+            return "nr-layered<BG" + std::to_string(d_nr_graph) + "> 2 cw/block, " +
+                   std::to_string(d_threads) + " threads, " + std::to_string(d_smem) +
+                   " B smem, " + std::to_string(d_resident_blocks) + " blocks";
         return "layered<" + std::to_string(d_degree_bound) + "> " +
                std::to_string(d_codewords_per_block) + " cw/block, " +
                std::to_string(d_threads) + " threads, " + std::to_string(d_smem) +
@@ -537,6 +565,76 @@ public:
     }
 
 private:
+    //! 1 or 2 when the graph is an NR base graph lifted by Z >= 32 in table order with
+    //! at most one run of fillers (the NR kernel's case), else 0.
+    static int nr_base_graph(const ldpc_graph& g, size_t zero_runs)
+    {
+        if (g.z < 32 || g.layers() != g.base_rows() || zero_runs > 1)
+            return 0;
+        auto matches = [&](const int* degree, int rows, int columns) {
+            if (g.base_rows() != rows || g.base_columns != columns)
+                return false;
+            for (int r = 0; r < rows; r++)
+                if (g.row_start[r + 1] - g.row_start[r] != degree[r] ||
+                    g.layer_start[r] != r)
+                    return false;
+            return true;
+        };
+        if (matches(nr::base_graph<1>::degree,
+                    nr::base_graph<1>::rows,
+                    nr::base_graph<1>::columns))
+            return 1;
+        if (matches(nr::base_graph<2>::degree,
+                    nr::base_graph<2>::rows,
+                    nr::base_graph<2>::columns))
+            return 2;
+        return 0;
+    }
+
+    void setup_nr(const ldpc_graph& g,
+                  const ldpc_decoder_options& options,
+                  const std::vector<int2>& zero_ranges,
+                  int max_hits)
+    {
+        nr::params& p = d_nr;
+        p = nr::params{};
+        for (int e = 0; e < g.edges(); e++) {
+            p.colz[e] = g.edge_col[e] * g.z;
+            p.shift[e] = g.edge_shift[e];
+        }
+        p.z = g.z;
+        p.n = g.n();
+        p.k = g.k();
+        p.zero_begin = zero_ranges.empty() ? 0 : zero_ranges[0].x;
+        p.zero_end = zero_ranges.empty() ? 0 : zero_ranges[0].y;
+        p.info = d_info.get();
+        p.runs = d_segments.get();
+        p.num_runs = d_params.num_segments;
+        p.clamp_input = max_hits * 128 > app_max;
+        p.iterations = options.iterations;
+        p.early_termination = options.early_termination;
+        p.normalized = options.algorithm == ldpc_algorithm::normalized;
+        p.alpha16 = d_cfg.alpha16();
+        p.beta = d_cfg.beta_int();
+        d_threads = (g.z + 31) / 32 * 32;
+        d_smem = sizeof(uint32_t) * g.n();
+        auto kernel =
+            d_nr_graph == 1 ? nr::nr_layered_kernel<1> : nr::nr_layered_kernel<2>;
+        GPUFEC_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(d_smem)));
+        int per_sm = 0, sms = 0;
+        GPUFEC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, kernel, d_threads, d_smem));
+        GPUFEC_CUDA_CHECK(
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d_device));
+        if (per_sm < 1)
+            throw error("ldpc decoder (cuda): the NR kernel does not fit on " +
+                        d_device_name);
+        d_resident_blocks = per_sm * sms;
+    }
+
     static const ldpc_graph& checked(const ldpc_graph& graph)
     {
         graph.validate();
@@ -563,6 +661,8 @@ private:
     device_buffer<int2> d_edges;
     device_buffer<channel_segment> d_segments;
     ldpc_kernel_params d_params;
+    int d_nr_graph = 0; //!< 1, 2: the NR kernel of that base graph runs
+    nr::params d_nr;
 };
 
 } // namespace
