@@ -703,6 +703,12 @@ int run_block_code_bench(const block_options& opt)
         r.runs = { t.info_bits / (t.median_ms * 1e-3) };
         r.info_bits_per_s = r.runs.front();
         results.push_back(r);
+        // Latency: one codeword alone in a launch.
+        const auto one = gpufec::cuda::time_ldpc_kernel(
+            *code.ldpc, row.second, device, llrs, 1, std::max(opt.runs, 20));
+        notes.push_back(row.first + " latency: one codeword per launch, kernel time " +
+                        std::to_string(one.median_ms * 1e3) + " us (" +
+                        std::to_string(one.mean_iterations) + " iterations)");
         notes.push_back(row.first + " kernel-only: " + std::to_string(frames) +
                         " frames per launch, " + t.kernel + ", median " +
                         std::to_string(t.median_ms) + " ms, mean " +

@@ -12,6 +12,8 @@
 //   --graph source:  awgn_bpsk_source --> null sinks (the source alone);
 //   --graph decoder: precomputed LLR frames (repeated with memcpy) -->
 //                    viterbi_decoder --> head --> null sink (the decoder alone).
+// --code ldpc puts the NR LDPC code (--ldpc-bg, --ldpc-z; full length, r = 1/3 or 1/5)
+// and ldpc_decoder in place of the convolutional code and viterbi_decoder.
 // The heads sit on the one-byte bit streams (not on the float LLRs) so that limiting
 // the run does not add a copy of the widest stream.
 #include "gr_console_log.h"
@@ -21,6 +23,8 @@
 #include <gnuradio/gpufec/awgn_bpsk_source.h>
 #include <gnuradio/gpufec/ber_counter.h>
 #include <gnuradio/gpufec/conv_code.h>
+#include <gnuradio/gpufec/ldpc_decoder.h>
+#include <gnuradio/gpufec/nr_ldpc_code.h>
 #include <gnuradio/gpufec/viterbi_decoder.h>
 #include <gnuradio/high_res_timer.h>
 #include <gnuradio/io_signature.h>
@@ -33,6 +37,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -51,6 +56,10 @@ void usage()
         "  --graph full     source -> decoder -> BER counter (default)\n"
         "  --graph source   source -> null sinks\n"
         "  --graph decoder  precomputed LLR frames (repeated) -> decoder -> null sink\n"
+        "  --code conv|ldpc the K=7 r=1/2 convolutional code (default; --frame-bits) or\n"
+        "                   the NR LDPC code --ldpc-bg 1|2 --ldpc-z Z (default BG1 "
+        "384),\n"
+        "                   decoded by ldpc_decoder (10 iterations, early termination)\n"
         "  --source-frames  frames the source generates per batch (default: batch/2,\n"
         "                   between 64 and 1024)\n"
         "  --llr-type       LLR stream items: float (default) or byte (int8, quantized\n"
@@ -84,6 +93,8 @@ double run_seconds(const gr::top_block_sptr& tb)
 
 struct options {
     std::string graph = "full";
+    std::string code = "conv";
+    int ldpc_bg = 1, ldpc_z = 384;
     std::string backend = "auto";
     long frames = 2000;
     int frame_bits = 2048;
@@ -98,6 +109,43 @@ struct options {
 };
 
 constexpr double llr_scale = 8.0;
+
+//! The decoder block of the code under test, and its backend in use.
+struct decoder_block {
+    gr::block_sptr block;
+    std::function<std::string()> backend_name;
+};
+
+decoder_block make_decoder(const options& o, const gr::gpufec::code::sptr& code)
+{
+    if (o.code == "ldpc") {
+        auto dec = gr::gpufec::ldpc_decoder::make(code,
+                                                  10,
+                                                  "normalized",
+                                                  0.75,
+                                                  0.5,
+                                                  "int8",
+                                                  true,
+                                                  false,
+                                                  o.llr_type,
+                                                  "",
+                                                  o.backend,
+                                                  o.batch,
+                                                  o.max_latency_ms,
+                                                  llr_scale);
+        return { dec, [dec] { return dec->backend_name(); } };
+    }
+    auto dec = gr::gpufec::viterbi_decoder::make(
+        code, o.llr_type, "", o.backend, o.batch, o.max_latency_ms, llr_scale);
+    return { dec, [dec] { return dec->backend_name(); } };
+}
+
+//! The source's backend: the AWGN source has no CUDA kernel for block codes, so an
+//! LDPC graph's source runs on the CPU whatever --backend says of the decoder.
+std::string source_backend(const options& o)
+{
+    return o.code == "ldpc" ? "auto" : o.backend;
+}
 
 /*!
  * Repeats a block of items forever with memcpy: blocks::vector_source copies item by
@@ -180,9 +228,9 @@ int run_full(const options& o, const gr::gpufec::code::sptr& code)
     for (double ebn0 : o.ebn0s) {
         auto tb = gr::make_top_block("gpufec_flowgraph");
         auto src = gr::gpufec::awgn_bpsk_source::make(
-            code, ebn0, 1, o.backend, o.source_frames, "", o.llr_type, llr_scale);
-        auto dec = gr::gpufec::viterbi_decoder::make(
-            code, o.llr_type, "", o.backend, o.batch, o.max_latency_ms, llr_scale);
+            code, ebn0, 1, source_backend(o), o.source_frames, "", o.llr_type, llr_scale);
+        const decoder_block decb = make_decoder(o, code);
+        const gr::block_sptr dec = decb.block;
         auto head_decoded = gr::blocks::head::make(sizeof(char), bits);
         auto head_info = gr::blocks::head::make(sizeof(char), bits);
         auto ber = gr::gpufec::ber_counter::make(o.frame_bits, 0);
@@ -196,7 +244,7 @@ int run_full(const options& o, const gr::gpufec::code::sptr& code)
         const double secs = run_seconds(tb);
         std::printf("%-8.2f %-10s %12llu %10llu %12.3e %10llu %12.1f\n",
                     ebn0,
-                    dec->backend_name().c_str(),
+                    decb.backend_name().c_str(),
                     (unsigned long long)ber->bits(),
                     (unsigned long long)ber->bit_errors(),
                     ber->ber(),
@@ -267,7 +315,7 @@ int run_source(const options& o, const gr::gpufec::code::sptr& code)
     for (double ebn0 : o.ebn0s) {
         auto tb = gr::make_top_block("gpufec_flowgraph_source");
         auto src = gr::gpufec::awgn_bpsk_source::make(
-            code, ebn0, 1, o.backend, o.source_frames, "", o.llr_type, llr_scale);
+            code, ebn0, 1, source_backend(o), o.source_frames, "", o.llr_type, llr_scale);
         auto head_info = gr::blocks::head::make(
             sizeof(char), static_cast<uint64_t>(o.frames) * o.frame_bits);
         size_stream_buffer(o, head_info);
@@ -326,8 +374,8 @@ int run_decoder(const options& o, const gr::gpufec::code::sptr& code)
             std::memcpy(items.data(), llrs.data(), items.size());
         }
         auto vsrc = gnuradio::make_block_sptr<repeat_source>(std::move(items), itemsize);
-        auto dec = gr::gpufec::viterbi_decoder::make(
-            code, o.llr_type, "", o.backend, o.batch, o.max_latency_ms, llr_scale);
+        const decoder_block decb = make_decoder(o, code);
+        const gr::block_sptr dec = decb.block;
         auto head = gr::blocks::head::make(
             sizeof(char), static_cast<uint64_t>(o.frames) * o.frame_bits);
         size_stream_buffer(o, head);
@@ -343,7 +391,7 @@ int run_decoder(const options& o, const gr::gpufec::code::sptr& code)
         const double secs = run_seconds(tb);
         if (!delivered_all(head, static_cast<uint64_t>(o.frames) * o.frame_bits))
             return 1;
-        print_single(o, ebn0, dec->backend_name(), secs);
+        print_single(o, ebn0, decb.backend_name(), secs);
         print_profile(
             o, secs, { { "repeat_source", vsrc }, { "decoder", dec }, { "head", head } });
     }
@@ -366,6 +414,12 @@ int main(int argc, char** argv)
         };
         if (a == "--graph")
             o.graph = next();
+        else if (a == "--code")
+            o.code = next();
+        else if (a == "--ldpc-bg")
+            o.ldpc_bg = std::stoi(next());
+        else if (a == "--ldpc-z")
+            o.ldpc_z = std::stoi(next());
         else if (a == "--backend")
             o.backend = next();
         else if (a == "--frames")
@@ -400,6 +454,12 @@ int main(int argc, char** argv)
                      o.graph.c_str());
         return 2;
     }
+    if (o.code != "conv" && o.code != "ldpc") {
+        std::fprintf(stderr,
+                     "gpufec-flowgraph: --code \"%s\" unknown; allowed: conv, ldpc\n",
+                     o.code.c_str());
+        return 2;
+    }
     if (o.llr_type != "float" && o.llr_type != "byte") {
         std::fprintf(
             stderr,
@@ -418,8 +478,14 @@ int main(int argc, char** argv)
     }
 
     try {
-        auto code = gr::gpufec::conv_code::make(
-            o.frame_bits, 7, { 0171, 0133 }, "terminated", "");
+        gr::gpufec::code::sptr code;
+        if (o.code == "ldpc") {
+            code = gr::gpufec::nr_ldpc_code::make(o.ldpc_bg, o.ldpc_z, 0, 0);
+            o.frame_bits = code->frame_bits();
+        } else {
+            code = gr::gpufec::conv_code::make(
+                o.frame_bits, 7, { 0171, 0133 }, "terminated", "");
+        }
         if (o.graph == "source")
             return run_source(o, code);
         if (o.graph == "decoder")

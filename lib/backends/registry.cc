@@ -98,6 +98,17 @@ awgn_conv_cuda(const conv_code& code, const awgn_source_options& options, int de
 }
 #endif
 
+//! The options a CUDA maker takes, for "auto" (registration::cuda_accepts); null: all.
+template <class Options>
+constexpr bool (*cuda_accepts)(const Options&) = nullptr;
+bool ldpc_cuda_accepts(const ldpc_decoder_options& o)
+{
+    return o.arithmetic == ldpc_arithmetic::int8;
+}
+template <>
+constexpr bool (*cuda_accepts<ldpc_decoder_options>)(const ldpc_decoder_options&) =
+    ldpc_cuda_accepts;
+
 } // namespace
 
 // The table of an algorithm, looked up by argument-dependent lookup on tag<Options>.
@@ -118,6 +129,7 @@ const registration<Options>& registered()
         registration<Options> entry;                    \
         entry.cpu = cpu_maker;                          \
         entry.cuda = cuda_maker;                        \
+        entry.cuda_accepts = cuda_accepts<Options>;     \
         return entry;                                   \
     }                                                   \
     }                                                   \

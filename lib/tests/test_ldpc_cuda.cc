@@ -243,6 +243,10 @@ TEST(LdpcCuda, RefusesWhatItCannotDecode)
     opt.arithmetic = ldpc_arithmetic::float32;
     expect_error([&] { make_decoder(code.graph(), opt, "cuda:0"); },
                  { "float", "allowed on cuda: int8" });
+    // "auto" means the GPU when it can: float arithmetic stays on the CPU.
+    EXPECT_EQ(make_decoder(code.graph(), opt, "auto")->backend(), backend_kind::cpu);
+    EXPECT_EQ(make_decoder(code.graph(), ldpc_decoder_options{}, "auto")->backend(),
+              backend_kind::cuda);
     auto gpu = make_decoder(code.graph(), ldpc_decoder_options{}, "cuda:0");
     expect_error([&] { gpu->output_bits_for_input(code.e() - 1); }, { "allowed: e = " });
 }

@@ -34,8 +34,10 @@ namespace gpufec {
  * starts with the tags "iterations" (long) and "crc_ok" (bool: every parity check holds),
  * besides the input frame's tags. Float input is quantized to int8 as round(L *
  * llr_scale), saturated at
- * +/-127. \p backend: "auto" | "cpu" | "cuda" | "cuda:N"; only the CPU decoder exists so
- * far ("auto" uses it, "cuda" raises an error saying so). Frames are batched up to
+ * +/-127. \p backend: "auto" | "cpu" | "cuda" | "cuda:N": "auto" takes the GPU when one
+ * is present and \p arithmetic is "int8" (the GPU decoder's only arithmetic; its bits,
+ * soft output, iterations and status equal the CPU's int8 decoder's), else the CPU.
+ * Frames are batched up to
  * \p max_batch_frames, launched when a batch is full, the input is drained, or the
  * oldest frame waited \p max_latency_ms.
  *

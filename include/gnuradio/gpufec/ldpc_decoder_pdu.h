@@ -30,7 +30,8 @@ namespace gpufec {
  * with \p soft_output, their a-posteriori LLRs (f32vector), with the input metadata
  * plus "iterations" (long) and "crc_ok" (bool: every parity check holds). Frames of a
  * wrong length are dropped with an error log. Queued PDUs are decoded together in
- * batches.
+ * batches. \p backend: "auto" | "cpu" | "cuda" | "cuda:N": "auto" takes the GPU when
+ * one is present and \p arithmetic is "int8", else the CPU.
  *
  * \p soft_convention: "gnuradio" (default): soft values in and out are positive for
  * bit 1, as gr-digital's constellation_soft_decoder_cf and gr-fec give them; "llr":

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(ldpc_decoder_pdu.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(4c7f03972d6e3af2d3952185bc1bca5a)                     */
+/* BINDTOOL_HEADER_FILE_HASH(26ab2e44f416cf7d62914caafe78c96e)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
