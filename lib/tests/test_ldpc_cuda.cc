@@ -250,3 +250,18 @@ TEST(LdpcCuda, RefusesWhatItCannotDecode)
     auto gpu = make_decoder(code.graph(), ldpc_decoder_options{}, "cuda:0");
     expect_error([&] { gpu->output_bits_for_input(code.e() - 1); }, { "allowed: e = " });
 }
+
+TEST(LdpcCuda, SmallBatchesMatchCpu)
+{
+    REQUIRE_GPU();
+    // Few frames of each kernel (NR BG1 and BG2 kernels, the generic kernel with
+    // several codewords per block, an odd frame count): the case compute-sanitizer
+    // runs in ci/gpu-check.
+    for (const auto& c : { nr_ldpc_code(1, 384, 0, 0), nr_ldpc_code(2, 52, 400, 2000),
+                           nr_ldpc_code(1, 7, 140, 420) }) {
+        const auto frames = nr_frames(c, 3, 1.5, 31);
+        ldpc_decoder_options opt;
+        opt.iterations = 4;
+        expect_same(c.graph(), opt, frames, c.graph().description + " small");
+    }
+}
