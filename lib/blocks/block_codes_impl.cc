@@ -4,12 +4,14 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // Code definitions of the block codes (one frame length each): LTE turbo, NR LDPC,
-// LDPC from alist, NR polar. Each wraps its core-library code.
+// LDPC from alist, DVB-S2 LDPC, NR polar. Each wraps its core-library code.
 
+#include <gnuradio/gpufec/dvbs2_ldpc_code.h>
 #include <gnuradio/gpufec/ldpc_alist_code.h>
 #include <gnuradio/gpufec/lte_turbo_code.h>
 #include <gnuradio/gpufec/nr_ldpc_code.h>
 #include <gnuradio/gpufec/nr_polar_code.h>
+#include <gpufec/dvbs2_ldpc.h>
 #include <gpufec/ldpc.h>
 #include <gpufec/ldpc_alist.h>
 #include <gpufec/polar.h>
@@ -156,6 +158,35 @@ private:
     ::gpufec::ldpc_alist_code d_code;
 };
 
+class dvbs2_ldpc_code_impl : public block_code_base<dvbs2_ldpc_code>
+{
+public:
+    dvbs2_ldpc_code_impl(const std::string& frame, const std::string& rate)
+        : d_code(frame, rate)
+    {
+    }
+    std::string family() const override { return "ldpc"; }
+    std::string describe() const override { return d_code.describe(); }
+    std::string frame() const override { return d_code.frame(); }
+    std::string nominal_rate() const override { return d_code.rate(); }
+    int n() const override { return d_code.n(); }
+    int k() const override { return d_code.k(); }
+    int q() const override { return d_code.q(); }
+    std::string to_alist_text() const override { return d_code.to_alist_text(); }
+    const ::gpufec::dvbs2_ldpc_code& core() const override { return d_code; }
+
+protected:
+    size_t info_bits() const override { return d_code.k(); }
+    size_t coded_frame_bits() const override { return d_code.n(); }
+    void encode_frame(const uint8_t* in, uint8_t* out) const override
+    {
+        d_code.encode(in, out);
+    }
+
+private:
+    ::gpufec::dvbs2_ldpc_code d_code;
+};
+
 class nr_polar_code_impl : public block_code_base<nr_polar_code>
 {
 public:
@@ -209,6 +240,12 @@ nr_ldpc_code::sptr nr_ldpc_code::make(int bg, int z, int k, int e)
 ldpc_alist_code::sptr ldpc_alist_code::make(const std::string& path)
 {
     return std::make_shared<ldpc_alist_code_impl>(path);
+}
+
+dvbs2_ldpc_code::sptr dvbs2_ldpc_code::make(const std::string& frame,
+                                            const std::string& rate)
+{
+    return std::make_shared<dvbs2_ldpc_code_impl>(frame, rate);
 }
 
 nr_polar_code::sptr
