@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(dvbs2_ldpc_code.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(8a11dbc0fded7b3ffe9f7b957fb6b6a8)                     */
+/* BINDTOOL_HEADER_FILE_HASH(7da5312d33507ecb40b3efe3a8cff14a)                     */
 /* Hand edit: core() (C++ only) is not bound.                                      */
 /***********************************************************************************/
 
