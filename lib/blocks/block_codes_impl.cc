@@ -18,6 +18,7 @@
 #include <gpufec/turbo.h>
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 namespace gr {
@@ -131,60 +132,57 @@ private:
     ::gpufec::nr_ldpc_code d_code;
 };
 
-class ldpc_alist_code_impl : public block_code_base<ldpc_alist_code>
+/*!
+ * An LDPC code whose frame is its whole codeword, k information bits in, n bits out
+ * (alist and DVB-S2 codes): family "ldpc", the core code's k, n, describe() and
+ * encode(info, codeword).
+ */
+template <class Interface, class Core>
+class codeword_ldpc_code : public block_code_base<Interface>
+{
+public:
+    std::string family() const override { return "ldpc"; }
+    std::string describe() const override { return d_code.describe(); }
+    int n() const override { return d_code.n(); }
+    int k() const override { return d_code.k(); }
+    const Core& core() const override { return d_code; }
+
+protected:
+    explicit codeword_ldpc_code(Core code) : d_code(std::move(code)) {}
+    size_t info_bits() const override { return d_code.k(); }
+    size_t coded_frame_bits() const override { return d_code.n(); }
+    void encode_frame(const uint8_t* in, uint8_t* out) const override
+    {
+        d_code.encode(in, out);
+    }
+
+    const Core d_code;
+};
+
+class ldpc_alist_code_impl
+    : public codeword_ldpc_code<ldpc_alist_code, ::gpufec::ldpc_alist_code>
 {
 public:
     explicit ldpc_alist_code_impl(const std::string& path)
-        : d_code(::gpufec::ldpc_alist_code::from_alist(path))
+        : codeword_ldpc_code(::gpufec::ldpc_alist_code::from_alist(path))
     {
     }
-    std::string family() const override { return "ldpc"; }
-    std::string describe() const override { return d_code.describe(); }
-    int n() const override { return d_code.n(); }
-    int k() const override { return d_code.k(); }
     int m() const override { return d_code.m(); }
     std::vector<int> info_positions() const override { return d_code.info_positions(); }
-    const ::gpufec::ldpc_alist_code& core() const override { return d_code; }
-
-protected:
-    size_t info_bits() const override { return d_code.k(); }
-    size_t coded_frame_bits() const override { return d_code.n(); }
-    void encode_frame(const uint8_t* in, uint8_t* out) const override
-    {
-        d_code.encode(in, out);
-    }
-
-private:
-    ::gpufec::ldpc_alist_code d_code;
 };
 
-class dvbs2_ldpc_code_impl : public block_code_base<dvbs2_ldpc_code>
+class dvbs2_ldpc_code_impl
+    : public codeword_ldpc_code<dvbs2_ldpc_code, ::gpufec::dvbs2_ldpc_code>
 {
 public:
     dvbs2_ldpc_code_impl(const std::string& frame, const std::string& rate)
-        : d_code(frame, rate)
+        : codeword_ldpc_code(::gpufec::dvbs2_ldpc_code(frame, rate))
     {
     }
-    std::string family() const override { return "ldpc"; }
-    std::string describe() const override { return d_code.describe(); }
     std::string frame() const override { return d_code.frame(); }
     std::string nominal_rate() const override { return d_code.rate(); }
-    int n() const override { return d_code.n(); }
-    int k() const override { return d_code.k(); }
     int q() const override { return d_code.q(); }
     std::string to_alist_text() const override { return d_code.to_alist_text(); }
-    const ::gpufec::dvbs2_ldpc_code& core() const override { return d_code; }
-
-protected:
-    size_t info_bits() const override { return d_code.k(); }
-    size_t coded_frame_bits() const override { return d_code.n(); }
-    void encode_frame(const uint8_t* in, uint8_t* out) const override
-    {
-        d_code.encode(in, out);
-    }
-
-private:
-    ::gpufec::dvbs2_ldpc_code d_code;
 };
 
 class nr_polar_code_impl : public block_code_base<nr_polar_code>
