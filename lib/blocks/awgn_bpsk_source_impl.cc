@@ -69,10 +69,10 @@ public:
                 "; allowed: a finite value > 0");
         }
         if (!code) {
-            throw ::gpufec::error(
-                "awgn_bpsk_source: code is None; allowed: any gpufec "
-                "code (conv_code, lte_turbo_code, nr_ldpc_code, "
-                "ldpc_code_from_alist, nr_polar_code, nr_uci_small_code)");
+            throw ::gpufec::error("awgn_bpsk_source: code is None; allowed: any gpufec "
+                                  "code (conv_code, lte_turbo_code, nr_ldpc_code, "
+                                  "ldpc_code_from_alist, dvbs2_ldpc_code, nr_polar_code, "
+                                  "nr_uci_small_code)");
         }
         if (frames_per_call < 1) {
             throw ::gpufec::error(

@@ -4,18 +4,21 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // Code definitions of the block codes (one frame length each): LTE turbo, NR LDPC,
-// LDPC from alist, NR polar. Each wraps its core-library code.
+// LDPC from alist, DVB-S2 LDPC, NR polar. Each wraps its core-library code.
 
+#include <gnuradio/gpufec/dvbs2_ldpc_code.h>
 #include <gnuradio/gpufec/ldpc_alist_code.h>
 #include <gnuradio/gpufec/lte_turbo_code.h>
 #include <gnuradio/gpufec/nr_ldpc_code.h>
 #include <gnuradio/gpufec/nr_polar_code.h>
+#include <gpufec/dvbs2_ldpc.h>
 #include <gpufec/ldpc.h>
 #include <gpufec/ldpc_alist.h>
 #include <gpufec/polar.h>
 #include <gpufec/turbo.h>
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 namespace gr {
@@ -129,22 +132,23 @@ private:
     ::gpufec::nr_ldpc_code d_code;
 };
 
-class ldpc_alist_code_impl : public block_code_base<ldpc_alist_code>
+/*!
+ * An LDPC code whose frame is its whole codeword, k information bits in, n bits out
+ * (alist and DVB-S2 codes): family "ldpc", the core code's k, n, describe() and
+ * encode(info, codeword).
+ */
+template <class Interface, class Core>
+class codeword_ldpc_code : public block_code_base<Interface>
 {
 public:
-    explicit ldpc_alist_code_impl(const std::string& path)
-        : d_code(::gpufec::ldpc_alist_code::from_alist(path))
-    {
-    }
     std::string family() const override { return "ldpc"; }
     std::string describe() const override { return d_code.describe(); }
     int n() const override { return d_code.n(); }
     int k() const override { return d_code.k(); }
-    int m() const override { return d_code.m(); }
-    std::vector<int> info_positions() const override { return d_code.info_positions(); }
-    const ::gpufec::ldpc_alist_code& core() const override { return d_code; }
+    const Core& core() const override { return d_code; }
 
 protected:
+    explicit codeword_ldpc_code(Core code) : d_code(std::move(code)) {}
     size_t info_bits() const override { return d_code.k(); }
     size_t coded_frame_bits() const override { return d_code.n(); }
     void encode_frame(const uint8_t* in, uint8_t* out) const override
@@ -152,8 +156,33 @@ protected:
         d_code.encode(in, out);
     }
 
-private:
-    ::gpufec::ldpc_alist_code d_code;
+    const Core d_code;
+};
+
+class ldpc_alist_code_impl
+    : public codeword_ldpc_code<ldpc_alist_code, ::gpufec::ldpc_alist_code>
+{
+public:
+    explicit ldpc_alist_code_impl(const std::string& path)
+        : codeword_ldpc_code(::gpufec::ldpc_alist_code::from_alist(path))
+    {
+    }
+    int m() const override { return d_code.m(); }
+    std::vector<int> info_positions() const override { return d_code.info_positions(); }
+};
+
+class dvbs2_ldpc_code_impl
+    : public codeword_ldpc_code<dvbs2_ldpc_code, ::gpufec::dvbs2_ldpc_code>
+{
+public:
+    dvbs2_ldpc_code_impl(const std::string& frame, const std::string& rate)
+        : codeword_ldpc_code(::gpufec::dvbs2_ldpc_code(frame, rate))
+    {
+    }
+    std::string frame() const override { return d_code.frame(); }
+    std::string nominal_rate() const override { return d_code.rate(); }
+    int q() const override { return d_code.q(); }
+    std::string to_alist_text() const override { return d_code.to_alist_text(); }
 };
 
 class nr_polar_code_impl : public block_code_base<nr_polar_code>
@@ -209,6 +238,12 @@ nr_ldpc_code::sptr nr_ldpc_code::make(int bg, int z, int k, int e)
 ldpc_alist_code::sptr ldpc_alist_code::make(const std::string& path)
 {
     return std::make_shared<ldpc_alist_code_impl>(path);
+}
+
+dvbs2_ldpc_code::sptr dvbs2_ldpc_code::make(const std::string& frame,
+                                            const std::string& rate)
+{
+    return std::make_shared<dvbs2_ldpc_code_impl>(frame, rate);
 }
 
 nr_polar_code::sptr

@@ -8,6 +8,7 @@
 
 #include "batched_decoder_impl.h"
 #include "batched_pdu_decoder_impl.h"
+#include <gnuradio/gpufec/dvbs2_ldpc_code.h>
 #include <gnuradio/gpufec/ldpc_alist_code.h>
 #include <gnuradio/gpufec/ldpc_decoder.h>
 #include <gnuradio/gpufec/ldpc_decoder_pdu.h>
@@ -18,6 +19,7 @@
 #include <gnuradio/gpufec/polar_decoder_pdu.h>
 #include <gnuradio/gpufec/turbo_decoder.h>
 #include <gnuradio/gpufec/turbo_decoder_pdu.h>
+#include <gpufec/dvbs2_ldpc.h>
 #include <gpufec/ldpc_alist.h>
 #include <gpufec/ldpc_decoding.h>
 #include <gpufec/polar_decoding.h>
@@ -84,9 +86,13 @@ decoder_factory ldpc_factory(const std::string& block,
     if (auto alist = std::dynamic_pointer_cast<ldpc_alist_code>(code)) {
         return registry_factory(alist->core().graph(), opt);
     }
-    throw ::gpufec::error(
-        block + ": needs gpufec.nr_ldpc_code or gpufec.ldpc_code_from_alist, got " +
-        code_name(code));
+    if (auto dvbs2 = std::dynamic_pointer_cast<dvbs2_ldpc_code>(code)) {
+        return registry_factory(dvbs2->core().graph(), opt);
+    }
+    throw ::gpufec::error(block +
+                          ": needs gpufec.nr_ldpc_code, gpufec.ldpc_code_from_alist or "
+                          "gpufec.dvbs2_ldpc_code, got " +
+                          code_name(code));
 }
 
 // ---- polar ----------------------------------------------------------------------

@@ -32,6 +32,7 @@ void bind_ber_counter(py::module& m);
 void bind_lte_turbo_code(py::module& m);
 void bind_nr_ldpc_code(py::module& m);
 void bind_ldpc_alist_code(py::module& m);
+void bind_dvbs2_ldpc_code(py::module& m);
 void bind_nr_polar_code(py::module& m);
 void bind_turbo_decoder(py::module& m);
 void bind_turbo_decoder_pdu(py::module& m);
@@ -83,6 +84,7 @@ PYBIND11_MODULE(gpufec_python, m)
     bind_lte_turbo_code(m);
     bind_nr_ldpc_code(m);
     bind_ldpc_alist_code(m);
+    bind_dvbs2_ldpc_code(m);
     bind_nr_polar_code(m);
     bind_turbo_decoder(m);
     bind_turbo_decoder_pdu(m);
