@@ -12,6 +12,7 @@
 
 #include <gpufec/awgn_source.h>
 #include <gpufec/backends.h>
+#include <gpufec/dvbs2_ldpc.h>
 #include <gpufec/engine.h>
 #include <gpufec/ldpc.h>
 #include <gpufec/ldpc_alist.h>
@@ -372,6 +373,10 @@ void add_ldpc_variants(bench_code& code,
                 gpufec::ldpc_decoder_options o;
                 o.algorithm = gpufec::parse_ldpc_algorithm(alg);
                 o.arithmetic = gpufec::parse_ldpc_arithmetic(ar);
+                if (prefix == "dvbs2") { // docs/dvbs2.md: offset 3 steps, 50 iterations
+                    o.beta = 3.0f;
+                    o.iterations = 50;
+                }
                 if (opt.iterations > 0)
                     o.iterations = opt.iterations;
                 o.early_termination = opt.early_termination;
@@ -443,6 +448,20 @@ bench_code make_bench_code(const block_options& opt)
         code.default_ebn0 = 2.0;
         code.ldpc = std::make_shared<const gpufec::ldpc_graph>(lc->graph());
         add_ldpc_variants(code, "ldpc", opt, false);
+    } else if (opt.code == "dvbs2") {
+        auto dc = std::make_shared<const gpufec::dvbs2_ldpc_code>(opt.dvbs2_frame,
+                                                                  opt.dvbs2_rate);
+        code.frame.info_bits = size_t(dc->k());
+        code.frame.coded_bits = size_t(dc->n());
+        code.frame.description = dc->describe();
+        code.frame.encode = [dc](const uint8_t* in, uint8_t* out) {
+            dc->encode(in, out);
+        };
+        // Eb/N0 of QPSK at the standard's threshold + 0.3 dB is the caller's (--ebn0);
+        // the default is about normal 1/2's: Es/N0 1.3 dB.
+        code.default_ebn0 = 1.3;
+        code.ldpc = std::make_shared<const gpufec::ldpc_graph>(dc->graph());
+        add_ldpc_variants(code, "dvbs2", opt, false);
     } else if (opt.code == "ldpc-alist") {
         if (opt.alist.empty())
             throw gpufec::error(
@@ -523,9 +542,11 @@ bench_code make_bench_code(const block_options& opt)
             code.variants.push_back(v);
         }
     } else {
-        throw gpufec::error("--code must be conv, turbo, ldpc, ldpc-alist, polar or uci, "
-                            "got \"" +
-                            opt.code + "\"");
+        throw gpufec::error(
+            "--code must be conv, turbo, ldpc, ldpc-alist, dvbs2, polar or "
+            "uci, "
+            "got \"" +
+            opt.code + "\"");
     }
     return code;
 }

@@ -18,13 +18,14 @@ namespace gpufec_bench {
 //! The shared options (run_options) are set from the Viterbi bench's; ebn0_db is used
 //! when ebn0_given, else the code's default.
 struct block_options : run_options {
-    std::string code; //!< "turbo" | "ldpc" | "ldpc-alist" | "polar" | "uci"
+    std::string code; //!< "turbo" | "ldpc" | "ldpc-alist" | "dvbs2" | "polar" | "uci"
     bool ebn0_given = false;
     // Codes.
     int turbo_k = 6144;
     bool crc24b = false;
     int ldpc_bg = 1, ldpc_z = 384, ldpc_k = 0, ldpc_e = 0;
     std::string alist;
+    std::string dvbs2_frame = "normal", dvbs2_rate = "1/2";
     int polar_k = 512, polar_e = 1024;
     std::string polar_crc = "crc11";
     int uci_k = 11, uci_e = 64, uci_qm = 1;

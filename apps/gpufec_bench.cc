@@ -696,6 +696,10 @@ options parse_options(int argc, char** argv, bool& help)
         ("ldpc-e", po::value(&opt.block.ldpc_e)->default_value(opt.block.ldpc_e),
          "NR LDPC transmitted bits (0: the whole codeword after puncturing)")
         ("alist", po::value(&opt.block.alist), "alist file of --code ldpc-alist")
+        ("dvbs2-frame", po::value(&opt.block.dvbs2_frame)->default_value(opt.block.dvbs2_frame),
+         "normal | short: frame of --code dvbs2")
+        ("dvbs2-rate", po::value(&opt.block.dvbs2_rate)->default_value(opt.block.dvbs2_rate),
+         "rate of --code dvbs2, e.g. 1/2, 3/4")
         ("polar-k", po::value(&opt.block.polar_k)->default_value(opt.block.polar_k),
          "NR polar payload bits")
         ("polar-e", po::value(&opt.block.polar_e)->default_value(opt.block.polar_e),
@@ -774,9 +778,9 @@ int main(int argc, char** argv)
         info.stamp = { utc_now(), cpu_model(), GPUFEC_GIT_COMMIT };
         if (opt.block.code != "conv") {
             // Block codes: CPU decoders, and the CUDA ones of the codes that have one.
-            const bool has_cuda_decoder = opt.block.code == "uci" ||
-                                          opt.block.code == "ldpc" ||
-                                          opt.block.code == "ldpc-alist";
+            const bool has_cuda_decoder =
+                opt.block.code == "uci" || opt.block.code == "ldpc" ||
+                opt.block.code == "ldpc-alist" || opt.block.code == "dvbs2";
             if (opt.backend == "cuda" && !has_cuda_decoder)
                 throw gpufec::error("--code " + opt.block.code +
                                     ": only the CPU backend has these decoders; use "

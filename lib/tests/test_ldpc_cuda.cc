@@ -8,6 +8,7 @@
 // batching engine, over NR base graphs, lifting sizes, rates, fillers, options and alist
 // codes; BER on the GPU. Skipped without a device.
 #include <gpufec/backends.h>
+#include <gpufec/dvbs2_ldpc.h>
 #include <gpufec/engine.h>
 #include <gpufec/ldpc_alist.h>
 #include <gpufec/ldpc_decoding.h>
@@ -16,6 +17,7 @@
 #include "test_helpers.h"
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <random>
@@ -257,11 +259,79 @@ TEST(LdpcCuda, SmallBatchesMatchCpu)
     // Few frames of each kernel (NR BG1 and BG2 kernels, the generic kernel with
     // several codewords per block, an odd frame count): the case compute-sanitizer
     // runs in ci/gpu-check.
-    for (const auto& c : { nr_ldpc_code(1, 384, 0, 0), nr_ldpc_code(2, 52, 400, 2000),
+    for (const auto& c : { nr_ldpc_code(1, 384, 0, 0),
+                           nr_ldpc_code(2, 52, 400, 2000),
                            nr_ldpc_code(1, 7, 140, 420) }) {
         const auto frames = nr_frames(c, 3, 1.5, 31);
         ldpc_decoder_options opt;
         opt.iterations = 4;
         expect_same(c.graph(), opt, frames, c.graph().description + " small");
+    }
+}
+
+namespace {
+
+//! DVB-S2 frames: random info bits, QPSK (Gray: BPSK per bit at Es/N0 - 3.01 dB).
+trial dvbs2_trial(const dvbs2_ldpc_code& code, int frames, double esn0_db, uint64_t seed)
+{
+    const double ebn0 = esn0_db - 10.0 * std::log10(2.0) -
+                        10.0 * std::log10(static_cast<double>(code.k()) / code.n());
+    return gpufec::test::make_trial(code, code.n(), frames, ebn0, seed);
+}
+
+ldpc_decoder_options dvbs2_options()
+{
+    // docs/dvbs2.md: offset min-sum, beta = 3 int8 steps, 50 iterations, ET.
+    ldpc_decoder_options o;
+    o.algorithm = ldpc_algorithm::offset;
+    o.beta = 3.0f;
+    o.iterations = 50;
+    return o;
+}
+
+} // namespace
+
+TEST(LdpcCuda, Dvbs2MatchesCpu)
+{
+    REQUIRE_GPU();
+    // The generic kernel on DVB-S2 graphs (Z = 1, 360-row layers and sub-layers), the
+    // largest codes this decoder takes (64800 APP values in shared memory).
+    for (const auto& fr : { std::make_pair("normal", "1/2"),
+                            std::make_pair("short", "8/9"),
+                            std::make_pair("normal", "9/10") }) {
+        const dvbs2_ldpc_code code(fr.first, fr.second);
+        const trial t = dvbs2_trial(code, 6, 1.0 + (fr.second[0] == '9' ? 5.5 : 0.2), 5);
+        ldpc_decoder_options o = dvbs2_options();
+        o.iterations = 12;
+        expect_same(code.graph(), o, t.llrs, code.describe());
+    }
+}
+
+TEST(LdpcCuda, Dvbs2BerAboveQefThreshold)
+{
+    REQUIRE_GPU();
+    // EN 302 307-1 Table 13 (QPSK, normal frames): 1/2 at 1.00 dB, 3/4 at 4.03 dB Es/N0;
+    // LDPC-only BER <= 1e-6 at 0.3 dB above, over > 5e6 information bits each.
+    for (const auto& c : { std::make_pair("1/2", 1.00), std::make_pair("3/4", 4.03) }) {
+        const dvbs2_ldpc_code code("normal", c.first);
+        auto gpu = std::shared_ptr<batch_decoder>(
+            make_decoder(code.graph(), dvbs2_options(), "cuda:0"));
+        const int frames = (5000000 + code.k() - 1) / code.k();
+        const trial t = dvbs2_trial(code, frames, c.second + 0.3, 101);
+        const decoded_batch d = run_engine(gpu, t.llrs, 64);
+        const size_t errors = bit_errors(t, d);
+        const double bits = double(frames) * code.k();
+        EXPECT_LE(errors / bits, 1e-6) << code.describe();
+        double iters = 0;
+        for (const auto& s : d.status)
+            iters += s.iterations;
+        std::printf(
+            "DVB-S2 normal %s at Es/N0 %.2f dB on the GPU: %zu bit errors over %.0f "
+            "bits, mean %.2f iterations\n",
+            c.first,
+            c.second + 0.3,
+            errors,
+            bits,
+            iters / frames);
     }
 }

@@ -16,7 +16,7 @@ namespace gr {
 namespace gpufec {
 
 /*!
- * \brief LDPC decoder (layered min-sum) for gpufec.nr_ldpc_code and
+ * \brief LDPC decoder (layered min-sum) for gpufec.nr_ldpc_code, gpufec.dvbs2_ldpc_code and
  * gpufec.ldpc_code_from_alist \ingroup gpufec
  *
  * \details

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(ldpc_decoder_pdu.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(26ab2e44f416cf7d62914caafe78c96e)                     */
+/* BINDTOOL_HEADER_FILE_HASH(710d805eb4c47565aef5bf62184bfb8c)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(ldpc_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(483e0f4d8b1de5eaf4af3b3b780f0402)                     */
+/* BINDTOOL_HEADER_FILE_HASH(a161c0ccd62b9ef0cefa5c8585c95e52)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
