@@ -237,9 +237,9 @@ def make_code(frame_bits=2048, k=7, polys=None, termination="terminated", punctu
 
 def make_block_code(family, turbo_k=6144, crc24b=False, ldpc_bg=1, ldpc_z=384, ldpc_k=0,
                     ldpc_e=0, alist=None, polar_k=512, polar_e=1024, polar_crc="crc11",
-                    channel_interleave=True):
-    """The code of a --code family other than conv: "turbo", "ldpc", "ldpc-alist" or
-    "polar". Bad parameters raise ValueError naming the allowed values."""
+                    channel_interleave=True, dvbs2_frame="normal", dvbs2_rate="1/2"):
+    """The code of a --code family other than conv: "turbo", "ldpc", "ldpc-alist",
+    "dvbs2" or "polar". Bad parameters raise ValueError naming the allowed values."""
     from gnuradio import gpufec
     if family == "turbo":
         return gpufec.lte_turbo_code(int(turbo_k), bool(crc24b))
@@ -249,6 +249,8 @@ def make_block_code(family, turbo_k=6144, crc24b=False, ldpc_bg=1, ldpc_z=384, l
         if not alist:
             raise ValueError("--code ldpc-alist needs --alist PATH (an alist file)")
         return gpufec.ldpc_code_from_alist(alist)
+    if family == "dvbs2":
+        return gpufec.dvbs2_ldpc_code(dvbs2_frame, dvbs2_rate)
     if family == "polar":
         return gpufec.nr_polar_code(int(polar_k), int(polar_e), polar_crc,
                                     bool(channel_interleave))
@@ -256,7 +258,7 @@ def make_block_code(family, turbo_k=6144, crc24b=False, ldpc_bg=1, ldpc_z=384, l
 
 
 #: --code values.
-CODE_FAMILIES = ("conv", "turbo", "ldpc", "ldpc-alist", "polar")
+CODE_FAMILIES = ("conv", "turbo", "ldpc", "ldpc-alist", "dvbs2", "polar")
 
 #: Decoder options each code family's decoder takes (keyword arguments of
 #: gpufec.turbo_decoder / ldpc_decoder / polar_decoder; the Viterbi decoder has none).
@@ -324,7 +326,10 @@ def run_point(code, ebn0_db, backend="auto", max_errors=100, max_bits=1e7, seed=
     total_bits = frames * frame_bits
 
     tb = gr.top_block("gpufec-ber")
-    source = gpufec.awgn_bpsk_source(code, float(ebn0_db), int(seed), backend)
+    # The source has a CUDA kernel for convolutional codes only: a block code's source
+    # takes "auto" (the CPU today) whatever backend the decoder is asked to run on.
+    source_backend = backend if code.family() == "conv" else "auto"
+    source = gpufec.awgn_bpsk_source(code, float(ebn0_db), int(seed), source_backend)
     decoder = make_decoder(code, input_type, backend, max_batch_frames, max_latency_ms,
                            **(decoder_options or {}))
     counter = gpufec.ber_counter(frame_bits)
@@ -451,6 +456,11 @@ def build_parser():
                       help="normalized min-sum factor, (0, 1] (decoder default 0.75)")
     ldpc.add_argument("--beta", type=float, default=None,
                       help="offset min-sum offset in LLR units, >= 0 (decoder default 0.5)")
+    dvbs2 = parser.add_argument_group("DVB-S2 LDPC code (--code dvbs2; decoded by the LDPC "
+                                      "decoder: use --algorithm offset --beta 0.375 "
+                                      "--iterations 50, docs/dvbs2.md)")
+    dvbs2.add_argument("--dvbs2-frame", default="normal", choices=["normal", "short"])
+    dvbs2.add_argument("--dvbs2-rate", default="1/2", help="e.g. 1/2, 3/4, 9/10")
     polar = parser.add_argument_group("5G NR polar code (--code polar)")
     polar.add_argument("--polar-k", type=int, default=512, help="payload bits before the CRC")
     polar.add_argument("--polar-e", type=int, default=1024, help="transmitted bits")
@@ -496,7 +506,7 @@ def build_parser():
 def decoder_options_from_args(args):
     """The decoder keyword arguments the command line set, for args.code's decoder.
     Raises ValueError for an option that decoder does not take."""
-    family = "ldpc" if args.code == "ldpc-alist" else args.code
+    family = "ldpc" if args.code in ("ldpc-alist", "dvbs2") else args.code
     given = {"algorithm": args.algorithm, "arithmetic": args.arithmetic,
              "extrinsic_scale": args.extrinsic_scale, "sub_blocks": args.sub_blocks,
              "alpha": args.alpha, "beta": args.beta, "list_size": args.list_size}
@@ -522,7 +532,8 @@ def code_from_args(args):
                            ldpc_bg=args.ldpc_bg, ldpc_z=args.ldpc_z, ldpc_k=args.ldpc_k,
                            ldpc_e=args.ldpc_e, alist=args.alist, polar_k=args.polar_k,
                            polar_e=args.polar_e, polar_crc=args.polar_crc,
-                           channel_interleave=not args.no_channel_interleave)
+                           channel_interleave=not args.no_channel_interleave,
+                           dvbs2_frame=args.dvbs2_frame, dvbs2_rate=args.dvbs2_rate)
 
 
 def main(argv=None):

@@ -204,6 +204,14 @@ class qa_gpufec_ber(gr_unittest.TestCase):
             self.tiny_run(["--code", "ldpc-alist", "--alist", path, "--iterations", "30"],
                           ebn0=9.0)
 
+    def test_009b_dvbs2_run(self):
+        """DVB-S2 short 3/4 (k = 11880) at 5 dB with the decoder settings of
+        docs/dvbs2.md: error free."""
+        p = self.tiny_run(["--code", "dvbs2", "--dvbs2-frame", "short", "--dvbs2-rate",
+                           "3/4", "--algorithm", "offset", "--beta", "0.375",
+                           "--iterations", "50"], 2 * 11880, ebn0=5.0)
+        self.assertEqual(p.frames, 2)
+
     def test_010_polar_run(self):
         """NR polar k=64 e=128 CRC11 at 6 dB with SC, CA-SCL and BP: error free."""
         for algorithm in ("sc", "scl", "bp"):
