@@ -616,6 +616,8 @@ private:
         p.normalized = options.algorithm == ldpc_algorithm::normalized;
         p.alpha16 = d_cfg.alpha16();
         p.beta = d_cfg.beta_int();
+        p.beta_pair_neg =
+            static_cast<uint32_t>(static_cast<uint16_t>(-p.beta)) * 0x10001u;
         d_threads = (g.z + 31) / 32 * 32;
         d_smem = sizeof(uint32_t) * g.n();
         auto kernel =

@@ -58,14 +58,14 @@ constexpr int first_edge(int row)
         e += base_graph<BG>::degree[r];
     return e;
 }
-//! Rows of degree > 13 need a second word for their signs; their index among those.
-constexpr int sign_bits_in_word = 13;
+//! Rows of degree > 11 need a third state word (nr_layered.cuh, row state); their
+//! index among those.
 template <int BG>
 constexpr int high_index(int row)
 {
     int h = 0;
     for (int r = 0; r < row; r++)
-        h += base_graph<BG>::degree[r] > sign_bits_in_word;
+        h += base_graph<BG>::degree[r] > 11;
     return h;
 }
 template <int BG>
@@ -90,6 +90,7 @@ struct params {
     int32_t iterations;
     bool early_termination, normalized;
     int32_t alpha16, beta;
+    uint32_t beta_pair_neg; //!< -round(beta) in both halves (offset min-sum)
     const int8_t* in;
     const frame_extent* frames;
     uint32_t num_frames;
@@ -116,43 +117,49 @@ __device__ __forceinline__ int position(const params& p, int e, int t)
     return p.colz[e] + (s >= p.z ? s - p.z : s);
 }
 
-//! One codeword's row state: compressed messages in, minima and signs being built.
-struct row_state {
-    int m1, m2, idx;    // old messages: magnitudes, edge of the minimum
-    uint32_t signs;     // old message signs, bit j
-    int min1, min2, at; // new minima of |Q| and the edge of the first
-    int parity;         // sign product of Q (sign bit)
-};
+// ---- the row update, both codewords in the 16-bit halves of each register ----------
+//
+// Hopper runs 16x2 adds and min/max natively (VIADD.16x2, VIMNMX.S16x2/U16x2,
+// VIADDMNMX.S16x2: tools/sass/packed16_ops.cu), so one instruction does the work of
+// the two codewords. Compares are not native; where a per-half condition is needed it
+// is a bit moved to bit 15/31 and spread over its half with PRMT (sign replication).
+//
+// Row state (per row, both codewords), in registers across iterations:
+//   W1 = M1 | D << 7: M1 = the scaled minimum's magnitude (7 bits per half), D = second
+//        minus first (>= 0);
+//   compact rows (degree <= 11): W0 = the message signs of edges 0..10 (bits 0..10 a,
+//        16..26 b) | the edge of the minimum (bits 11..15 a, 27..31 b);
+//   wide rows (BG1's four rows of degree 19): W0 = the signs of edges 0..15, W2 = the
+//        signs of edges 16.. (bits 0.. a, 16.. b) | the edge of the minimum (bits 8..12
+//        a, 24..28 b).
+// The minimum search runs on a' = min(|Q|, 127) << 5 | j: capping before the search
+// changes no result (the CPU caps the minima before scaling, and where capped values
+// tie the two magnitudes are equal, so which edge holds the minimum does not matter),
+// and the low bits make the first edge of the smallest value win, as on the CPU.
+constexpr int compact_degree = 11;
+constexpr uint32_t half_mask7 = 0x007f007fu;
 
-__device__ __forceinline__ void open_row(row_state& s, uint32_t word, uint32_t extra)
+//! All ones in each half whose top bit (15, 31) is set. PRMT's sign-replicate mode
+//! (selector nibble 9: byte 1's sign, b: byte 3's); __byte_perm() drops that bit of
+//! the selector, hence the PTX.
+__device__ __forceinline__ uint32_t spread_sign(uint32_t x)
 {
-    s.m1 = word & 127u;
-    s.m2 = (word >> 7) & 127u;
-    s.idx = (word >> 14) & 31u;
-    s.signs = (word >> 19) | (extra << sign_bits_in_word);
-    s.min1 = s.min2 = 32767;
-    s.at = 0;
-    s.parity = 0;
+    uint32_t r;
+    asm("prmt.b32 %0, %1, 0, 0xbb99;" : "=r"(r) : "r"(x));
+    return r;
 }
-
-//! Q = sat(L - R_old) for edge j, folded into the minima; returns Q.
-__device__ __forceinline__ int first_pass(row_state& s, int l, int j)
+//! One-hot pair: bit (idx - Base) of each half when it is in [0, 16).
+template <int Base>
+__device__ __forceinline__ uint32_t one_hot(uint32_t index_pair)
 {
-    int r = j == s.idx ? s.m2 : s.m1;
-    r = (s.signs >> j) & 1u ? -r : r;
-    const int q = sat(l - r);
-    const int a = abs(q);
-    s.at = a < s.min1 ? j : s.at;
-    s.min2 = min(s.min2, max(s.min1, a));
-    s.min1 = min(s.min1, a);
-    s.parity ^= q;
-    return q;
+    const uint32_t ia = (index_pair & 0xffffu) - Base, ib = (index_pair >> 16) - Base;
+    return (ia < 16u ? 1u << ia : 0u) | (ib < 16u ? 0x10000u << ib : 0u);
 }
-
-__device__ __forceinline__ int scale(const params& p, int m)
+__device__ __forceinline__ uint32_t scale_pair(const params& p, uint32_t m)
 {
-    m = min(m, 127);
-    return p.normalized ? (m * p.alpha16) >> 4 : max(m - p.beta, 0);
+    // m <= 127 per half: m * alpha16 <= 2032 stays in its half.
+    return p.normalized ? ((m * static_cast<uint32_t>(p.alpha16)) >> 4) & half_mask7
+                        : __viaddmax_s16x2(m, p.beta_pair_neg, 0u);
 }
 
 template <int BG, int Row>
@@ -160,52 +167,78 @@ __device__ __forceinline__ void update_layer(const params& p,
                                              uint32_t* __restrict__ app,
                                              int t,
                                              uint32_t (&word)[2][base_graph<BG>::rows],
-                                             uint32_t (&extra)[2][high_rows<BG>() + 1],
+                                             uint32_t (&extra)[high_rows<BG>() + 1],
                                              uint32_t keep)
 {
     constexpr int deg = base_graph<BG>::degree[Row];
     constexpr int e0 = first_edge<BG>(Row);
-    constexpr bool high = deg > sign_bits_in_word;
+    constexpr bool wide = deg > compact_degree;
     constexpr int h = high_index<BG>(Row);
-    row_state a, b;
-    open_row(a, word[0][Row], high ? extra[0][h] : 0u);
-    open_row(b, word[1][Row], high ? extra[1][h] : 0u);
+    constexpr uint32_t app_pos = 0x7d007d00u; // +32000 in both halves
+    constexpr uint32_t app_neg = 0x83008300u; // -32000 in both halves
+
+    // Old messages: magnitudes, edge of the minimum as one-hot masks, signs.
+    const uint32_t w0 = word[0][Row], w1 = word[1][Row], w2 = wide ? extra[h] : 0u;
+    const uint32_t old_m1 = w1 & half_mask7, old_d = (w1 >> 7) & half_mask7;
+    const uint32_t old_index = wide ? (w2 >> 8) & 0x001f001fu : (w0 >> 11) & 0x001f001fu;
+    const uint32_t old_hot_lo = one_hot<0>(old_index);
+    const uint32_t old_hot_hi = wide ? one_hot<16>(old_index) : 0u;
+
     uint32_t q[deg];
+    uint32_t min1 = 0xffffffffu, min2 = 0xffffffffu, parity = 0;
 #pragma unroll
     for (int j = 0; j < deg; j++) {
         const uint32_t l = app[position(p, e0 + j, t)];
-        const int qa = first_pass(a, lo16(l), j);
-        const int qb = first_pass(b, hi16(l), j);
-        q[j] = pack(qa, qb);
+        const int bit = j < 16 ? j : j - 16;
+        const uint32_t signs = j < 16 ? w0 : w2;
+        const uint32_t hot = j < 16 ? old_hot_lo : old_hot_hi;
+        const uint32_t s = spread_sign(signs << (15 - bit));
+        const uint32_t is_min = spread_sign(hot << (15 - bit));
+        const uint32_t mag = old_m1 + (old_d & is_min);
+        const uint32_t minus_r = __vsub2(s, mag ^ s); // -R_old per half
+        const uint32_t qj = __vmins2(__viaddmax_s16x2(l, minus_r, app_neg), app_pos);
+        q[j] = qj;
+        parity ^= qj;
+        const uint32_t abs_q = __vmaxs2(qj, __vsub2(0u, qj));
+        const uint32_t a = (__vminu2(abs_q, half_mask7) << 5) | (j * 0x00010001u);
+        min2 = __vminu2(min2, __vmaxu2(min1, a));
+        min1 = __vminu2(min1, a);
     }
-    const int mag1a = scale(p, a.min1), mag2a = scale(p, a.min2);
-    const int mag1b = scale(p, b.min1), mag2b = scale(p, b.min2);
-    uint32_t signs_a = 0, signs_b = 0;
+    const uint32_t new_m1 = scale_pair(p, (min1 >> 5) & half_mask7);
+    const uint32_t new_d = scale_pair(p, (min2 >> 5) & half_mask7) - new_m1;
+    const uint32_t new_index = min1 & 0x001f001fu;
+    const uint32_t hot_lo = one_hot<0>(new_index);
+    const uint32_t hot_hi = wide ? one_hot<16>(new_index) : 0u;
+    uint32_t signs_lo = 0, signs_hi = 0;
 #pragma unroll
     for (int j = 0; j < deg; j++) {
         // The position again rather than kept: registers are what limits this kernel.
         const int v = position(p, e0 + j, t);
-        const int qa = lo16(q[j]), qb = hi16(q[j]);
-        const bool nega = (a.parity ^ qa) < 0, negb = (b.parity ^ qb) < 0;
-        const int ma = j == a.at ? mag2a : mag1a;
-        const int mb = j == b.at ? mag2b : mag1b;
-        signs_a |= static_cast<uint32_t>(nega) << j;
-        signs_b |= static_cast<uint32_t>(negb) << j;
-        uint32_t l = pack(sat(qa + (nega ? -ma : ma)), sat(qb + (negb ? -mb : mb)));
+        const int bit = j < 16 ? j : j - 16;
+        const uint32_t x = parity ^ q[j]; // bit 15/31: the new message is negative
+        const uint32_t s = spread_sign(x);
+        const uint32_t is_min = spread_sign((j < 16 ? hot_lo : hot_hi) << (15 - bit));
+        const uint32_t mag = new_m1 + (new_d & is_min);
+        const uint32_t r = __vsub2(mag ^ s, s);
+        uint32_t l = __vmaxs2(__viaddmin_s16x2(q[j], r, app_pos), app_neg);
+        const uint32_t sign_bits = (x >> (15 - bit)) & (0x00010001u << bit);
+        if (j < 16)
+            signs_lo |= sign_bits;
+        else
+            signs_hi |= sign_bits;
         if (static_cast<unsigned>(v - p.zero_begin) <
             static_cast<unsigned>(p.zero_end - p.zero_begin))
-            l = pack(app_max, app_max);
+            l = app_pos;
         if (keep) // a codeword of the pair has stopped: its values stay (block-uniform)
             l = (l & ~keep) | (app[v] & keep);
         app[v] = l;
     }
-    word[0][Row] = static_cast<uint32_t>(mag1a) | (static_cast<uint32_t>(mag2a) << 7) |
-                   (static_cast<uint32_t>(a.at) << 14) | (signs_a << 19);
-    word[1][Row] = static_cast<uint32_t>(mag1b) | (static_cast<uint32_t>(mag2b) << 7) |
-                   (static_cast<uint32_t>(b.at) << 14) | (signs_b << 19);
-    if (high) {
-        extra[0][h] = signs_a >> sign_bits_in_word;
-        extra[1][h] = signs_b >> sign_bits_in_word;
+    word[1][Row] = new_m1 | (new_d << 7);
+    if (wide) {
+        word[0][Row] = signs_lo;
+        extra[h] = signs_hi | (new_index << 8);
+    } else {
+        word[0][Row] = signs_lo | (new_index << 11);
     }
 }
 
@@ -214,7 +247,7 @@ __device__ __forceinline__ void run_layers(const params& p,
                                            uint32_t* __restrict__ app,
                                            int t,
                                            uint32_t (&word)[2][base_graph<BG>::rows],
-                                           uint32_t (&extra)[2][high_rows<BG>() + 1],
+                                           uint32_t (&extra)[high_rows<BG>() + 1],
                                            uint32_t keep)
 {
     if constexpr (Row < base_graph<BG>::rows) {
@@ -282,13 +315,13 @@ __global__ void __launch_bounds__(max_threads, 1)
         }
 
         uint32_t word[2][base_graph<BG>::rows];
-        uint32_t extra[2][high_rows<BG>() + 1];
+        uint32_t extra[high_rows<BG>() + 1];
 #pragma unroll
         for (int r = 0; r < base_graph<BG>::rows; r++)
             word[0][r] = word[1][r] = 0u; // R = 0 before the first iteration
 #pragma unroll
         for (int r = 0; r <= high_rows<BG>(); r++)
-            extra[0][r] = extra[1][r] = 0u;
+            extra[r] = 0u;
 
         bool done0 = false, done1 = !two;
         bool fail0 = false, fail1 = false;
