@@ -425,15 +425,22 @@ class qa_block_codes(gr_unittest.TestCase):
             self.assertEqual(dec.decoded_frames(), 3, name)
 
     def test_015_backends(self):
-        """backend="cuda" is refused ("not yet available", naming cpu); "auto" runs on
-        the CPU; a bad backend names the allowed values."""
+        """backend="cuda" is refused here (no GPU on the test machine: "no CUDA device"
+        for the LDPC decoders, which have a CUDA kernel when the build has CUDA; "not
+        yet available" for the others), naming cpu; "auto" runs on the CPU; a bad
+        backend names the allowed values."""
         for name, _, make, make_pdu in self.decoders():
             for m in (make, make_pdu):
                 for backend in ("cuda", "cuda:0"):
                     with self.assertRaises(ValueError, msg=name) as ctx:
                         m(backend=backend)
-                    self.assertIn("not yet available", str(ctx.exception))
-                    self.assertIn("cpu", str(ctx.exception))
+                    message = str(ctx.exception)
+                    if name.startswith("ldpc") or name == "alist":
+                        self.assertTrue("no CUDA device" in message or
+                                        "not yet available" in message, message)
+                    else:
+                        self.assertIn("not yet available", message)
+                    self.assertIn("cpu", message)
                 self.assertEqual(m().backend_name(), "cpu", name)
                 with self.assertRaises(ValueError) as ctx:
                     m(backend="gpu")
