@@ -391,8 +391,18 @@ void add_ldpc_variants(bench_code& code,
                     v.grfec_peer =
                         "gr-fec ldpc_decoder " + std::to_string(o.iterations) + " it";
                 code.variants.push_back(v);
-                if (b != "cpu")
+                if (b != "cpu") {
                     code.ldpc_kernel_rows.emplace_back(v.label, o);
+                    // The same decoder fed 4-bit LLRs: half the bytes over the bus.
+                    variant v4 = v;
+                    gpufec::ldpc_decoder_options o4 = o;
+                    o4.int4_input = true;
+                    v4.label = v.label + " int4-in";
+                    v4.make = [graph, o4, b]() {
+                        return gpufec::make_decoder(*graph, o4, b);
+                    };
+                    code.variants.push_back(v4);
+                }
             }
 }
 

@@ -138,13 +138,20 @@ void bench_engine(std::shared_ptr<gpufec::batch_decoder> decoder,
     gpufec::engine_config config;
     config.max_batch_frames = batch_frames;
     config.cpu_threads = cpu_threads;
+    // A 4-bit stage: floats quantized at scale 1 (one step = one natural LLR unit;
+    // the LDPC decoders scale 4-bit values by 8), float input only (the pool's int8
+    // values at scale 8 would saturate).
+    const bool int4_stage = decoder->input() == gpufec::input_format::llr_int4;
+    if (int4_stage)
+        config.llr_scale = 1.0f;
     gpufec::batch_engine engine(std::move(decoder), config);
     for (int pass = 0; pass < 2; ++pass) {
         const bool int8_input = pass == 1;
-        if ((int8_input && !opt.use_int8) || (!int8_input && !opt.use_float))
+        if ((int8_input && !opt.use_int8) || (!int8_input && !opt.use_float) ||
+            (int8_input && int4_stage))
             continue;
         result r = row;
-        r.input = int8_input ? "int8" : "float";
+        r.input = int8_input ? "int8" : int4_stage ? "f>int4" : "float";
         // Warm-up that also checks the output: at least two full batches.
         const size_t check_frames = std::max<size_t>(2 * config.max_batch_frames,
                                                      std::min<size_t>(pool.frames, 64));

@@ -40,7 +40,17 @@ struct ldpc_decoder_options {
     float beta = 4.0f;
     ldpc_arithmetic arithmetic = ldpc_arithmetic::int8;
     bool early_termination = true; //!< stop once every parity check holds
+    /*!
+     * Frames arrive as 4-bit LLRs (input_format::llr_int4, two per byte: half the bytes
+     * of int8 over the bus); the value v (-7..7) is decoded as the int8 LLR 8 v. So
+     * float LLRs quantized at llr_scale 1 give the int8 decoder's units at scale 8
+     * (docs/ldpc-gpu.md: what it costs in BER).
+     */
+    bool int4_input = false;
 };
+
+//! int4 input: the int8 LLR of a 4-bit value v is int4_llr_step * v.
+constexpr int int4_llr_step = 8;
 
 //! "normalized" | "offset"; throws gpufec::error naming the allowed values.
 ldpc_algorithm parse_ldpc_algorithm(const std::string& s);

@@ -10,6 +10,7 @@
 
 #include <gpufec/batch_decoder.h>
 #include <string>
+#include <vector>
 
 namespace gpufec {
 
@@ -23,6 +24,10 @@ public:
     }
 
     backend_kind backend() const override { return backend_kind::cpu; }
+    input_format input() const override
+    {
+        return d_int4_step ? input_format::llr_int4 : input_format::llr_int8;
+    }
     size_t max_input_items_per_frame() const override { return d_e; }
     size_t default_input_items() const override { return d_e; }
     size_t default_output_bits() const override { return d_k; }
@@ -48,8 +53,19 @@ public:
         }
         for_each_item(ctx, batch.num_frames, [&](size_t f, size_t worker) {
             const frame_extent& fe = batch.frames[f];
+            const llr8_t* in = batch.in ? batch.in + fe.in_offset : nullptr;
+            if (d_int4_step) {
+                // 4-bit input: unpacked to int8 (value * step) in a per-thread buffer
+                // that grows once.
+                thread_local std::vector<llr8_t> unpacked;
+                unpacked.resize(d_e);
+                for (size_t i = 0; i < d_e; i++)
+                    unpacked[i] = static_cast<llr8_t>(
+                        d_int4_step * llr_int4_at(batch.in_int4, fe.in_offset + i));
+                in = unpacked.data();
+            }
             const frame_status st =
-                decode_one(batch.in + fe.in_offset,
+                decode_one(in,
                            batch.out + fe.out_offset,
                            batch.soft_out ? batch.soft_out + 8 * fe.out_offset : nullptr,
                            ctx,
@@ -60,6 +76,10 @@ public:
     }
 
 protected:
+    //! Takes llr_int4 input from now on, each 4-bit value v decoded as the int8 LLR
+    //! step * v (0: int8 input).
+    void set_int4_input_step(int step) { d_int4_step = step; }
+
     //! Decodes one frame of e LLRs into k packed bits (MSB first) and, when `soft` is not
     //! null, the k a-posteriori LLRs (see frame_batch::soft_out). Called concurrently
     //! from several threads; `worker`'s scratch is ctx.worker_scratch<T>(worker).
@@ -72,6 +92,7 @@ protected:
 private:
     std::string d_family;
     size_t d_e, d_k;
+    int d_int4_step = 0;
 };
 
 } // namespace gpufec

@@ -136,6 +136,8 @@ public:
                 graph.z == 1 ? 1e6f // caps a degree-1 row's missing second minimum
                              : std::numeric_limits<float>::infinity())
     {
+        if (opt.int4_input)
+            set_int4_input_step(int4_llr_step);
         d_identity = graph.e() == d_n && graph.known_zeros.empty();
         for (int i = 0; d_identity && i < d_n; i++)
             d_identity = d_map[i] == i;

@@ -11,7 +11,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <random>
 #include <vector>
 
 using namespace gpufec;
@@ -170,6 +172,117 @@ TEST(LdpcCpu, DeterministicAcrossThreadsAndLayout)
         EXPECT_EQ(one.status[0].ok, two.status[f].ok);
     }
     EXPECT_EQ(gpufec::test::decode_guarded(*dec, t.llrs[0], code.k()), two.bits[0]);
+}
+
+TEST(LdpcCpu, Int4InputIsInt8TimesTheStep)
+{
+    // A 4-bit value v decodes as the int8 LLR 8 v: same bits, soft output and status.
+    const nr_ldpc_code code(1, 52, 0, 0);
+    const trial t = make_trial(code, 6, 1.5, 9);
+    std::vector<std::vector<llr8_t>> as_int8;
+    std::vector<uint8_t> packed;
+    std::vector<frame_extent> ext;
+    for (const auto& f : t.llrs) {
+        std::vector<llr8_t> v(f.size());
+        for (size_t i = 0; i < f.size(); i++)
+            v[i] = static_cast<llr8_t>(std::max(-7, std::min(7, f[i] / 8)));
+        std::vector<uint8_t> nibbles((v.size() + 1) / 2);
+        pack_llrs_int4(v.data(), nibbles.data(), v.size());
+        ext.push_back({ 2 * packed.size(),
+                        static_cast<uint32_t>(v.size()),
+                        ext.size() * aligned_packed_bytes(code.k()),
+                        static_cast<uint32_t>(code.k()) });
+        packed.insert(packed.end(), nibbles.begin(), nibbles.end());
+        for (auto& x : v)
+            x = static_cast<llr8_t>(int4_llr_step * x);
+        as_int8.push_back(v);
+    }
+    ldpc_decoder_options o;
+    auto int8_dec = make_ldpc_decoder_cpu(code, o);
+    o.int4_input = true;
+    auto int4_dec = make_ldpc_decoder_cpu(code, o);
+    EXPECT_EQ(int4_dec->input(), input_format::llr_int4);
+    const auto want = decode_all(*int8_dec, as_int8, code.k());
+    std::vector<uint8_t> out(ext.size() * aligned_packed_bytes(code.k()));
+    std::vector<float> soft(8 * out.size());
+    std::vector<frame_status> status(ext.size());
+    frame_batch b;
+    b.in_int4 = packed.data();
+    b.out = out.data();
+    b.soft_out = soft.data();
+    b.frames = ext.data();
+    b.num_frames = ext.size();
+    b.status = status.data();
+    decode_on_this_thread(*int4_dec, b);
+    for (size_t f = 0; f < ext.size(); f++) {
+        std::vector<uint8_t> bits(code.k());
+        unpack_bits(out.data() + ext[f].out_offset, bits.data(), code.k());
+        EXPECT_EQ(bits, want.bits[f]) << "frame " << f;
+        for (int i = 0; i < code.k(); i++)
+            ASSERT_EQ(soft[8 * ext[f].out_offset + i], want.soft[f][i]) << f << " " << i;
+        EXPECT_EQ(status[f].iterations, want.status[f].iterations);
+        EXPECT_EQ(status[f].ok, want.status[f].ok);
+    }
+}
+
+// The BER cost of 4-bit input (docs/ldpc-gpu.md): BG1 Z=384 r=1/3, the same noisy
+// float LLRs quantized to int8 at scale 8 or to 4 bits at scale 1 (one step per natural
+// LLR unit, decoded as 8 v) or at scale 2, 20 iterations with early termination.
+// ./test_ldpc_cpu --gtest_also_run_disabled_tests --gtest_filter='*Int4Ber*'
+TEST(LdpcCpu, DISABLED_Int4BerCost)
+{
+    const nr_ldpc_code code(1, 384, 0, 0);
+    const int frames = 1000;
+    std::printf("Eb/N0  input      frame errors  bit errors  (of %d frames, %d bits)\n",
+                frames,
+                frames * code.k());
+    for (double ebn0 : { 0.6, 0.7, 0.8, 0.9, 1.0, 1.1 }) {
+        std::mt19937 bit_rng(7);
+        std::mt19937_64 noise_rng(11);
+        const double rate = double(code.k()) / code.e();
+        const double sigma2 = 1.0 / (2.0 * rate * std::pow(10.0, ebn0 / 10.0));
+        std::normal_distribution<double> noise(0.0, std::sqrt(sigma2));
+        trial t8, t4, t4s2; // int8 at scale 8, 4-bit at scale 1 and at scale 2
+        for (int f = 0; f < frames; f++) {
+            std::vector<uint8_t> info(code.k()), coded(code.e());
+            for (auto& b : info)
+                b = bit_rng() & 1;
+            code.encode(info.data(), coded.data());
+            std::vector<float> llr(code.e());
+            for (int i = 0; i < code.e(); i++)
+                llr[i] =
+                    float(2.0 * ((coded[i] ? -1.0 : 1.0) + noise(noise_rng)) / sigma2);
+            std::vector<llr8_t> q8(code.e()), q4(code.e()), q4s2(code.e());
+            quantize_llrs(llr.data(), q8.data(), q8.size(), 8.0f);
+            std::vector<uint8_t> nibbles((code.e() + 1) / 2);
+            quantize_llrs_int4(llr.data(), nibbles.data(), llr.size(), 1.0f);
+            for (int i = 0; i < code.e(); i++)
+                q4[i] =
+                    static_cast<llr8_t>(int4_llr_step * llr_int4_at(nibbles.data(), i));
+            quantize_llrs_int4(llr.data(), nibbles.data(), llr.size(), 2.0f);
+            for (int i = 0; i < code.e(); i++)
+                q4s2[i] =
+                    static_cast<llr8_t>(int4_llr_step * llr_int4_at(nibbles.data(), i));
+            for (trial* t : { &t8, &t4, &t4s2 })
+                t->info.push_back(info);
+            t8.llrs.push_back(q8);
+            t4.llrs.push_back(q4);
+            t4s2.llrs.push_back(q4s2);
+        }
+        ldpc_decoder_options o;
+        o.iterations = 20;
+        auto dec = make_ldpc_decoder_cpu(code, o);
+        for (const trial* t : { &t8, &t4, &t4s2 }) {
+            const auto d = decode_all(*dec, t->llrs, code.k());
+            std::printf("%5.2f  %-9s  %12zu  %10zu\n",
+                        ebn0,
+                        t == &t8   ? "int8 x8"
+                        : t == &t4 ? "int4 x1"
+                                   : "int4 x2",
+                        gpufec::test::frame_errors(*t, d),
+                        bit_errors(*t, d));
+        }
+    }
 }
 
 TEST(LdpcCpu, BadOptionsThrow)

@@ -78,10 +78,13 @@ void expect_same(const ldpc_graph& graph,
                  const std::string& what)
 {
     SCOPED_TRACE(what);
-    auto cpu = make_decoder(graph, opt, "cpu");
+    auto cpu = std::shared_ptr<batch_decoder>(make_decoder(graph, opt, "cpu"));
     auto gpu = std::shared_ptr<batch_decoder>(make_decoder(graph, opt, "cuda:0"));
     ASSERT_EQ(gpu->backend(), backend_kind::cuda);
-    const decoded_batch want = gpufec::test::decode_all(*cpu, frames, graph.k());
+    // 4-bit input is packed by the engine, for both decoders.
+    const decoded_batch want = opt.int4_input
+                                   ? run_engine(cpu, frames)
+                                   : gpufec::test::decode_all(*cpu, frames, graph.k());
     const decoded_batch got = run_engine(gpu, frames);
     ASSERT_EQ(got.bits.size(), frames.size());
     size_t bit_diff = 0, soft_diff = 0, status_diff = 0;
@@ -333,5 +336,21 @@ TEST(LdpcCuda, Dvbs2BerAboveQefThreshold)
             errors,
             bits,
             iters / frames);
+    }
+}
+
+TEST(LdpcCuda, Int4InputMatchesCpu)
+{
+    REQUIRE_GPU();
+    // 4-bit LLRs (-7..7) through the engine's int4 packing, on both kernels.
+    for (const auto& c : { nr_ldpc_code(1, 384, 0, 0), nr_ldpc_code(2, 16, 100, 300) }) {
+        auto frames = nr_frames(c, 24, 1.5, 41);
+        for (auto& f : frames)
+            for (auto& x : f)
+                x = static_cast<llr8_t>(
+                    std::max(-7, std::min(7, (x + 4 * (x > 0) - 4 * (x < 0)) / 8)));
+        ldpc_decoder_options opt;
+        opt.int4_input = true;
+        expect_same(c.graph(), opt, frames, c.graph().description + " int4");
     }
 }

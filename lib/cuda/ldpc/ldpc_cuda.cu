@@ -73,6 +73,7 @@ struct ldpc_kernel_params {
     int32_t alpha16, beta;
     // The batch.
     const int8_t* in;
+    const uint8_t* in4; //!< llr_int4 input (then `in` is null)
     const frame_extent* frames;
     uint32_t num_frames;
     uint8_t* out;
@@ -191,8 +192,8 @@ __global__ void ldpc_layered_kernel(ldpc_kernel_params p)
                 __syncthreads();
             for (int i = tid; i < count * seg.len; i += threads) {
                 const int c = i / seg.len, j = i - c * seg.len;
-                const int8_t* x = p.in + p.frames[f0 + c].in_offset;
-                app[c * n + seg.pos + j] += x[seg.llr + j];
+                app[c * n + seg.pos + j] += static_cast<int16_t>(nr::channel_llr(
+                    p.in, p.in4, p.frames[f0 + c].in_offset, seg.llr + j));
             }
         }
         __syncthreads();
@@ -453,6 +454,11 @@ public:
     backend_kind backend() const override { return backend_kind::cuda; }
     int device() const override { return d_device; }
     bool has_soft_output() const override { return true; }
+    input_format input() const override
+    {
+        return d_cfg.options().int4_input ? input_format::llr_int4
+                                          : input_format::llr_int8;
+    }
     size_t max_input_items_per_frame() const override { return d_graph.e(); }
     size_t default_input_items() const override { return d_graph.e(); }
     size_t default_output_bits() const override { return d_graph.k(); }
@@ -488,11 +494,15 @@ public:
         }
         if (nf == 0)
             return;
-        if (!batch.device_frames || !batch.device_status || !batch.in)
+        const bool int4 = d_cfg.options().int4_input;
+        if (!batch.device_frames || !batch.device_status ||
+            !(int4 ? static_cast<const void*>(batch.in_int4)
+                   : static_cast<const void*>(batch.in)))
             throw error(
                 "ldpc decoder (cuda): the batch has no device frame table, status "
                 "or int8 input; run the decoder through batch_engine");
-        launch(batch.in,
+        launch(int4 ? nullptr : batch.in,
+               int4 ? batch.in_int4 : nullptr,
                batch.device_frames,
                nf,
                batch.out,
@@ -504,6 +514,7 @@ public:
 
     //! Enqueues the kernel; `r_scratch` holds device_workspace_bytes() for nf frames.
     void launch(const int8_t* in,
+                const uint8_t* in4,
                 const frame_extent* frames,
                 size_t nf,
                 uint8_t* out,
@@ -515,6 +526,8 @@ public:
         if (d_nr_graph) {
             nr::params p = d_nr;
             p.in = in;
+            p.in4 = in4;
+            p.in4 = in4;
             p.frames = frames;
             p.num_frames = static_cast<uint32_t>(nf);
             p.out = out;
@@ -683,7 +696,9 @@ ldpc_kernel_timing time_ldpc_kernel(const ldpc_graph& graph,
                                     size_t num_frames,
                                     int reps)
 {
-    ldpc_decoder_cuda dec(graph, options, device);
+    ldpc_decoder_options int8_options = options; // the timing feeds int8 frames
+    int8_options.int4_input = false;
+    ldpc_decoder_cuda dec(graph, int8_options, device);
     device_guard guard(device);
     const size_t e = graph.e();
     if (llrs.size() < e || llrs.size() % e)
@@ -719,6 +734,7 @@ ldpc_kernel_timing time_ldpc_kernel(const ldpc_graph& graph,
     event start(true), stop(true);
     auto run = [&](int i) {
         dec.launch(inputs[i % sets].get(),
+                   nullptr,
                    d_frames.get(),
                    num_frames,
                    out.get(),

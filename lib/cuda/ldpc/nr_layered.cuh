@@ -20,6 +20,7 @@
 #define INCLUDED_GPUFEC_LDPC_NR_LAYERED_CUH
 
 #include <gpufec/common.h>
+#include <gpufec/ldpc_decoding.h>
 
 #include <cstdint>
 
@@ -92,12 +93,25 @@ struct params {
     int32_t alpha16, beta;
     uint32_t beta_pair_neg; //!< -round(beta) in both halves (offset min-sum)
     const int8_t* in;
+    const uint8_t* in4; //!< llr_int4 input (then `in` is null)
     const frame_extent* frames;
     uint32_t num_frames;
     uint8_t* out;
     float* soft;
     frame_status* status;
 };
+
+//! LLR i of a frame starting at input item `base`: int8, or 4-bit times the step.
+__device__ __forceinline__ int
+channel_llr(const int8_t* in, const uint8_t* in4, uint64_t base, int i)
+{
+    if (in4) {
+        const uint64_t at = base + static_cast<uint64_t>(i);
+        const int nibble = (in4[at >> 1] >> (4 * static_cast<int>(at & 1))) & 15;
+        return (nibble >= 8 ? nibble - 16 : nibble) * int4_llr_step;
+    }
+    return in[base + static_cast<uint64_t>(i)];
+}
 
 __device__ __forceinline__ int sat(int x) { return max(-app_max, min(app_max, x)); }
 __device__ __forceinline__ int lo16(uint32_t x)
@@ -288,8 +302,8 @@ __global__ void __launch_bounds__(max_threads, 1)
     for (uint32_t g = blockIdx.x; g < pairs; g += gridDim.x) {
         const uint32_t f0 = 2 * g;
         const bool two = f0 + 1 < p.num_frames;
-        const int8_t* x0 = p.in + p.frames[f0].in_offset;
-        const int8_t* x1 = two ? p.in + p.frames[f0 + 1].in_offset : x0;
+        const uint64_t x0 = p.frames[f0].in_offset;
+        const uint64_t x1 = two ? p.frames[f0 + 1].in_offset : x0;
 
         // ---- channel LLRs (both codewords; a missing second one gets the first's)
         for (int v = t; v < n; v += threads)
@@ -304,7 +318,8 @@ __global__ void __launch_bounds__(max_threads, 1)
             for (int j = t; j < run.len; j += threads) {
                 const uint32_t l = app[run.pos + j];
                 app[run.pos + j] =
-                    pack(lo16(l) + x0[run.llr + j], hi16(l) + x1[run.llr + j]);
+                    pack(lo16(l) + channel_llr(p.in, p.in4, x0, run.llr + j),
+                         hi16(l) + channel_llr(p.in, p.in4, x1, run.llr + j));
             }
         }
         __syncthreads();
