@@ -5,6 +5,7 @@
  */
 // CPU layered min-sum LDPC decoder: noiseless frames, int8 vs float, early termination,
 // BER over AWGN against the target, option validation.
+#include <gpufec/engine.h>
 #include <gpufec/ldpc_decoding.h>
 
 #include "test_helpers.h"
@@ -283,6 +284,54 @@ TEST(LdpcCpu, DISABLED_Int4BerCost)
                         bit_errors(*t, d));
         }
     }
+}
+
+TEST(LdpcCpu, Int4InputThroughTheEngine)
+{
+    // The engine packs int8 submissions (within -7..7) to 4 bits for an int4 stage: the
+    // decoded frames equal the int8 decoder's on 8 v.
+    const nr_ldpc_code code(2, 16, 100, 300);
+    const trial t = make_trial(code, 10, 1.5, 21);
+    std::vector<std::vector<llr8_t>> small, times8;
+    for (const auto& f : t.llrs) {
+        std::vector<llr8_t> v(f.size()), w(f.size());
+        for (size_t i = 0; i < f.size(); i++) {
+            v[i] = static_cast<llr8_t>(std::max(-7, std::min(7, f[i] / 8)));
+            w[i] = static_cast<llr8_t>(int4_llr_step * v[i]);
+        }
+        small.push_back(v);
+        times8.push_back(w);
+    }
+    ldpc_decoder_options o;
+    const auto want = decode_all(*make_ldpc_decoder_cpu(code, o), times8, code.k());
+    o.int4_input = true;
+    engine_config cfg;
+    cfg.soft_output = true;
+    cfg.max_batch_frames = 4;
+    batch_engine eng(std::shared_ptr<batch_decoder>(make_ldpc_decoder_cpu(code, o)), cfg);
+    size_t f = 0;
+    auto check = [&](const completed_frame& c) {
+        ASSERT_LT(f, want.bits.size());
+        std::vector<uint8_t> bits(c.nbits);
+        unpack_bits(c.packed, bits.data(), c.nbits);
+        EXPECT_EQ(bits, want.bits[f]) << "frame " << f;
+        EXPECT_EQ(std::vector<float>(c.soft, c.soft + c.nbits), want.soft[f]) << f;
+        EXPECT_EQ(c.status.iterations, want.status[f].iterations) << f;
+        EXPECT_EQ(c.status.ok, want.status[f].ok) << f;
+        f++;
+    };
+    completed_frame c;
+    for (size_t i = 0; i < small.size(); i++) {
+        while (!eng.submit(small[i].data(), small[i].size(), i))
+            if (eng.pop_wait(c))
+                check(c);
+        while (eng.try_pop(c))
+            check(c);
+    }
+    eng.flush();
+    while (eng.pop_wait(c))
+        check(c);
+    EXPECT_EQ(f, small.size());
 }
 
 TEST(LdpcCpu, BadOptionsThrow)

@@ -527,7 +527,6 @@ public:
             nr::params p = d_nr;
             p.in = in;
             p.in4 = in4;
-            p.in4 = in4;
             p.frames = frames;
             p.num_frames = static_cast<uint32_t>(nf);
             p.out = out;
@@ -545,6 +544,7 @@ public:
         }
         ldpc_kernel_params p = d_params;
         p.in = in;
+        p.in4 = in4;
         p.frames = frames;
         p.num_frames = static_cast<uint32_t>(nf);
         p.out = out;
@@ -584,20 +584,33 @@ private:
     {
         if (g.z < 32 || g.layers() != g.base_rows() || zero_runs > 1)
             return 0;
-        auto matches = [&](const int* degree, int rows, int columns) {
-            if (g.base_rows() != rows || g.base_columns != columns)
-                return false;
-            for (int r = 0; r < rows; r++)
-                if (g.row_start[r + 1] - g.row_start[r] != degree[r] ||
-                    g.layer_start[r] != r)
+        auto matches =
+            [&](const int* degree, const bool* barrier_after, int rows, int columns) {
+                if (g.base_rows() != rows || g.base_columns != columns)
                     return false;
-            return true;
-        };
+                std::vector<int> group_of_column(columns, -1);
+                int group = 0;
+                for (int r = 0; r < rows; r++) {
+                    if (g.row_start[r + 1] - g.row_start[r] != degree[r] ||
+                        g.layer_start[r] != r)
+                        return false;
+                    // Rows updated side by side (no barrier between) share no column.
+                    for (int e = g.row_start[r]; e < g.row_start[r + 1]; e++) {
+                        if (group_of_column[g.edge_col[e]] == group)
+                            return false;
+                        group_of_column[g.edge_col[e]] = group;
+                    }
+                    group += barrier_after[r];
+                }
+                return true;
+            };
         if (matches(nr::base_graph<1>::degree,
+                    nr::base_graph<1>::barrier_after,
                     nr::base_graph<1>::rows,
                     nr::base_graph<1>::columns))
             return 1;
         if (matches(nr::base_graph<2>::degree,
+                    nr::base_graph<2>::barrier_after,
                     nr::base_graph<2>::rows,
                     nr::base_graph<2>::columns))
             return 2;

@@ -42,6 +42,13 @@ struct base_graph<1> {
                                           7,  6,  7,  7,  6, 6, 6, 6, 6,  6, 5, 5,
                                           6,  5,  5,  4,  5, 5, 5, 5, 5,  5, 5, 5,
                                           5,  4,  5,  5,  4, 5, 4, 5, 5,  4 };
+    //! 1 where a barrier follows the row: consecutive rows up to a 1 share no column
+    //! (counted from the table), so they update side by side with the results of
+    //! updating them one after the other (the CPU's order); the host checks it.
+    static constexpr bool barrier_after[rows] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                                  1, 1, 1, 1, 0, 1, 1, 1, 0, 1, 0, 1,
+                                                  0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
+                                                  0, 1, 0, 1, 0, 1, 0, 1, 0, 1 };
 };
 template <>
 struct base_graph<2> {
@@ -49,6 +56,10 @@ struct base_graph<2> {
     static constexpr int degree[rows] = { 8, 10, 8, 10, 4, 6, 6, 6, 4, 5, 5, 5, 4, 5,
                                           5, 4,  5, 5,  4, 4, 4, 4, 3, 4, 4, 3, 5, 3,
                                           4, 3,  5, 3,  4, 4, 4, 4, 4, 3, 4, 4, 4, 4 };
+    static constexpr bool barrier_after[rows] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                                  0, 1, 1, 1, 1, 1, 0, 1, 1, 0, 1,
+                                                  0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0,
+                                                  1, 0, 1, 0, 0, 1, 0, 0, 1 };
 };
 
 template <int BG>
@@ -267,7 +278,8 @@ __device__ __forceinline__ void run_layers(const params& p,
     if constexpr (Row < base_graph<BG>::rows) {
         if (t < p.z)
             update_layer<BG, Row>(p, app, t, word, extra, keep);
-        __syncthreads();
+        if constexpr (base_graph<BG>::barrier_after[Row])
+            __syncthreads();
         run_layers<BG, Row + 1>(p, app, t, word, extra, keep);
     }
 }
