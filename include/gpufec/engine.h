@@ -101,7 +101,8 @@ public:
      * with ids first_id, first_id + 1, ...: the bulk path. Copies (and quantizes) with
      * the engine's copy threads straight into the filling slots, launching each slot
      * as it fills. Returns the number of frames taken: fewer than `count` when every
-     * slot is busy (pop frames, then submit the rest).
+     * slot is busy (pop frames, then submit the rest). Bulk for int8 stages and for
+     * 4-bit stages with frames of an even length; frame by frame otherwise.
      */
     size_t
     submit_frames(const float* llrs, size_t items, size_t count, uint64_t first_id);

@@ -487,6 +487,37 @@ struct batch_engine::impl {
         copier->parallel_for(chunks, body);
     }
 
+    //! The same into a 4-bit input (two items per byte from item 0 of dst): float
+    //! quantized with llr_scale, or int8 saturated to +/-7; chunks of an even size.
+    template <typename S>
+    void copy_llrs_int4(const S* src, uint8_t* dst, size_t n, bool negate)
+    {
+        constexpr size_t chunk = size_t(1) << 18; // even: chunks start on a byte
+        const size_t chunks = (n + chunk - 1) / chunk;
+        auto body = [&](size_t c, size_t) {
+            const size_t first = c * chunk;
+            const size_t len = std::min(chunk, n - first);
+            if constexpr (std::is_same<S, float>::value)
+                quantize_llrs_int4(src + first,
+                                   dst + first / 2,
+                                   len,
+                                   negate ? -config.llr_scale : config.llr_scale);
+            else
+                pack_llrs_int4(src + first, dst + first / 2, len, negate);
+        };
+        if (chunks <= 1) {
+            if (n)
+                body(0, 0);
+            return;
+        }
+        if (!copier) {
+            const int hw = int(std::max(1u, std::thread::hardware_concurrency()));
+            copier = std::make_unique<worker_pool>(
+                config.copy_threads > 0 ? config.copy_threads : std::min(8, hw));
+        }
+        copier->parallel_for(chunks, body);
+    }
+
     //! Bulk path out of llr_float stages: see batch_engine::pop_frames().
     template <typename D>
     size_t pop_frames(D* llrs, uint8_t* side, size_t max_frames, bool wait)
@@ -574,8 +605,12 @@ struct batch_engine::impl {
         if (count == 0)
             return 0;
         check_input_type<T>();
-        if (device_input || in_format != input_format::llr_int8) {
-            // Device copies are one call per frame already; int4 frames are realigned.
+        // 4-bit frames of an even length lie back to back on whole bytes: bulk copies
+        // too.
+        const bool int4_bulk = in_format == input_format::llr_int4 && items % 2 == 0;
+        if (device_input || !(in_format == input_format::llr_int8 || int4_bulk)) {
+            // Device copies are one call per frame already; odd int4 frames are
+            // realigned.
             size_t done = 0;
             while (done < count && submit(llrs + done * items, items, first_id + done))
                 ++done;
@@ -606,11 +641,17 @@ struct batch_engine::impl {
                 status[j] = frame_status{};
                 s.ids.push_back(first_id + done + j);
             }
-            copy_llrs(llrs + done * items,
-                      reinterpret_cast<llr8_t*>(backend->host_input(index)) +
-                          s.input_items,
-                      k * items,
-                      flip);
+            if (int4_bulk)
+                copy_llrs_int4(llrs + done * items,
+                               backend->host_input(index) + s.input_items / 2,
+                               k * items,
+                               flip);
+            else
+                copy_llrs(llrs + done * items,
+                          reinterpret_cast<llr8_t*>(backend->host_input(index)) +
+                              s.input_items,
+                          k * items,
+                          flip);
             if (s.num_frames == 0) {
                 s.state = slot_state::filling;
                 filling_since = steady::now();
