@@ -87,6 +87,11 @@ void quantize_llrs_int4(const float* in, uint8_t* out, size_t n, float scale);
 void pack_llrs_int4(const llr8_t* in, uint8_t* out, size_t n, bool negate = false);
 //! out = -in, saturated: -(-128) is 127 (in == out allowed).
 void negate_llrs(const llr8_t* in, llr8_t* out, size_t n);
+//! A stage with 4-bit input decodes the value v as the int8 LLR int4_llr_step * v, so
+//! its quantization scale is the int8 scale / int4_llr_step (the GNU Radio blocks do
+//! this for their llr_scale).
+constexpr int int4_llr_step = 8;
+
 //! The 4-bit LLR of item i of a packed array.
 inline int llr_int4_at(const uint8_t* packed, size_t i)
 {

@@ -49,8 +49,6 @@ struct ldpc_decoder_options {
     bool int4_input = false;
 };
 
-//! int4 input: the int8 LLR of a 4-bit value v is int4_llr_step * v.
-constexpr int int4_llr_step = 8;
 
 //! "normalized" | "offset"; throws gpufec::error naming the allowed values.
 ldpc_algorithm parse_ldpc_algorithm(const std::string& s);

@@ -47,6 +47,10 @@ batched_engine make_batched_engine(const std::string& block_name,
     ::gpufec::engine_config config;
     config.max_batch_frames = static_cast<size_t>(options.max_batch_frames);
     config.llr_scale = static_cast<float>(options.llr_scale);
+    // A 4-bit stage reads v as the int8 LLR int4_llr_step * v: its values are int8
+    // values / step, so llr_scale keeps its meaning (int8 steps per LLR).
+    if (out.decoder->input() == ::gpufec::input_format::llr_int4)
+        config.llr_scale /= static_cast<float>(::gpufec::int4_llr_step);
     config.soft_output = options.soft_output;
     config.convention = convention;
     if (options.soft_output && !out.decoder->has_soft_output()) {

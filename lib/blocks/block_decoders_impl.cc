@@ -66,9 +66,14 @@ decoder_factory ldpc_factory(const std::string& block,
                              double beta,
                              const std::string& arithmetic,
                              bool early_termination,
-                             double llr_scale)
+                             double llr_scale,
+                             int llr_bits = 8)
 {
     ::gpufec::ldpc_decoder_options opt;
+    if (llr_bits != 8 && llr_bits != 4)
+        throw ::gpufec::error(block + ": llr_bits = " + std::to_string(llr_bits) +
+                              "; allowed: 8, 4");
+    opt.int4_input = llr_bits == 4;
     opt.iterations = iterations;
     opt.algorithm = ::gpufec::parse_ldpc_algorithm(algorithm);
     opt.alpha = static_cast<float>(alpha);
@@ -198,9 +203,13 @@ ldpc_decoder::sptr ldpc_decoder::make(code::sptr code,
                                       int max_batch_frames,
                                       double max_latency_ms,
                                       double llr_scale,
-                                      const std::string& soft_convention)
+                                      const std::string& soft_convention,
+                                      int llr_bits)
 {
     const std::string block = "ldpc_decoder";
+    if (llr_bits == 4 && input_type != "float")
+        throw ::gpufec::error(block + ": llr_bits = 4 quantizes float input; allowed "
+                                      "with it: input_type = \"float\"");
     return gnuradio::make_block_sptr<batched_decoder_impl<ldpc_decoder>>(
         block,
         ldpc_factory(block,
@@ -211,7 +220,8 @@ ldpc_decoder::sptr ldpc_decoder::make(code::sptr code,
                      beta,
                      arithmetic,
                      early_termination,
-                     llr_scale),
+                     llr_scale,
+                     llr_bits),
         input_type,
         len_tag_key,
         block_decoder_options(soft_output,

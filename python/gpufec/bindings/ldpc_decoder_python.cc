@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(ldpc_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(a161c0ccd62b9ef0cefa5c8585c95e52)                     */
+/* BINDTOOL_HEADER_FILE_HASH(667f0ac7c2f72fcfb5680f2bfc93ab12)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -52,6 +52,7 @@ void bind_ldpc_decoder(py::module& m)
              py::arg("max_latency_ms") = 10.,
              py::arg("llr_scale") = 8.,
              py::arg("soft_convention") = "gnuradio",
+             py::arg("llr_bits") = 8,
              D(ldpc_decoder, make))
 
 
