@@ -118,6 +118,11 @@ private:
                  "vector type must be f32vector (float LLRs) or s8vector (int8 LLRs)");
             return;
         }
+        if (!is_float && d_run.decoder->input() == ::gpufec::input_format::llr_int4) {
+            drop(number,
+                 "llr_bits = 4 quantizes float LLRs: the vector must be f32vector");
+            return;
+        }
         const size_t items = pmt::length(vec);
         const std::string problem =
             items == 0 ? "" : frame_length_problem(*d_run.decoder, items);

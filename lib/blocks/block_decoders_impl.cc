@@ -243,7 +243,8 @@ ldpc_decoder_pdu::sptr ldpc_decoder_pdu::make(code::sptr code,
                                               const std::string& backend,
                                               int max_batch_frames,
                                               double llr_scale,
-                                              const std::string& soft_convention)
+                                              const std::string& soft_convention,
+                                              int llr_bits)
 {
     const std::string block = "ldpc_decoder_pdu";
     return gnuradio::make_block_sptr<batched_pdu_decoder_impl<ldpc_decoder_pdu>>(
@@ -256,7 +257,8 @@ ldpc_decoder_pdu::sptr ldpc_decoder_pdu::make(code::sptr code,
                      beta,
                      arithmetic,
                      early_termination,
-                     llr_scale),
+                     llr_scale,
+                     llr_bits),
         block_decoder_options(
             soft_output, backend, max_batch_frames, 0.0, llr_scale, soft_convention));
 }

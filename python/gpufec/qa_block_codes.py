@@ -383,6 +383,19 @@ class qa_block_codes(gr_unittest.TestCase):
         with self.assertRaises(ValueError) as ctx:
             gpufec.ldpc_decoder(code, backend="cpu", llr_bits=3)
         self.assertIn("allowed: 8, 4", str(ctx.exception))
+        # The PDU form: f32vector PDUs decode, an s8vector one is dropped.
+        n = code.coded_bits()
+        pdus = [pmt.cons(pmt.PMT_NIL, pmt.init_f32vector(n, llrs[f * n:(f + 1) * n].tolist()))
+                for f in range(3)]
+        pdus.insert(1, pmt.cons(pmt.PMT_NIL, pmt.init_s8vector(n, [1] * n)))
+        dec = gpufec.ldpc_decoder_pdu(code, backend="cpu", llr_bits=4)
+        out = collect_pdus(dec, pdus, 3)
+        self.assertEqual(len(out), 3)
+        k = code.frame_bits()
+        for f, msg in enumerate(out):
+            np.testing.assert_array_equal(np.array(pmt.u8vector_elements(pmt.cdr(msg))),
+                                          bits[f * k:(f + 1) * k])
+        self.assertEqual((dec.decoded_frames(), dec.dropped_frames()), (3, 1))
         with self.assertRaises(ValueError) as ctx:
             gpufec.ldpc_decoder(code, backend="cpu", llr_bits=4, input_type="byte")
         self.assertIn("float", str(ctx.exception))

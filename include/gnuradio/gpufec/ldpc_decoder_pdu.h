@@ -16,8 +16,8 @@ namespace gr {
 namespace gpufec {
 
 /*!
- * \brief LDPC decoder (layered min-sum) for gpufec.nr_ldpc_code, gpufec.dvbs2_ldpc_code and
- * gpufec.ldpc_code_from_alist, PDU form \ingroup gpufec
+ * \brief LDPC decoder (layered min-sum) for gpufec.nr_ldpc_code, gpufec.dvbs2_ldpc_code
+ * and gpufec.ldpc_code_from_alist, PDU form \ingroup gpufec
  *
  * \details
  * \p iterations: maximum layered iterations, 1..100; \p algorithm: "normalized"
@@ -31,7 +31,10 @@ namespace gpufec {
  * plus "iterations" (long) and "crc_ok" (bool: every parity check holds). Frames of a
  * wrong length are dropped with an error log. Queued PDUs are decoded together in
  * batches. \p backend: "auto" | "cpu" | "cuda" | "cuda:N": "auto" takes the GPU when
- * one is present and \p arithmetic is "int8", else the CPU.
+ * one is present and \p arithmetic is "int8", else the CPU. \p llr_bits: 8 (default)
+ * or 4: f32vector LLRs are quantized to 4-bit values, round(L * llr_scale / 8)
+ * saturated at +/-7, half the bytes of int8 on the way to the GPU (docs/ldpc-gpu.md);
+ * s8vector PDUs are then dropped with an error log.
  *
  * \p soft_convention: "gnuradio" (default): soft values in and out are positive for
  * bit 1, as gr-digital's constellation_soft_decoder_cf and gr-fec give them; "llr":
@@ -53,7 +56,8 @@ public:
                      const std::string& backend = "auto",
                      int max_batch_frames = 64,
                      double llr_scale = 8.0,
-                     const std::string& soft_convention = "gnuradio");
+                     const std::string& soft_convention = "gnuradio",
+                     int llr_bits = 8);
 
     //! The backend in use, e.g. "cpu".
     virtual std::string backend_name() const = 0;

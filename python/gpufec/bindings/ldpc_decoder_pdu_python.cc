@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(ldpc_decoder_pdu.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(710d805eb4c47565aef5bf62184bfb8c)                     */
+/* BINDTOOL_HEADER_FILE_HASH(7d368e9ad7c831cd411b4d1c8b1e2cbe)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -52,6 +52,7 @@ void bind_ldpc_decoder_pdu(py::module& m)
              py::arg("max_batch_frames") = 64,
              py::arg("llr_scale") = 8.,
              py::arg("soft_convention") = "gnuradio",
+             py::arg("llr_bits") = 8,
              D(ldpc_decoder_pdu, make))
 
 
