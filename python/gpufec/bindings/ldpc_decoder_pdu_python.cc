@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(ldpc_decoder_pdu.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(7d368e9ad7c831cd411b4d1c8b1e2cbe)                     */
+/* BINDTOOL_HEADER_FILE_HASH(4e8b09c7d7b54fb9e6bf1920381831cb)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
