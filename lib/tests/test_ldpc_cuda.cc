@@ -298,10 +298,13 @@ TEST(LdpcCuda, Dvbs2MatchesCpu)
 {
     REQUIRE_GPU();
     // The generic kernel on DVB-S2 graphs (Z = 1, 360-row layers and sub-layers), the
-    // largest codes this decoder takes (64800 APP values in shared memory).
+    // largest codes this decoder takes (64800 APP values in shared memory), at low and
+    // high rates, normal and short frames.
     for (const auto& fr : { std::make_pair("normal", "1/2"),
                             std::make_pair("short", "8/9"),
-                            std::make_pair("normal", "9/10") }) {
+                            std::make_pair("normal", "9/10"),
+                            std::make_pair("normal", "1/4"),
+                            std::make_pair("short", "1/2") }) {
         const dvbs2_ldpc_code code(fr.first, fr.second);
         const trial t = dvbs2_trial(code, 6, 1.0 + (fr.second[0] == '9' ? 5.5 : 0.2), 5);
         ldpc_decoder_options o = dvbs2_options();
