@@ -445,6 +445,24 @@ struct batch_engine::impl {
     //! symmetric, so this is exactly the negated int8 value).
     float signed_scale() const { return config.llr_scale * soft_sign(config.convention); }
 
+    //! Runs body(chunk, worker) for the chunks of a copy of n items: inline for one
+    //! chunk, else over the copy threads (started on first use).
+    template <typename Body>
+    void run_chunks(size_t n, size_t chunks, Body& body)
+    {
+        if (chunks <= 1) {
+            if (n)
+                body(0, 0);
+            return;
+        }
+        if (!copier) {
+            const int hw = int(std::max(1u, std::thread::hardware_concurrency()));
+            copier = std::make_unique<worker_pool>(
+                config.copy_threads > 0 ? config.copy_threads : std::min(8, hw));
+        }
+        copier->parallel_for(chunks, body);
+    }
+
     /*!
      * Copies n items (float -> int8: quantizes with llr_scale), split over the copy
      * threads in large chunks. `negate` (soft values of the gnuradio convention)
@@ -474,17 +492,7 @@ struct batch_engine::impl {
             else
                 std::memcpy(dst + first, src + first, len * sizeof(D));
         };
-        if (chunks <= 1) {
-            if (n)
-                body(0, 0);
-            return;
-        }
-        if (!copier) {
-            const int hw = int(std::max(1u, std::thread::hardware_concurrency()));
-            copier = std::make_unique<worker_pool>(
-                config.copy_threads > 0 ? config.copy_threads : std::min(8, hw));
-        }
-        copier->parallel_for(chunks, body);
+        run_chunks(n, chunks, body);
     }
 
     //! The same into a 4-bit input (two items per byte from item 0 of dst): float
@@ -505,17 +513,7 @@ struct batch_engine::impl {
             else
                 pack_llrs_int4(src + first, dst + first / 2, len, negate);
         };
-        if (chunks <= 1) {
-            if (n)
-                body(0, 0);
-            return;
-        }
-        if (!copier) {
-            const int hw = int(std::max(1u, std::thread::hardware_concurrency()));
-            copier = std::make_unique<worker_pool>(
-                config.copy_threads > 0 ? config.copy_threads : std::min(8, hw));
-        }
-        copier->parallel_for(chunks, body);
+        run_chunks(n, chunks, body);
     }
 
     //! Bulk path out of llr_float stages: see batch_engine::pop_frames().

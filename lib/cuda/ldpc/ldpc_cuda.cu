@@ -399,18 +399,7 @@ public:
                         " bytes of shared memory per codeword (n = " +
                         std::to_string(g.n()) + "); allowed on " + d_device_name +
                         ": up to " + std::to_string(max_smem) + " bytes");
-        GPUFEC_CUDA_CHECK(
-            cudaFuncSetAttribute(d_kernel,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(d_smem)));
-        int per_sm = 0, sms = 0;
-        GPUFEC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, d_kernel, d_threads, d_smem));
-        GPUFEC_CUDA_CHECK(
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        if (per_sm < 1)
-            throw error(who + "the kernel does not fit on " + d_device_name);
-        d_resident_blocks = per_sm * sms;
+        d_resident_blocks = resident_blocks(d_kernel, "the kernel");
 
         upload(d_layer_start,
                std::vector<int32_t>(g.layer_start.begin(), g.layer_start.end()));
@@ -646,8 +635,16 @@ private:
             static_cast<uint32_t>(static_cast<uint16_t>(-p.beta)) * 0x10001u;
         d_threads = (g.z + 31) / 32 * 32;
         d_smem = sizeof(uint32_t) * g.n();
-        auto kernel =
-            d_nr_graph == 1 ? nr::nr_layered_kernel<1> : nr::nr_layered_kernel<2>;
+        d_resident_blocks = resident_blocks(d_nr_graph == 1 ? nr::nr_layered_kernel<1>
+                                                            : nr::nr_layered_kernel<2>,
+                                            "the NR kernel");
+    }
+
+    //! Blocks of `kernel` (d_threads threads, d_smem bytes of shared memory) that run
+    //! at once on the device; throws when not even one fits.
+    template <typename Params>
+    int resident_blocks(void (*kernel)(Params), const char* what) const
+    {
         GPUFEC_CUDA_CHECK(
             cudaFuncSetAttribute(kernel,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -658,9 +655,9 @@ private:
         GPUFEC_CUDA_CHECK(
             cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d_device));
         if (per_sm < 1)
-            throw error("ldpc decoder (cuda): the NR kernel does not fit on " +
-                        d_device_name);
-        d_resident_blocks = per_sm * sms;
+            throw error("ldpc decoder (cuda): " + std::string(what) +
+                        " does not fit on " + d_device_name);
+        return per_sm * sms;
     }
 
     static const ldpc_graph& checked(const ldpc_graph& graph)
