@@ -362,7 +362,7 @@ void add_ldpc_variants(bench_code& code,
     const auto algorithms =
         split_list(opt.algorithm.empty() ? "normalized" : opt.algorithm);
     const auto arithmetics =
-        split_list(opt.arithmetic.empty() ? "int8,float" : opt.arithmetic);
+        split_list(opt.arithmetic.empty() ? "int8,half,float" : opt.arithmetic);
     std::vector<std::string> backends = { "cpu" };
     if (!opt.cuda_backend.empty())
         backends.push_back(opt.cuda_backend);
@@ -380,8 +380,8 @@ void add_ldpc_variants(bench_code& code,
                 if (opt.iterations > 0)
                     o.iterations = opt.iterations;
                 o.early_termination = opt.early_termination;
-                if (b != "cpu" && o.arithmetic != gpufec::ldpc_arithmetic::int8)
-                    continue; // the GPU decoder is int8 only
+                if (b != "cpu" && o.arithmetic == gpufec::ldpc_arithmetic::float32)
+                    continue; // the GPU decoder is int8 or half
                 variant v;
                 v.label = prefix + " " + ar + " " + alg + " " +
                           std::to_string(o.iterations) + " it";

@@ -21,8 +21,14 @@ enum class ldpc_algorithm {
     offset      //!< check message = max(min - beta, 0)
 };
 enum class ldpc_arithmetic {
-    int8,   //!< int8 check messages, int16 saturating APP (the GPU-exact path)
-    float32 //!< float APP and messages
+    int8,    //!< int8 check messages, int16 saturating APP (the GPU-exact path)
+    float32, //!< float APP and messages
+    /*!
+     * int8 check messages, APP values in IEEE half precision: integers, exact up to
+     * 2048 and rounded to the nearest even half above (no saturation). The fastest
+     * GPU kernel's arithmetic (docs/ldpc-gpu.md); the CPU runs it bit for bit.
+     */
+    half
 };
 
 struct ldpc_decoder_options {
@@ -52,7 +58,7 @@ struct ldpc_decoder_options {
 
 //! "normalized" | "offset"; throws gpufec::error naming the allowed values.
 ldpc_algorithm parse_ldpc_algorithm(const std::string& s);
-//! "int8" | "float"; throws gpufec::error naming the allowed values.
+//! "int8" | "float" | "half"; throws gpufec::error naming the allowed values.
 ldpc_arithmetic parse_ldpc_arithmetic(const std::string& s);
 
 /*!

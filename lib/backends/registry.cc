@@ -103,7 +103,7 @@ template <class Options>
 constexpr bool (*cuda_accepts)(const Options&) = nullptr;
 bool ldpc_cuda_accepts(const ldpc_decoder_options& o)
 {
-    return o.arithmetic == ldpc_arithmetic::int8;
+    return o.arithmetic != ldpc_arithmetic::float32;
 }
 template <>
 constexpr bool (*cuda_accepts<ldpc_decoder_options>)(const ldpc_decoder_options&) =

@@ -22,6 +22,11 @@
 // The floor in (m * round(16 alpha)) >> 4 acts like a small extra offset and helps near
 // the waterfall: BG1 r = 1/3 at 1.0 dB, FER 9/100 for int8 vs 47/100 for float's exact
 // alpha * m (float with floor() reproduces int8 exactly there).
+// "half": the int8 arithmetic with the APP and Q rounded to IEEE half precision
+// (integers; exact up to 2048, the nearest even half above) instead of saturated, the
+// channel sums saturated at +/-32000 as in int8 and then rounded, known zeros not pinned
+// after the first load (min_sum_kernels.h, half_traits): what the fastest GPU kernel
+// computes with half2 instructions.
 // "float": the same in float with alpha and beta unrounded. Graphs with Z = 1 (general
 // rows, which may have degree 1 and then no second minimum) cap float minima at the
 // known-bit magnitude 1e6 before scaling, so a missing second minimum cannot swamp the
@@ -70,12 +75,16 @@ ldpc_arithmetic parse_ldpc_arithmetic(const std::string& s)
         return ldpc_arithmetic::int8;
     if (s == "float")
         return ldpc_arithmetic::float32;
-    throw error("ldpc decoder: arithmetic \"" + s + "\" unknown; allowed: int8, float");
+    if (s == "half")
+        return ldpc_arithmetic::half;
+    throw error("ldpc decoder: arithmetic \"" + s +
+                "\" unknown; allowed: int8, float, half");
 }
 
 namespace {
 
 using min_sum::float_traits;
+using min_sum::half_traits;
 using min_sum::int8_traits;
 
 inline size_t align64(size_t x) { return (x + 63) / 64 * 64; }
@@ -198,10 +207,16 @@ public:
     std::unique_ptr<scratch> make_scratch() const override
     {
         auto s = std::make_unique<ldpc_scratch>();
-        if (d_cfg.options().arithmetic == ldpc_arithmetic::int8)
+        switch (d_cfg.options().arithmetic) {
+        case ldpc_arithmetic::int8:
             size_scratch<int8_traits>(*s);
-        else
+            break;
+        case ldpc_arithmetic::half:
+            size_scratch<half_traits>(*s);
+            break;
+        default:
             size_scratch<float_traits>(*s);
+        }
         return s;
     }
 
@@ -212,12 +227,8 @@ public:
                             size_t worker) override
     {
         ldpc_scratch& ws = ctx.worker_scratch<ldpc_scratch>(worker);
-        const bool int8 = d_cfg.options().arithmetic == ldpc_arithmetic::int8;
-        if (d_z > 1)
-            return int8 ? decode_frame<int8_traits, true>(llrs, packed, soft, ws)
-                        : decode_frame<float_traits, true>(llrs, packed, soft, ws);
-        return int8 ? decode_frame<int8_traits, false>(llrs, packed, soft, ws)
-                    : decode_frame<float_traits, false>(llrs, packed, soft, ws);
+        return d_z > 1 ? decode<true>(llrs, packed, soft, ws)
+                       : decode<false>(llrs, packed, soft, ws);
     }
 
     std::string name() const override { return d_desc + " " + d_cfg.describe(); }
@@ -230,6 +241,20 @@ private:
     }
 
     size_t edges() const { return d_col.size(); }
+
+    template <bool Lifted>
+    frame_status
+    decode(const llr8_t* in, uint8_t* out, float* soft, ldpc_scratch& ws) const
+    {
+        switch (d_cfg.options().arithmetic) {
+        case ldpc_arithmetic::int8:
+            return decode_frame<int8_traits, Lifted>(in, out, soft, ws);
+        case ldpc_arithmetic::half:
+            return decode_frame<half_traits, Lifted>(in, out, soft, ws);
+        default:
+            return decode_frame<float_traits, Lifted>(in, out, soft, ws);
+        }
+    }
 
     // Byte offsets of R and Q in ldpc_scratch::storage, and its size.
     template <typename Tr>
@@ -428,8 +453,9 @@ private:
                     }
                 }
                 // Known zero bits stay pinned (no other row of the layer reads them).
-                for (int i = layer_zeros[l]; i < layer_zeros[l + 1]; i++)
-                    L[zeros[i]] = static_cast<S>(Tr::filler);
+                if (Tr::pin_known_zeros)
+                    for (int i = layer_zeros[l]; i < layer_zeros[l + 1]; i++)
+                        L[zeros[i]] = static_cast<S>(Tr::filler);
             }
             st.iterations = it + 1;
             if (early || it + 1 == iterations) {

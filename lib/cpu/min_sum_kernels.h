@@ -14,6 +14,7 @@
 // m = min(min, 127), mag = (m * round(16 alpha)) >> 4 (normalised) or max(m -
 // round(beta), 0) (offset); R_j = +/-mag (min2 for the minimum's edge), L = sat(Q_j +
 // R_j). "int8" arithmetic: int8 check messages, int16 APP and Q saturating at +/-32000;
+// "half": as int8, with L and Q rounded to half precision instead of saturated.
 // "float": the same in float with alpha and beta unrounded.
 #ifndef INCLUDED_GPUFEC_MIN_SUM_KERNELS_H
 #define INCLUDED_GPUFEC_MIN_SUM_KERNELS_H
@@ -45,6 +46,46 @@ struct int8_traits {
     }
     static inline store from_sum(int x) { return sat(x); }
     static constexpr work big = 32767;
+    static constexpr bool pin_known_zeros = true; // after each layer
+};
+
+//! The integer x rounded to the nearest IEEE half-precision value, ties to even: x
+//! itself for |x| <= 2048, even numbers up to 4096, multiples of 4 up to 8192, ...
+//! (|x| < 65520, where halves are finite).
+inline int32_t round_half(int32_t x)
+{
+    const uint32_t a = static_cast<uint32_t>(x < 0 ? -x : x);
+    if (a <= 2048)
+        return x;
+    int top = 11; // a >= 2^11: the half keeps the 11 leading bits
+    while ((a >> (top + 1)) != 0)
+        top++;
+    const int drop = top - 10;
+    const uint32_t ulp = 1u << drop, rest = a & (ulp - 1);
+    uint32_t r = a - rest;
+    if (rest > ulp / 2 || (rest == ulp / 2 && (r & ulp)))
+        r += ulp;
+    return x < 0 ? -static_cast<int32_t>(r) : static_cast<int32_t>(r);
+}
+
+//! "half": int8 messages, APP and Q integers rounded to half precision (no
+//! saturation: |L| <= 32000 + 64 * 127 stays finite). int32 lanes hold them. Known
+//! zeros start at 32000 and are updated as any other position (not pinned): their Q
+//! stays far above the 127 cap, so only their own APP value differs from pinning, and
+//! the GPU kernel saves a test per edge.
+struct half_traits {
+    typedef int32_t store;
+    typedef int8_t msg;
+    typedef int32_t work;
+    typedef int32_t index;
+    static constexpr work filler = app_max; // 32000 is a half
+    static inline work sat(int x) { return round_half(x); }
+    static inline store from_sum(int x)
+    {
+        return round_half(x > app_max ? app_max : (x < -app_max ? -app_max : x));
+    }
+    static constexpr work big = 1 << 30;
+    static constexpr bool pin_known_zeros = false;
 };
 
 struct float_traits {
@@ -56,6 +97,7 @@ struct float_traits {
     static inline float sat(float x) { return x; }
     static inline store from_sum(int x) { return static_cast<float>(x); }
     static constexpr float big = 3e38f;
+    static constexpr bool pin_known_zeros = true;
 };
 
 // The kernels run over n rows (one edge of each); restrict lets them vectorise.
@@ -170,8 +212,9 @@ public:
             opt.algorithm != ldpc_algorithm::offset)
             throw error("ldpc decoder: algorithm unknown; allowed: normalized, offset");
         if (opt.arithmetic != ldpc_arithmetic::int8 &&
-            opt.arithmetic != ldpc_arithmetic::float32)
-            throw error("ldpc decoder: arithmetic unknown; allowed: int8, float");
+            opt.arithmetic != ldpc_arithmetic::float32 &&
+            opt.arithmetic != ldpc_arithmetic::half)
+            throw error("ldpc decoder: arithmetic unknown; allowed: int8, float, half");
         if (opt.algorithm == ldpc_algorithm::normalized &&
             !(opt.alpha > 0.0f && opt.alpha <= 1.0f))
             throw error("ldpc decoder: alpha = " + std::to_string(opt.alpha) +
@@ -194,27 +237,20 @@ public:
     {
         return std::string(d_opt.algorithm == ldpc_algorithm::normalized ? "normalized"
                                                                          : "offset") +
-               " min-sum " +
-               (d_opt.arithmetic == ldpc_arithmetic::int8 ? "int8" : "float") + " x" +
+               " min-sum " + arithmetic_name(d_opt.arithmetic) + " x" +
                std::to_string(d_opt.iterations) + " on cpu";
     }
 
-    //! Check-message magnitudes from the minima, in place.
-    void scale_minima(int16_t* __restrict__ m, int n) const
+    static const char* arithmetic_name(ldpc_arithmetic a)
     {
-        // A minimum above 127 only arises with no second minimum or a saturated APP;
-        // messages stay int8.
-        if (d_opt.algorithm == ldpc_algorithm::normalized) {
-            const int a = d_alpha16;
-            for (int r = 0; r < n; r++)
-                m[r] = static_cast<int16_t>((std::min<int>(m[r], llr_max) * a) >> 4);
-        } else {
-            const int b = d_beta_int;
-            for (int r = 0; r < n; r++)
-                m[r] =
-                    static_cast<int16_t>(std::max(std::min<int>(m[r], llr_max) - b, 0));
-        }
+        return a == ldpc_arithmetic::int8
+                   ? "int8"
+                   : (a == ldpc_arithmetic::half ? "half" : "float");
     }
+
+    //! Check-message magnitudes from the minima, in place.
+    void scale_minima(int16_t* __restrict__ m, int n) const { scale_int(m, n); }
+    void scale_minima(int32_t* __restrict__ m, int n) const { scale_int(m, n); }
     void scale_minima(float* __restrict__ m, int n) const
     {
         // The cap inside the scaling loop (a pass of its own costs Z = 1 graphs ~7%),
@@ -226,6 +262,21 @@ public:
     }
 
 private:
+    template <typename T>
+    void scale_int(T* __restrict__ m, int n) const
+    {
+        // A minimum above 127 only arises with no second minimum or a saturated APP;
+        // messages stay int8.
+        if (d_opt.algorithm == ldpc_algorithm::normalized) {
+            const int a = d_alpha16;
+            for (int r = 0; r < n; r++)
+                m[r] = static_cast<T>((std::min<int>(m[r], llr_max) * a) >> 4);
+        } else {
+            const int b = d_beta_int;
+            for (int r = 0; r < n; r++)
+                m[r] = static_cast<T>(std::max(std::min<int>(m[r], llr_max) - b, 0));
+        }
+    }
     template <typename Cap>
     void scale_float(float* __restrict__ m, int n, Cap cap) const
     {

@@ -4,7 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // GPU LDPC tests: the CUDA layered min-sum decoder against the CPU decoder, bit for bit
-// on the same int8 input (bits, soft output, iterations, parity status) through the
+// in both arithmetics the GPU runs (int8: int16 APP; half: half-precision APP) on the
+// same int8 input (bits, soft output, iterations, parity status) through the
 // batching engine, over NR base graphs, lifting sizes, rates, fillers, options and alist
 // codes; BER on the GPU. Skipped without a device.
 #include <gpufec/backends.h>
@@ -87,6 +88,8 @@ void expect_same(const ldpc_graph& graph,
                                    : gpufec::test::decode_all(*cpu, frames, graph.k());
     const decoded_batch got = run_engine(gpu, frames);
     ASSERT_EQ(got.bits.size(), frames.size());
+    if (opt.arithmetic == ldpc_arithmetic::half)
+        EXPECT_NE(gpu->name().find("half"), std::string::npos) << gpu->name();
     size_t bit_diff = 0, soft_diff = 0, status_diff = 0;
     for (size_t f = 0; f < frames.size(); f++) {
         for (size_t i = 0; i < want.bits[f].size(); i++) {
@@ -117,6 +120,13 @@ nr_frames(const nr_ldpc_code& code, int frames, double ebn0_db, uint64_t seed)
     return gpufec::test::make_trial(code, code.e(), frames, ebn0_db, seed).llrs;
 }
 
+constexpr ldpc_arithmetic gpu_arithmetics[] = { ldpc_arithmetic::int8,
+                                                ldpc_arithmetic::half };
+const char* arithmetic_name(ldpc_arithmetic a)
+{
+    return a == ldpc_arithmetic::half ? " half" : " int8";
+}
+
 } // namespace
 
 TEST(LdpcCuda, MatchesCpuAcrossLiftingSizesAndRates)
@@ -141,18 +151,19 @@ TEST(LdpcCuda, MatchesCpuAcrossLiftingSizesAndRates)
     for (const auto& c : cfgs) {
         const nr_ldpc_code code(c.bg, c.z, c.k, c.e);
         const auto frames = nr_frames(code, 96, c.ebn0, 1000 + c.z + c.bg);
-        for (bool et : { true, false })
-            for (auto alg : { ldpc_algorithm::normalized, ldpc_algorithm::offset }) {
-                ldpc_decoder_options opt =
-                    gpufec::test::ldpc_opts(ldpc_arithmetic::int8, alg, et);
-                opt.iterations = et ? 20 : 6;
-                expect_same(
-                    code.graph(),
-                    opt,
-                    frames,
-                    code.graph().description + (et ? " et" : " no-et") +
-                        (alg == ldpc_algorithm::offset ? " offset" : " normalized"));
-            }
+        for (auto ar : gpu_arithmetics)
+            for (bool et : { true, false })
+                for (auto alg : { ldpc_algorithm::normalized, ldpc_algorithm::offset }) {
+                    ldpc_decoder_options opt = gpufec::test::ldpc_opts(ar, alg, et);
+                    opt.iterations = et ? 20 : 6;
+                    expect_same(
+                        code.graph(),
+                        opt,
+                        frames,
+                        code.graph().description + (et ? " et" : " no-et") +
+                            (alg == ldpc_algorithm::offset ? " offset" : " normalized") +
+                            arithmetic_name(ar));
+                }
     }
 }
 
@@ -172,9 +183,15 @@ TEST(LdpcCuda, MatchesCpuOnSaturatedAndExtremeInput)
                 x = static_cast<llr8_t>(r == 0 ? -128 : r == 1 ? 127 : r == 2 ? -127 : 0);
             }
         }
-        ldpc_decoder_options opt;
-        opt.iterations = 5;
-        expect_same(c.graph(), opt, frames, c.graph().description + " extreme");
+        for (auto ar : gpu_arithmetics) {
+            ldpc_decoder_options opt;
+            opt.iterations = 5;
+            opt.arithmetic = ar;
+            expect_same(c.graph(),
+                        opt,
+                        frames,
+                        c.graph().description + " extreme" + arithmetic_name(ar));
+        }
     }
 }
 
@@ -210,11 +227,17 @@ TEST(LdpcCuda, MatchesCpuOnAlistCodes)
             f[i] = static_cast<llr8_t>((coded[i] ? -12 : 12) + noise);
         }
     }
-    for (bool et : { true, false }) {
-        ldpc_decoder_options opt;
-        opt.early_termination = et;
-        expect_same(qc.graph(), opt, qframes, et ? "qc alist et" : "qc alist no-et");
-    }
+    for (auto ar : gpu_arithmetics)
+        for (bool et : { true, false }) {
+            ldpc_decoder_options opt;
+            opt.early_termination = et;
+            opt.arithmetic = ar;
+            expect_same(qc.graph(),
+                        opt,
+                        qframes,
+                        std::string(et ? "qc alist et" : "qc alist no-et") +
+                            arithmetic_name(ar));
+        }
 }
 
 TEST(LdpcCuda, Bg1Rate13BerAt1p5dB)
@@ -222,22 +245,27 @@ TEST(LdpcCuda, Bg1Rate13BerAt1p5dB)
     REQUIRE_GPU();
     // The point: BG1 Z=384 r=1/3 at 1.5 dB, no errors over at least 1e6 bits.
     const nr_ldpc_code code(1, 384, 0, 0);
-    auto gpu = std::shared_ptr<batch_decoder>(
-        make_decoder(code.graph(), ldpc_decoder_options{}, "cuda:0"));
     const int frames = 120; // 120 * 8448 = 1.01e6 bits
     const trial t = gpufec::test::make_trial(code, code.e(), frames, 1.5, 77);
-    const decoded_batch d = run_engine(gpu, t.llrs, 32);
-    EXPECT_EQ(bit_errors(t, d), 0u) << "over " << frames * code.k() << " bits";
-    double iters = 0;
-    for (const auto& s : d.status) {
-        EXPECT_TRUE(s.ok);
-        iters += s.iterations;
+    for (auto ar : gpu_arithmetics) {
+        ldpc_decoder_options opt;
+        opt.arithmetic = ar;
+        auto gpu =
+            std::shared_ptr<batch_decoder>(make_decoder(code.graph(), opt, "cuda:0"));
+        const decoded_batch d = run_engine(gpu, t.llrs, 32);
+        EXPECT_EQ(bit_errors(t, d), 0u) << "over " << frames * code.k() << " bits";
+        double iters = 0;
+        for (const auto& s : d.status) {
+            EXPECT_TRUE(s.ok);
+            iters += s.iterations;
+        }
+        std::printf("BG1 Z=384 r=1/3 at 1.5 dB on the GPU,%s: %zu bit errors over %d "
+                    "bits, mean %.2f iterations\n",
+                    arithmetic_name(ar),
+                    bit_errors(t, d),
+                    frames * code.k(),
+                    iters / frames);
     }
-    std::printf("BG1 Z=384 r=1/3 at 1.5 dB on the GPU: %zu bit errors over %d bits, mean "
-                "%.2f iterations\n",
-                bit_errors(t, d),
-                frames * code.k(),
-                iters / frames);
 }
 
 TEST(LdpcCuda, RefusesWhatItCannotDecode)
@@ -266,9 +294,15 @@ TEST(LdpcCuda, SmallBatchesMatchCpu)
                            nr_ldpc_code(2, 52, 400, 2000),
                            nr_ldpc_code(1, 7, 140, 420) }) {
         const auto frames = nr_frames(c, 3, 1.5, 31);
-        ldpc_decoder_options opt;
-        opt.iterations = 4;
-        expect_same(c.graph(), opt, frames, c.graph().description + " small");
+        for (auto ar : gpu_arithmetics) {
+            ldpc_decoder_options opt;
+            opt.iterations = 4;
+            opt.arithmetic = ar;
+            expect_same(c.graph(),
+                        opt,
+                        frames,
+                        c.graph().description + " small" + arithmetic_name(ar));
+        }
     }
 }
 
@@ -307,9 +341,12 @@ TEST(LdpcCuda, Dvbs2MatchesCpu)
                             std::make_pair("short", "1/2") }) {
         const dvbs2_ldpc_code code(fr.first, fr.second);
         const trial t = dvbs2_trial(code, 6, 1.0 + (fr.second[0] == '9' ? 5.5 : 0.2), 5);
-        ldpc_decoder_options o = dvbs2_options();
-        o.iterations = 12;
-        expect_same(code.graph(), o, t.llrs, code.describe());
+        for (auto ar : gpu_arithmetics) {
+            ldpc_decoder_options o = dvbs2_options();
+            o.iterations = 12;
+            o.arithmetic = ar;
+            expect_same(code.graph(), o, t.llrs, code.describe() + arithmetic_name(ar));
+        }
     }
 }
 
@@ -352,8 +389,14 @@ TEST(LdpcCuda, Int4InputMatchesCpu)
             for (auto& x : f)
                 x = static_cast<llr8_t>(
                     std::max(-7, std::min(7, (x + 4 * (x > 0) - 4 * (x < 0)) / 8)));
-        ldpc_decoder_options opt;
-        opt.int4_input = true;
-        expect_same(c.graph(), opt, frames, c.graph().description + " int4");
+        for (auto ar : gpu_arithmetics) {
+            ldpc_decoder_options opt;
+            opt.int4_input = true;
+            opt.arithmetic = ar;
+            expect_same(c.graph(),
+                        opt,
+                        frames,
+                        c.graph().description + " int4" + arithmetic_name(ar));
+        }
     }
 }

@@ -335,7 +335,7 @@ class qa_block_codes(gr_unittest.TestCase):
                 cases.append((turbo, gpufec.turbo_decoder(turbo, 8, alg, 0.75, ar, 2,
                                                           backend="cpu")))
         for alg in ("normalized", "offset"):
-            for ar in ("int8", "float"):
+            for ar in ("int8", "half", "float"):
                 cases.append((ldpc, gpufec.ldpc_decoder(ldpc, 20, alg, 0.8, 0.25, ar,
                                                         backend="cpu")))
         for list_size in (1, 2, 32):
@@ -526,7 +526,7 @@ class qa_block_codes(gr_unittest.TestCase):
         refused(t, [], llr_scale=0.0)
         ld = functools.partial(gpufec.ldpc_decoder, ldpc)
         refused(ld, ["normalized", "offset"], algorithm="sum-product")
-        refused(ld, ["int8", "float"], arithmetic="int16")
+        refused(ld, ["int8", "float", "half"], arithmetic="int16")
         refused(ld, ["100"], iterations=0)
         refused(ld, [], alpha=0.0)
         refused(ld, [">= 0"], beta=-1.0)

@@ -99,8 +99,20 @@ __device__ __forceinline__ int scale_minimum(const ldpc_kernel_params& p, int m)
     return p.normalized ? (m * p.alpha16) >> 4 : max(m - p.beta, 0);
 }
 
+//! Half arithmetic (ldpc_arithmetic::half): L holds the bits of IEEE halves (integers);
+//! L - R and Q + R rounded to nearest even, as the CPU's round_half.
+__device__ __forceinline__ int half_add(int16_t bits, int r)
+{
+    return static_cast<int>(
+        __half2float(__hadd(__short_as_half(bits), __int2half_rn(r))));
+}
+__device__ __forceinline__ int16_t half_bits(int x)
+{
+    return __half_as_short(__int2half_rn(x)); // x is a half already: exact
+}
+
 //! Check row t of base row b of one codeword: the CPU's two passes.
-template <int MaxDegree>
+template <int MaxDegree, bool Half>
 __device__ __forceinline__ void update_row(const ldpc_kernel_params& p,
                                            int16_t* __restrict__ L,
                                            int8_t* __restrict__ R,
@@ -123,7 +135,7 @@ __device__ __forceinline__ void update_row(const ldpc_kernel_params& p,
             s = s >= z ? s - z : s;
             v[j] = edge.x + s;
             const int r_old = first_iteration ? 0 : r[j * z];
-            q[j] = sat_app(L[v[j]] - r_old);
+            q[j] = Half ? half_add(L[v[j]], -r_old) : sat_app(L[v[j]] - r_old);
             const int a = abs(q[j]);
             min2 = min(min2, max(min1, a));
             min1 = min(min1, a);
@@ -137,8 +149,11 @@ __device__ __forceinline__ void update_row(const ldpc_kernel_params& p,
             const int mag = abs(q[j]) == min1 ? mag2 : mag1;
             const int r_new = (sign ^ q[j]) < 0 ? -mag : mag;
             r[j * z] = static_cast<int8_t>(r_new);
-            L[v[j]] = static_cast<int16_t>(known_zero(p, v[j]) ? app_max
-                                                               : sat_app(q[j] + r_new));
+            if (Half) // known zeros are not pinned (half_traits)
+                L[v[j]] = half_bits(half_add(half_bits(q[j]), r_new));
+            else
+                L[v[j]] = static_cast<int16_t>(
+                    known_zero(p, v[j]) ? app_max : sat_app(q[j] + r_new));
         }
     }
 }
@@ -158,7 +173,7 @@ row_holds(const ldpc_kernel_params& p, const int16_t* __restrict__ L, int b, int
     return parity >= 0; // sign bit of the XOR: an even number of negative L
 }
 
-template <int MaxDegree>
+template <int MaxDegree, bool Half>
 __global__ void ldpc_layered_kernel(ldpc_kernel_params p)
 {
     extern __shared__ int16_t app[]; // codewords_per_block * n
@@ -197,9 +212,11 @@ __global__ void ldpc_layered_kernel(ldpc_kernel_params p)
             }
         }
         __syncthreads();
-        if (p.clamp_input) {
-            for (int i = tid; i < count * n; i += threads)
-                app[i] = static_cast<int16_t>(sat_app(app[i]));
+        if (p.clamp_input || Half) {
+            for (int i = tid; i < count * n; i += threads) {
+                const int x = p.clamp_input ? sat_app(app[i]) : app[i];
+                app[i] = Half ? half_bits(x) : static_cast<int16_t>(x);
+            }
             __syncthreads();
         }
 
@@ -214,12 +231,13 @@ __global__ void ldpc_layered_kernel(ldpc_kernel_params p)
                     if (done[c])
                         continue;
                     const int b = b0 + row / z, t = row - (row / z) * z;
-                    update_row<MaxDegree>(p,
-                                          app + c * n,
-                                          r_block + static_cast<size_t>(c) * p.r_stride,
-                                          b,
-                                          t,
-                                          it == 0);
+                    update_row<MaxDegree, Half>(p,
+                                                app + c * n,
+                                                r_block +
+                                                    static_cast<size_t>(c) * p.r_stride,
+                                                b,
+                                                t,
+                                                it == 0);
                 }
                 __syncthreads();
             }
@@ -255,7 +273,7 @@ __global__ void ldpc_layered_kernel(ldpc_kernel_params p)
             unsigned bits = 0;
             for (int j = 0; j < 8; j++) {
                 const int at = byte * 8 + j;
-                const int neg = at < p.k ? L[__ldg(p.info + at)] < 0 : 0;
+                const int neg = at < p.k ? L[__ldg(p.info + at)] < 0 : 0; // sign bit
                 bits |= static_cast<unsigned>(neg) << (7 - j);
             }
             p.out[p.frames[f0 + c].out_offset + byte] = static_cast<uint8_t>(bits);
@@ -263,8 +281,9 @@ __global__ void ldpc_layered_kernel(ldpc_kernel_params p)
         if (p.soft) {
             for (int i = tid; i < count * p.k; i += threads) {
                 const int c = i / p.k, at = i - c * p.k;
+                const int16_t l = app[c * n + __ldg(p.info + at)];
                 p.soft[8 * p.frames[f0 + c].out_offset + at] =
-                    static_cast<float>(app[c * n + __ldg(p.info + at)]);
+                    Half ? __half2float(__short_as_half(l)) : static_cast<float>(l);
             }
         }
         if (tid < count) {
@@ -281,22 +300,23 @@ __global__ void ldpc_layered_kernel(ldpc_kernel_params p)
 
 using kernel_fn = void (*)(ldpc_kernel_params);
 
+template <bool Half>
 kernel_fn pick_kernel(int max_degree, int& bound)
 {
     if (max_degree <= 12) {
         bound = 12;
-        return ldpc_layered_kernel<12>;
+        return ldpc_layered_kernel<12, Half>;
     }
     if (max_degree <= 20) {
         bound = 20;
-        return ldpc_layered_kernel<20>;
+        return ldpc_layered_kernel<20, Half>;
     }
     if (max_degree <= 32) {
         bound = 32;
-        return ldpc_layered_kernel<32>;
+        return ldpc_layered_kernel<32, Half>;
     }
     bound = 64;
-    return ldpc_layered_kernel<64>;
+    return ldpc_layered_kernel<64, Half>;
 }
 
 // ---- host side ------------------------------------------------------------------------
@@ -319,9 +339,10 @@ public:
         : d_graph(checked(graph)), d_cfg(options), d_device(device)
     {
         const std::string who = "ldpc decoder (cuda): ";
-        if (options.arithmetic != ldpc_arithmetic::int8)
+        if (options.arithmetic == ldpc_arithmetic::float32)
             throw error(who + "arithmetic \"float\" runs on the CPU only; allowed on "
-                              "cuda: int8");
+                              "cuda: int8, half");
+        d_half = options.arithmetic == ldpc_arithmetic::half;
         require_device(device);
         d_device_name = device_name(device);
         device_guard guard(device);
@@ -338,7 +359,8 @@ public:
             throw error(who + g.description + " has a check row of degree " +
                         std::to_string(max_degree) + "; allowed on cuda: up to " +
                         std::to_string(max_row_degree) + " (the CPU decoder takes any)");
-        d_kernel = pick_kernel(max_degree, d_degree_bound);
+        d_kernel = d_half ? pick_kernel<true>(max_degree, d_degree_bound)
+                          : pick_kernel<false>(max_degree, d_degree_bound);
 
         // Edges as (column * Z, shift).
         std::vector<int2> edges(g.edges());
@@ -524,10 +546,7 @@ public:
             device_guard guard(d_device);
             const unsigned blocks = static_cast<unsigned>(
                 std::max<size_t>(1, std::min<size_t>((nf + 1) / 2, d_resident_blocks)));
-            if (d_nr_graph == 1)
-                nr::nr_layered_kernel<1><<<blocks, d_threads, d_smem, stream>>>(p);
-            else
-                nr::nr_layered_kernel<2><<<blocks, d_threads, d_smem, stream>>>(p);
+            nr_kernel()<<<blocks, d_threads, d_smem, stream>>>(p);
             GPUFEC_CUDA_CHECK_LAUNCH();
             return;
         }
@@ -550,17 +569,20 @@ public:
         const ldpc_decoder_options& o = d_cfg.options();
         return d_graph.description + " " +
                (o.algorithm == ldpc_algorithm::normalized ? "normalized" : "offset") +
-               " min-sum int8 x" + std::to_string(o.iterations) +
-               " on cuda:" + std::to_string(d_device) + " (" + d_device_name + ")";
+               " min-sum " + (d_half ? "half" : "int8") + " x" +
+               std::to_string(o.iterations) + " on cuda:" + std::to_string(d_device) +
+               " (" + d_device_name + ")";
     }
 
     std::string kernel_name() const
     {
         if (d_nr_graph)
-            return "nr-layered<BG" + std::to_string(d_nr_graph) + "> 2 cw/block, " +
+            return "nr-layered<BG" + std::to_string(d_nr_graph) +
+                   (d_half ? ", half" : ", int16") + "> 2 cw/block, " +
                    std::to_string(d_threads) + " threads, " + std::to_string(d_smem) +
                    " B smem, " + std::to_string(d_resident_blocks) + " blocks";
-        return "layered<" + std::to_string(d_degree_bound) + "> " +
+        return "layered<" + std::to_string(d_degree_bound) +
+               (d_half ? ", half" : ", int16") + "> " +
                std::to_string(d_codewords_per_block) + " cw/block, " +
                std::to_string(d_threads) + " threads, " + std::to_string(d_smem) +
                " B smem";
@@ -635,9 +657,16 @@ private:
             static_cast<uint32_t>(static_cast<uint16_t>(-p.beta)) * 0x10001u;
         d_threads = (g.z + 31) / 32 * 32;
         d_smem = sizeof(uint32_t) * g.n();
-        d_resident_blocks = resident_blocks(d_nr_graph == 1 ? nr::nr_layered_kernel<1>
-                                                            : nr::nr_layered_kernel<2>,
-                                            "the NR kernel");
+        d_resident_blocks = resident_blocks(nr_kernel(), "the NR kernel");
+    }
+
+    using nr_kernel_fn = void (*)(nr::params);
+    nr_kernel_fn nr_kernel() const
+    {
+        if (d_nr_graph == 1)
+            return d_half ? nr::nr_layered_kernel<1, true>
+                          : nr::nr_layered_kernel<1, false>;
+        return d_half ? nr::nr_layered_kernel<2, true> : nr::nr_layered_kernel<2, false>;
     }
 
     //! Blocks of `kernel` (d_threads threads, d_smem bytes of shared memory) that run
@@ -686,7 +715,8 @@ private:
     device_buffer<int2> d_edges;
     device_buffer<channel_segment> d_segments;
     ldpc_kernel_params d_params;
-    int d_nr_graph = 0; //!< 1, 2: the NR kernel of that base graph runs
+    int d_nr_graph = 0;  //!< 1, 2: the NR kernel of that base graph runs
+    bool d_half = false; //!< ldpc_arithmetic::half
     nr::params d_nr;
 };
 

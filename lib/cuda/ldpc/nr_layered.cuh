@@ -22,7 +22,10 @@
 #include <gpufec/common.h>
 #include <gpufec/ldpc_decoding.h>
 
+#include <cuda_fp16.h>
+
 #include <cstdint>
+#include <cstring>
 
 namespace gpufec {
 namespace cuda {
@@ -138,8 +141,11 @@ __device__ __forceinline__ uint32_t pack(int lo, int hi)
 //! Codeword position of lifted row t on edge e: column * Z + (t + shift) mod Z.
 __device__ __forceinline__ int position(const params& p, int e, int t)
 {
-    const int s = t + p.shift[e];
-    return p.colz[e] + (s >= p.z ? s - p.z : s);
+    // (t + shift) mod Z as an unsigned minimum: t + shift - Z wraps around to a huge
+    // value where t + shift < Z. One VIADDMNMX instead of a compare and a select.
+    const unsigned s = static_cast<unsigned>(t + p.shift[e]);
+    return p.colz[e] +
+           static_cast<int>(__viaddmin_u32(s, 0u - static_cast<unsigned>(p.z), s));
 }
 
 // ---- the row update, both codewords in the 16-bit halves of each register ----------
@@ -267,7 +273,125 @@ __device__ __forceinline__ void update_layer(const params& p,
     }
 }
 
-template <int BG, int Row = 0>
+// ---- the row update with half-precision APP (ldpc_arithmetic::half) ----------------
+//
+// The same row state and minimum search; the APP values and Q are IEEE halves holding
+// integers (exact up to 2048, rounded to nearest even above: min_sum_kernels.h,
+// half_traits). A half's sign is its top bit, so applying a message's sign is one
+// LOP3, |Q| is an operand modifier, and the magnitude selects are HSET2/HFMA2 on the
+// FMA pipe: the ALU pipe, the int16 kernel's bound, runs ~3x fewer instructions per
+// edge. The minimum search runs on the bit patterns of min(|Q|, 127) (non-negative
+// halves order as unsigned integers; those of integers up to 127 have 4 low zero bits),
+// doubled, with the edge in the 5 low bits.
+__device__ __forceinline__ __half2 as_half2(uint32_t x)
+{
+    __half2 h;
+    memcpy(&h, &x, sizeof h);
+    return h;
+}
+__device__ __forceinline__ uint32_t as_bits(__half2 h)
+{
+    uint32_t x;
+    memcpy(&x, &h, sizeof x);
+    return x;
+}
+constexpr uint32_t half_1024 = 0x64006400u; // 1024.0 in both halves: ulp 1
+constexpr uint32_t half_127 = 0x57f057f0u;  // 127.0
+constexpr uint32_t half_signs = 0x80008000u;
+//! Integers 0..1023, one per half, as halves: v | 0x6400 is the half 1024 + v.
+__device__ __forceinline__ __half2 small_to_half2(uint32_t v)
+{
+    return __hsub2(as_half2(v | half_1024), as_half2(half_1024));
+}
+//! The inverse for integer-valued halves 0..1023.
+__device__ __forceinline__ uint32_t half2_to_small(__half2 h)
+{
+    return as_bits(__hadd2(h, as_half2(half_1024))) - half_1024;
+}
+
+template <int BG, int Row>
+__device__ __forceinline__ void
+update_layer_half(const params& p,
+                  uint32_t* __restrict__ app,
+                  int t,
+                  uint32_t (&word)[2][base_graph<BG>::rows],
+                  uint32_t (&extra)[high_rows<BG>() + 1],
+                  uint32_t keep)
+{
+    constexpr int deg = base_graph<BG>::degree[Row];
+    constexpr int e0 = first_edge<BG>(Row);
+    constexpr bool wide = deg > compact_degree;
+    constexpr int h = high_index<BG>(Row);
+
+    const uint32_t w0 = word[0][Row], w1 = word[1][Row], w2 = wide ? extra[h] : 0u;
+    const __half2 old_m1 = small_to_half2(w1 & half_mask7);
+    const __half2 old_d = small_to_half2((w1 >> 7) & half_mask7);
+    // 1024 + the edge of the old minimum, compared with 1024 + j.
+    const __half2 old_index =
+        as_half2(((wide ? w2 >> 8 : w0 >> 11) & 0x001f001fu) | half_1024);
+
+    uint32_t q[deg];
+    // Two minimum searches (even and odd edges) merged at the end: half the chain.
+    uint32_t min1[2] = { 0xffffffffu, 0xffffffffu },
+             min2[2] = { 0xffffffffu, 0xffffffffu };
+    uint32_t parity = 0;
+#pragma unroll
+    for (int j = 0; j < deg; j++) {
+        const uint32_t l = app[position(p, e0 + j, t)];
+        const int bit = j < 16 ? j : j - 16;
+        const uint32_t signs = j < 16 ? w0 : w2;
+        const __half2 is_min = __heq2(old_index, as_half2(half_1024 + j * 0x00010001u));
+        const uint32_t r_old = as_bits(__hfma2(is_min, old_d, old_m1)) ^
+                               ((signs << (15 - bit)) & half_signs);
+        const uint32_t qj = as_bits(__hsub2(as_half2(l), as_half2(r_old)));
+        q[j] = qj;
+        parity ^= qj;
+        const uint32_t a =
+            as_bits(__hmin2(__habs2(as_half2(qj)), as_half2(half_127))) * 2u +
+            j * 0x00010001u;
+        min2[j & 1] = __vminu2(min2[j & 1], __vmaxu2(min1[j & 1], a));
+        min1[j & 1] = __vminu2(min1[j & 1], a);
+    }
+    // The values are distinct (the edge is in the low bits): the merge is exact.
+    const uint32_t min1_all = __vminu2(min1[0], min1[1]);
+    const uint32_t min2_all =
+        __vminu2(__vmaxu2(min1[0], min1[1]), __vminu2(min2[0], min2[1]));
+    parity &= half_signs;
+    const __half2 min1_value = as_half2((min1_all >> 1) & 0x7ff07ff0u);
+    const __half2 min2_value = as_half2((min2_all >> 1) & 0x7ff07ff0u);
+    const uint32_t new_m1 = scale_pair(p, half2_to_small(min1_value));
+    const uint32_t new_d = scale_pair(p, half2_to_small(min2_value)) - new_m1;
+    const __half2 new_m1h = small_to_half2(new_m1), new_dh = small_to_half2(new_d);
+    const uint32_t new_index = min1_all & 0x001f001fu;
+    uint32_t signs_lo = 0, signs_hi = 0;
+#pragma unroll
+    for (int j = 0; j < deg; j++) {
+        const int bit = j < 16 ? j : j - 16;
+        const uint32_t x = (parity ^ q[j]) & half_signs; // the new message is negative
+        // |Q_j| == min1 stands for "j is the edge of the minimum" (generic kernel).
+        const __half2 is_min = __heq2(__habs2(as_half2(q[j])), min1_value);
+        const uint32_t r = as_bits(__hfma2(is_min, new_dh, new_m1h)) ^ x;
+        uint32_t l = as_bits(__hadd2(as_half2(q[j]), as_half2(r)));
+        if (j < 16)
+            signs_lo |= x >> (15 - bit);
+        else
+            signs_hi |= x >> (15 - bit);
+        // The position again rather than kept: keeping it gains nothing (measured).
+        const int vj = position(p, e0 + j, t);
+        if (keep) // a codeword of the pair has stopped: its values stay (block-uniform)
+            l = (l & ~keep) | (app[vj] & keep);
+        app[vj] = l;
+    }
+    word[1][Row] = new_m1 | (new_d << 7);
+    if (wide) {
+        word[0][Row] = signs_lo;
+        extra[h] = signs_hi | (new_index << 8);
+    } else {
+        word[0][Row] = signs_lo | (new_index << 11);
+    }
+}
+
+template <int BG, bool Half, int Row = 0>
 __device__ __forceinline__ void run_layers(const params& p,
                                            uint32_t* __restrict__ app,
                                            int t,
@@ -276,11 +400,15 @@ __device__ __forceinline__ void run_layers(const params& p,
                                            uint32_t keep)
 {
     if constexpr (Row < base_graph<BG>::rows) {
-        if (t < p.z)
-            update_layer<BG, Row>(p, app, t, word, extra, keep);
+        if (t < p.z) {
+            if constexpr (Half)
+                update_layer_half<BG, Row>(p, app, t, word, extra, keep);
+            else
+                update_layer<BG, Row>(p, app, t, word, extra, keep);
+        }
         if constexpr (base_graph<BG>::barrier_after[Row])
             __syncthreads();
-        run_layers<BG, Row + 1>(p, app, t, word, extra, keep);
+        run_layers<BG, Half, Row + 1>(p, app, t, word, extra, keep);
     }
 }
 
@@ -304,7 +432,9 @@ __device__ __forceinline__ uint32_t failed_checks(const params& p,
     }
 }
 
-template <int BG>
+//! Half: ldpc_arithmetic::half (the APP as half2 pairs, known zeros not pinned, as
+//! the CPU's half_traits); otherwise int8 (int16 pairs).
+template <int BG, bool Half>
 __global__ void __launch_bounds__(max_threads, 1)
     nr_layered_kernel(const __grid_constant__ params p)
 {
@@ -335,7 +465,16 @@ __global__ void __launch_bounds__(max_threads, 1)
             }
         }
         __syncthreads();
-        if (p.clamp_input) {
+        if (Half) {
+            // The int16 sums, saturated where they may pass the APP range, as halves.
+            for (int v = t; v < n; v += threads) {
+                const uint32_t x = app[v];
+                const int a = p.clamp_input ? sat(lo16(x)) : lo16(x);
+                const int b = p.clamp_input ? sat(hi16(x)) : hi16(x);
+                app[v] = as_bits(__halves2half2(__int2half_rn(a), __int2half_rn(b)));
+            }
+            __syncthreads();
+        } else if (p.clamp_input) {
             for (int v = t; v < n; v += threads)
                 app[v] = pack(sat(lo16(app[v])), sat(hi16(app[v])));
             __syncthreads();
@@ -355,7 +494,7 @@ __global__ void __launch_bounds__(max_threads, 1)
         int iters0 = 0, iters1 = 0;
         for (int it = 0; it < p.iterations; it++) {
             const uint32_t keep = (done0 ? 0x0000ffffu : 0u) | (done1 ? 0xffff0000u : 0u);
-            run_layers<BG>(p, app, t, word, extra, keep);
+            run_layers<BG, Half>(p, app, t, word, extra, keep);
             iters0 = done0 ? iters0 : it + 1;
             iters1 = done1 ? iters1 : it + 1;
             const bool last = it + 1 == p.iterations;
@@ -392,7 +531,8 @@ __global__ void __launch_bounds__(max_threads, 1)
                 const int c = i / p.k, at = i - c * p.k;
                 const uint32_t l = app[__ldg(p.info + at)];
                 p.soft[8 * p.frames[f0 + c].out_offset + at] =
-                    static_cast<float>(c ? hi16(l) : lo16(l));
+                    Half ? (c ? __high2float(as_half2(l)) : __low2float(as_half2(l)))
+                         : static_cast<float>(c ? hi16(l) : lo16(l));
             }
         }
         if (t < count) {

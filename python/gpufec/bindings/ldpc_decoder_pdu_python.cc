@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(ldpc_decoder_pdu.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(4e8b09c7d7b54fb9e6bf1920381831cb)                     */
+/* BINDTOOL_HEADER_FILE_HASH(84d62f876f74e2a8092f861423132bb5)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(ldpc_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(667f0ac7c2f72fcfb5680f2bfc93ab12)                     */
+/* BINDTOOL_HEADER_FILE_HASH(bd1499b894801e8dc9a8b669e07b67a6)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
