@@ -639,6 +639,8 @@ private:
             p.colz[e] = g.edge_col[e] * g.z;
             p.shift[e] = g.edge_shift[e];
         }
+        for (int r = 0; r < g.base_rows(); r++)
+            p.row_end[r] = g.row_start[r + 1];
         p.z = g.z;
         p.n = g.n();
         p.k = g.k();

@@ -96,6 +96,7 @@ struct channel_run {
 struct params {
     int32_t colz[max_edges];  //!< column * Z of each edge, graph order
     int32_t shift[max_edges]; //!< circulant shift of each edge
+    int32_t row_end[46];      //!< first edge after each base row
     int32_t z, n, k;
     int32_t zero_begin, zero_end; //!< known-zero (filler) positions [begin, end)
     const int32_t* info;
@@ -198,8 +199,7 @@ __device__ __forceinline__ void update_layer(const params& p,
                                              uint32_t* __restrict__ app,
                                              int t,
                                              uint32_t (&word)[2][base_graph<BG>::rows],
-                                             uint32_t (&extra)[high_rows<BG>() + 1],
-                                             uint32_t keep)
+                                             uint32_t (&extra)[high_rows<BG>() + 1])
 {
     constexpr int deg = base_graph<BG>::degree[Row];
     constexpr int e0 = first_edge<BG>(Row);
@@ -260,8 +260,6 @@ __device__ __forceinline__ void update_layer(const params& p,
         if (static_cast<unsigned>(v - p.zero_begin) <
             static_cast<unsigned>(p.zero_end - p.zero_begin))
             l = app_pos;
-        if (keep) // a codeword of the pair has stopped: its values stay (block-uniform)
-            l = (l & ~keep) | (app[v] & keep);
         app[v] = l;
     }
     word[1][Row] = new_m1 | (new_d << 7);
@@ -315,8 +313,7 @@ update_layer_half(const params& p,
                   uint32_t* __restrict__ app,
                   int t,
                   uint32_t (&word)[2][base_graph<BG>::rows],
-                  uint32_t (&extra)[high_rows<BG>() + 1],
-                  uint32_t keep)
+                  uint32_t (&extra)[high_rows<BG>() + 1])
 {
     constexpr int deg = base_graph<BG>::degree[Row];
     constexpr int e0 = first_edge<BG>(Row);
@@ -377,10 +374,7 @@ update_layer_half(const params& p,
         else
             signs_hi |= x >> (15 - bit);
         // The position again rather than kept: keeping it gains nothing (measured).
-        const int vj = position(p, e0 + j, t);
-        if (keep) // a codeword of the pair has stopped: its values stay (block-uniform)
-            l = (l & ~keep) | (app[vj] & keep);
-        app[vj] = l;
+        app[position(p, e0 + j, t)] = l;
     }
     word[1][Row] = new_m1 | (new_d << 7);
     if (wide) {
@@ -396,40 +390,73 @@ __device__ __forceinline__ void run_layers(const params& p,
                                            uint32_t* __restrict__ app,
                                            int t,
                                            uint32_t (&word)[2][base_graph<BG>::rows],
-                                           uint32_t (&extra)[high_rows<BG>() + 1],
-                                           uint32_t keep)
+                                           uint32_t (&extra)[high_rows<BG>() + 1])
 {
     if constexpr (Row < base_graph<BG>::rows) {
         if (t < p.z) {
             if constexpr (Half)
-                update_layer_half<BG, Row>(p, app, t, word, extra, keep);
+                update_layer_half<BG, Row>(p, app, t, word, extra);
             else
-                update_layer<BG, Row>(p, app, t, word, extra, keep);
+                update_layer<BG, Row>(p, app, t, word, extra);
         }
         if constexpr (base_graph<BG>::barrier_after[Row])
             __syncthreads();
-        run_layers<BG, Half, Row + 1>(p, app, t, word, extra, keep);
+        run_layers<BG, Half, Row + 1>(p, app, t, word, extra);
     }
 }
 
 //! XOR of the APP pairs over every row of thread t: bit 15 / 31 set where a parity
-//! check of codeword 0 / 1 fails.
-template <int BG, int Row = 0>
+//! check of codeword 0 / 1 fails. Plain loops: the unrolled layers already fill the
+//! instruction cache (ncu: "no instruction" was the first stall reason).
+template <int BG>
 __device__ __forceinline__ uint32_t failed_checks(const params& p,
                                                   const uint32_t* __restrict__ app,
                                                   int t)
 {
-    if constexpr (Row < base_graph<BG>::rows) {
-        constexpr int deg = base_graph<BG>::degree[Row];
-        constexpr int e0 = first_edge<BG>(Row);
+    uint32_t failed = 0;
+    int e = 0;
+#pragma unroll 1
+    for (int r = 0; r < base_graph<BG>::rows; r++) {
         uint32_t x = 0;
-#pragma unroll
-        for (int j = 0; j < deg; j++)
-            x ^= app[position(p, e0 + j, t)];
-        return (x & 0x80008000u) | failed_checks<BG, Row + 1>(p, app, t);
-    } else {
-        return 0u;
+#pragma unroll 1
+        for (const int end = p.row_end[r]; e < end; e++)
+            x ^= app[position(p, e, t)];
+        failed |= x;
     }
+    return failed & 0x80008000u;
+}
+
+//! Hard bits, soft output and status of codeword c (0, 1: the 16-bit half) of the
+//! pair, into frame `frame`.
+template <bool Half>
+__device__ __forceinline__ void write_outputs(const params& p,
+                                              const uint32_t* __restrict__ app,
+                                              uint32_t frame,
+                                              int c,
+                                              int iterations,
+                                              bool ok)
+{
+    const int t = threadIdx.x, threads = blockDim.x;
+    const uint64_t out = p.frames[frame].out_offset;
+    for (int byte = t; byte < (p.k + 7) / 8; byte += threads) {
+        unsigned bits = 0;
+        for (int j = 0; j < 8; j++) {
+            const int at = byte * 8 + j;
+            const uint32_t l = at < p.k ? app[__ldg(p.info + at)] : 0u;
+            bits |= ((c ? l >> 31 : l >> 15) & 1u) << (7 - j);
+        }
+        p.out[out + byte] = static_cast<uint8_t>(bits);
+    }
+    if (p.soft) {
+        for (int at = t; at < p.k; at += threads) {
+            const uint32_t l = app[__ldg(p.info + at)];
+            p.soft[8 * out + at] =
+                Half ? (c ? __high2float(as_half2(l)) : __low2float(as_half2(l)))
+                     : static_cast<float>(c ? hi16(l) : lo16(l));
+        }
+    }
+    if (t == 0)
+        p.status[frame] = frame_status{ iterations, ok };
 }
 
 //! Half: ldpc_arithmetic::half (the APP as half2 pairs, known zeros not pinned, as
@@ -489,58 +516,42 @@ __global__ void __launch_bounds__(max_threads, 1)
         for (int r = 0; r <= high_rows<BG>(); r++)
             extra[r] = 0u;
 
+        // A codeword that stops early (every check holds) has its outputs written at
+        // once and then goes on with its partner, which changes its APP values no
+        // longer read: no per-edge masking. The done flags are block-uniform.
         bool done0 = false, done1 = !two;
         bool fail0 = false, fail1 = false;
         int iters0 = 0, iters1 = 0;
         for (int it = 0; it < p.iterations; it++) {
-            const uint32_t keep = (done0 ? 0x0000ffffu : 0u) | (done1 ? 0xffff0000u : 0u);
-            run_layers<BG, Half>(p, app, t, word, extra, keep);
+            run_layers<BG, Half>(p, app, t, word, extra);
             iters0 = done0 ? iters0 : it + 1;
             iters1 = done1 ? iters1 : it + 1;
             const bool last = it + 1 == p.iterations;
             if (p.early_termination || last) {
                 const uint32_t f = t < p.z ? failed_checks<BG>(p, app, t) : 0u;
-                fail0 = done0 ? fail0 : __syncthreads_or(f & 0x8000u) != 0;
-                fail1 = done1 ? fail1 : __syncthreads_or(f & 0x80000000u) != 0;
-                if (p.early_termination) {
-                    done0 = done0 || !fail0;
-                    done1 = done1 || !fail1;
+                const bool failed0 = __syncthreads_or(f & 0x8000u) != 0;
+                const bool failed1 = __syncthreads_or(f & 0x80000000u) != 0;
+                fail0 = done0 ? fail0 : failed0;
+                fail1 = done1 ? fail1 : failed1;
+                if (p.early_termination && !last) {
+                    const bool stop0 = !done0 && !fail0, stop1 = !done1 && !fail1;
+                    if (stop0)
+                        write_outputs<Half>(p, app, f0, 0, iters0, true);
+                    if (stop1)
+                        write_outputs<Half>(p, app, f0 + 1, 1, iters1, true);
+                    done0 = done0 || stop0;
+                    done1 = done1 || stop1;
                     if (done0 && done1)
                         break;
+                    if (stop0 || stop1)
+                        __syncthreads(); // the outputs are read before the next layers
                 }
             }
         }
-        // Both __syncthreads_or above are reached by every thread: done flags are
-        // block-uniform. (A stopped codeword keeps fail = false, as the CPU's ok.)
-
-        // ---- outputs
-        const int bytes = (p.k + 7) / 8;
-        const int count = two ? 2 : 1;
-        for (int i = t; i < count * bytes; i += threads) {
-            const int c = i / bytes, byte = i - c * bytes;
-            unsigned bits = 0;
-            for (int j = 0; j < 8; j++) {
-                const int at = byte * 8 + j;
-                const uint32_t l = at < p.k ? app[__ldg(p.info + at)] : 0u;
-                bits |= ((c ? l >> 31 : l >> 15) & 1u) << (7 - j);
-            }
-            p.out[p.frames[f0 + c].out_offset + byte] = static_cast<uint8_t>(bits);
-        }
-        if (p.soft) {
-            for (int i = t; i < count * p.k; i += threads) {
-                const int c = i / p.k, at = i - c * p.k;
-                const uint32_t l = app[__ldg(p.info + at)];
-                p.soft[8 * p.frames[f0 + c].out_offset + at] =
-                    Half ? (c ? __high2float(as_half2(l)) : __low2float(as_half2(l)))
-                         : static_cast<float>(c ? hi16(l) : lo16(l));
-            }
-        }
-        if (t < count) {
-            frame_status st;
-            st.iterations = t ? iters1 : iters0;
-            st.ok = !(t ? fail1 : fail0);
-            p.status[f0 + t] = st;
-        }
+        if (!done0)
+            write_outputs<Half>(p, app, f0, 0, iters0, !fail0);
+        if (!done1)
+            write_outputs<Half>(p, app, f0 + 1, 1, iters1, !fail1);
         __syncthreads(); // app is reused by the next pair
     }
 }
