@@ -150,7 +150,7 @@ TEST(LdpcCuda, MatchesCpuAcrossLiftingSizesAndRates)
     };
     for (const auto& c : cfgs) {
         const nr_ldpc_code code(c.bg, c.z, c.k, c.e);
-        const auto frames = nr_frames(code, 96, c.ebn0, 1000 + c.z + c.bg);
+        const auto frames = nr_frames(code, 95, c.ebn0, 1000 + c.z + c.bg);
         for (auto ar : gpu_arithmetics)
             for (bool et : { true, false })
                 for (auto alg : { ldpc_algorithm::normalized, ldpc_algorithm::offset }) {

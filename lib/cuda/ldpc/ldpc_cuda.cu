@@ -544,8 +544,10 @@ public:
             p.soft = soft;
             p.status = status;
             device_guard guard(d_device);
-            const unsigned blocks = static_cast<unsigned>(
-                std::max<size_t>(1, std::min<size_t>((nf + 1) / 2, d_resident_blocks)));
+            const unsigned blocks = static_cast<unsigned>(std::max<size_t>(
+                1,
+                std::min<size_t>(((nf + 1) / 2 + d_nr.slots - 1) / d_nr.slots,
+                                 d_resident_blocks)));
             nr_kernel()<<<blocks, d_threads, d_smem, stream>>>(p);
             GPUFEC_CUDA_CHECK_LAUNCH();
             return;
@@ -578,7 +580,8 @@ public:
     {
         if (d_nr_graph)
             return "nr-layered<BG" + std::to_string(d_nr_graph) +
-                   (d_half ? ", half" : ", int16") + "> 2 cw/block, " +
+                   (d_half ? ", half" : ", int16") + "> " +
+                   std::to_string(2 * d_nr.slots) + " cw/block, " +
                    std::to_string(d_threads) + " threads, " + std::to_string(d_smem) +
                    " B smem, " + std::to_string(d_resident_blocks) + " blocks";
         return "layered<" + std::to_string(d_degree_bound) +
@@ -589,11 +592,11 @@ public:
     }
 
 private:
-    //! 1 or 2 when the graph is an NR base graph lifted by Z >= 32 in table order with
-    //! at most one run of fillers (the NR kernel's case), else 0.
+    //! 1 or 2 when the graph is an NR base graph lifted by Z >= nr::min_z in table order
+    //! with at most one run of fillers (the NR kernel's case), else 0.
     static int nr_base_graph(const ldpc_graph& g, size_t zero_runs)
     {
-        if (g.z < 32 || g.layers() != g.base_rows() || zero_runs > 1)
+        if (g.z < nr::min_z || g.layers() != g.base_rows() || zero_runs > 1)
             return 0;
         auto matches =
             [&](const int* degree, const bool* barrier_after, int rows, int columns) {
@@ -657,8 +660,18 @@ private:
         p.beta = d_cfg.beta_int();
         p.beta_pair_neg =
             static_cast<uint32_t>(static_cast<uint16_t>(-p.beta)) * 0x10001u;
-        d_threads = (g.z + 31) / 32 * 32;
-        d_smem = sizeof(uint32_t) * g.n();
+        // As many codeword pairs per block as fill its 384 threads (one block per SM:
+        // registers), within the shared memory.
+        int slots = std::max(1, std::min(nr::max_threads / g.z, nr::max_slots));
+        int max_smem = 0;
+        GPUFEC_CUDA_CHECK(cudaDeviceGetAttribute(
+            &max_smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, d_device));
+        while (slots > 1 &&
+               sizeof(uint32_t) * g.n() * slots > static_cast<size_t>(max_smem) - 1024)
+            slots--;
+        p.slots = slots;
+        d_threads = (slots * g.z + 31) / 32 * 32;
+        d_smem = sizeof(uint32_t) * g.n() * slots;
         d_resident_blocks = resident_blocks(nr_kernel(), "the NR kernel");
     }
 

@@ -4,7 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // Internal: the 5G NR kernel of the CUDA LDPC decoder, specialised on the base graph at
-// compile time (TS 38.212 Tables 5.3.2-2/-3: 46 or 42 rows, their degrees), for Z >= 32.
+// compile time (TS 38.212 Tables 5.3.2-2/-3: 46 or 42 rows, their degrees), for Z >= 6
+// (small Z: several codeword pairs per block).
 // Same arithmetic as the generic kernel and the CPU (lib/cpu/min_sum_kernels.h).
 //
 // Why it is faster than the generic kernel (docs/ldpc-gpu-roofline.md): the check
@@ -34,6 +35,8 @@ namespace nr {
 constexpr int app_max = 32000;
 constexpr int max_edges = 316; // BG1
 constexpr int max_threads = 384;
+constexpr int max_slots = 64; //!< codeword pairs per block (small Z)
+constexpr int min_z = max_threads / max_slots;
 
 //! Row degrees of the base graphs (TS 38.212 Tables 5.3.2-2 and 5.3.2-3, counted).
 template <int BG>
@@ -98,6 +101,7 @@ struct params {
     int32_t shift[max_edges]; //!< circulant shift of each edge
     int32_t row_end[46];      //!< first edge after each base row
     int32_t z, n, k;
+    int32_t slots;                //!< codeword pairs per block
     int32_t zero_begin, zero_end; //!< known-zero (filler) positions [begin, end)
     const int32_t* info;
     const channel_run* runs;
@@ -426,19 +430,20 @@ __device__ __forceinline__ uint32_t failed_checks(const params& p,
     return failed & 0x80008000u;
 }
 
-//! Hard bits, soft output and status of codeword c (0, 1: the 16-bit half) of the
-//! pair, into frame `frame`.
+//! Hard bits, soft output and status of codeword c (0, 1: the 16-bit half) of a pair,
+//! into frame `frame`, by the `lanes` threads lane = 0 .. lanes - 1 of its slot.
 template <bool Half>
 __device__ __forceinline__ void write_outputs(const params& p,
                                               const uint32_t* __restrict__ app,
+                                              int lane,
+                                              int lanes,
                                               uint32_t frame,
                                               int c,
                                               int iterations,
                                               bool ok)
 {
-    const int t = threadIdx.x, threads = blockDim.x;
     const uint64_t out = p.frames[frame].out_offset;
-    for (int byte = t; byte < (p.k + 7) / 8; byte += threads) {
+    for (int byte = lane; byte < (p.k + 7) / 8; byte += lanes) {
         unsigned bits = 0;
         for (int j = 0; j < 8; j++) {
             const int at = byte * 8 + j;
@@ -448,14 +453,14 @@ __device__ __forceinline__ void write_outputs(const params& p,
         p.out[out + byte] = static_cast<uint8_t>(bits);
     }
     if (p.soft) {
-        for (int at = t; at < p.k; at += threads) {
+        for (int at = lane; at < p.k; at += lanes) {
             const uint32_t l = app[__ldg(p.info + at)];
             p.soft[8 * out + at] =
                 Half ? (c ? __high2float(as_half2(l)) : __low2float(as_half2(l)))
                      : static_cast<float>(c ? hi16(l) : lo16(l));
         }
     }
-    if (t == 0)
+    if (lane == 0)
         p.status[frame] = frame_status{ iterations, ok };
 }
 
@@ -465,45 +470,66 @@ template <int BG, bool Half>
 __global__ void __launch_bounds__(max_threads, 1)
     nr_layered_kernel(const __grid_constant__ params p)
 {
-    extern __shared__ uint32_t app[]; // n int16 pairs
-    const int t = threadIdx.x, threads = blockDim.x, n = p.n;
+    // Slots: the block decodes p.slots codeword pairs side by side (small Z), slot s
+    // owning threads s * Z .. s * Z + Z - 1 and APP values s * n .. s * n + n - 1; all
+    // its warps run the same layer at once, so they share the instruction cache.
+    extern __shared__ uint32_t smem[]; // slots * n int16 or half pairs
+    __shared__ uint32_t slot_failed[2][max_slots];
+    const int t = threadIdx.x, threads = blockDim.x, n = p.n, z = p.z;
+    const int slots = p.slots;
+    const int slot = t / z, row = t - slot * z;
+    const bool in_slot = slot < slots;
+    uint32_t* __restrict__ app = smem + (in_slot ? slot : 0) * n;
     const uint32_t pairs = (p.num_frames + 1) / 2;
-    for (uint32_t g = blockIdx.x; g < pairs; g += gridDim.x) {
-        const uint32_t f0 = 2 * g;
-        const bool two = f0 + 1 < p.num_frames;
-        const uint64_t x0 = p.frames[f0].in_offset;
-        const uint64_t x1 = two ? p.frames[f0 + 1].in_offset : x0;
+    const uint32_t groups = (pairs + slots - 1) / slots;
+    for (uint32_t grp = blockIdx.x; grp < groups; grp += gridDim.x) {
+        // This thread's pair and its frames (a missing second codeword gets the first's
+        // input; a slot without a pair decodes nothing).
+        const uint32_t pair = grp * slots + slot;
+        const bool has_pair = in_slot && pair < pairs;
+        const uint32_t f0 = 2 * pair;
+        const bool two = has_pair && f0 + 1 < p.num_frames;
 
-        // ---- channel LLRs (both codewords; a missing second one gets the first's)
-        for (int v = t; v < n; v += threads)
-            app[v] = static_cast<unsigned>(v - p.zero_begin) <
-                             static_cast<unsigned>(p.zero_end - p.zero_begin)
-                         ? pack(app_max, app_max)
-                         : 0u;
+        // ---- channel LLRs of every slot
+        for (int i = t; i < slots * n; i += threads) {
+            const int v = i % n;
+            smem[i] = static_cast<unsigned>(v - p.zero_begin) <
+                              static_cast<unsigned>(p.zero_end - p.zero_begin)
+                          ? pack(app_max, app_max)
+                          : 0u;
+        }
         for (int r = 0; r < p.num_runs; r++) {
             const channel_run run = p.runs[r];
             if (r == 0 || run.pass != p.runs[r - 1].pass)
                 __syncthreads();
-            for (int j = t; j < run.len; j += threads) {
-                const uint32_t l = app[run.pos + j];
-                app[run.pos + j] =
-                    pack(lo16(l) + channel_llr(p.in, p.in4, x0, run.llr + j),
-                         hi16(l) + channel_llr(p.in, p.in4, x1, run.llr + j));
+            for (int i = t; i < slots * run.len; i += threads) {
+                const int s = i / run.len, j = i - s * run.len;
+                const uint32_t sp = grp * slots + s;
+                if (sp >= pairs)
+                    continue;
+                const uint64_t x0 = p.frames[2 * sp].in_offset;
+                const uint64_t x1 =
+                    2 * sp + 1 < p.num_frames ? p.frames[2 * sp + 1].in_offset : x0;
+                uint32_t& a = smem[s * n + run.pos + j];
+                a = pack(lo16(a) + channel_llr(p.in, p.in4, x0, run.llr + j),
+                         hi16(a) + channel_llr(p.in, p.in4, x1, run.llr + j));
             }
         }
+        if (t < 2 * max_slots)
+            slot_failed[t / max_slots][t % max_slots] = 0u;
         __syncthreads();
         if (Half) {
             // The int16 sums, saturated where they may pass the APP range, as halves.
-            for (int v = t; v < n; v += threads) {
-                const uint32_t x = app[v];
+            for (int i = t; i < slots * n; i += threads) {
+                const uint32_t x = smem[i];
                 const int a = p.clamp_input ? sat(lo16(x)) : lo16(x);
                 const int b = p.clamp_input ? sat(hi16(x)) : hi16(x);
-                app[v] = as_bits(__halves2half2(__int2half_rn(a), __int2half_rn(b)));
+                smem[i] = as_bits(__halves2half2(__int2half_rn(a), __int2half_rn(b)));
             }
             __syncthreads();
         } else if (p.clamp_input) {
-            for (int v = t; v < n; v += threads)
-                app[v] = pack(sat(lo16(app[v])), sat(hi16(app[v])));
+            for (int i = t; i < slots * n; i += threads)
+                smem[i] = pack(sat(lo16(smem[i])), sat(hi16(smem[i])));
             __syncthreads();
         }
 
@@ -518,41 +544,46 @@ __global__ void __launch_bounds__(max_threads, 1)
 
         // A codeword that stops early (every check holds) has its outputs written at
         // once and then goes on with its partner, which changes its APP values no
-        // longer read: no per-edge masking. The done flags are block-uniform.
-        bool done0 = false, done1 = !two;
+        // longer read: no per-edge masking. The flags are uniform over a slot.
+        bool done0 = !has_pair, done1 = !two;
         bool fail0 = false, fail1 = false;
         int iters0 = 0, iters1 = 0;
         for (int it = 0; it < p.iterations; it++) {
-            run_layers<BG, Half>(p, app, t, word, extra);
+            run_layers<BG, Half>(p, app, has_pair ? row : z, word, extra);
             iters0 = done0 ? iters0 : it + 1;
             iters1 = done1 ? iters1 : it + 1;
             const bool last = it + 1 == p.iterations;
             if (p.early_termination || last) {
-                const uint32_t f = t < p.z ? failed_checks<BG>(p, app, t) : 0u;
-                const bool failed0 = __syncthreads_or(f & 0x8000u) != 0;
-                const bool failed1 = __syncthreads_or(f & 0x80000000u) != 0;
-                fail0 = done0 ? fail0 : failed0;
-                fail1 = done1 ? fail1 : failed1;
+                // Parity checks per slot: OR of the rows' failures in shared memory
+                // (two buffers: the one read now, the one cleared for the next time).
+                const uint32_t f = has_pair ? failed_checks<BG>(p, app, row) : 0u;
+                if (f)
+                    atomicOr(&slot_failed[it & 1][slot], (f >> 15 & 1u) | (f >> 30 & 2u));
+                __syncthreads();
+                const uint32_t failed = in_slot ? slot_failed[it & 1][slot] : 0u;
+                if (t < max_slots)
+                    slot_failed[(it + 1) & 1][t] = 0u;
+                fail0 = done0 ? fail0 : (failed & 1u) != 0;
+                fail1 = done1 ? fail1 : (failed & 2u) != 0;
                 if (p.early_termination && !last) {
                     const bool stop0 = !done0 && !fail0, stop1 = !done1 && !fail1;
                     if (stop0)
-                        write_outputs<Half>(p, app, f0, 0, iters0, true);
+                        write_outputs<Half>(p, app, row, z, f0, 0, iters0, true);
                     if (stop1)
-                        write_outputs<Half>(p, app, f0 + 1, 1, iters1, true);
+                        write_outputs<Half>(p, app, row, z, f0 + 1, 1, iters1, true);
                     done0 = done0 || stop0;
                     done1 = done1 || stop1;
-                    if (done0 && done1)
+                    // Also the barrier between the outputs and the next layers.
+                    if (!__syncthreads_or(!(done0 && done1)))
                         break;
-                    if (stop0 || stop1)
-                        __syncthreads(); // the outputs are read before the next layers
                 }
             }
         }
         if (!done0)
-            write_outputs<Half>(p, app, f0, 0, iters0, !fail0);
+            write_outputs<Half>(p, app, row, z, f0, 0, iters0, !fail0);
         if (!done1)
-            write_outputs<Half>(p, app, f0 + 1, 1, iters1, !fail1);
-        __syncthreads(); // app is reused by the next pair
+            write_outputs<Half>(p, app, row, z, f0 + 1, 1, iters1, !fail1);
+        __syncthreads(); // the APP values are reused by the next group
     }
 }
 
