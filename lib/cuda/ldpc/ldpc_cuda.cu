@@ -639,8 +639,8 @@ private:
         nr::params& p = d_nr;
         p = nr::params{};
         for (int e = 0; e < g.edges(); e++) {
-            p.colz[e] = g.edge_col[e] * g.z;
-            p.shift[e] = g.edge_shift[e];
+            p.colz4[e] = 4u * g.edge_col[e] * g.z;
+            p.shift4[e] = 4u * g.edge_shift[e];
         }
         for (int r = 0; r < g.base_rows(); r++)
             p.row_end[r] = g.row_start[r + 1];
@@ -649,6 +649,9 @@ private:
         p.k = g.k();
         p.zero_begin = zero_ranges.empty() ? 0 : zero_ranges[0].x;
         p.zero_end = zero_ranges.empty() ? 0 : zero_ranges[0].y;
+        p.z4 = 4u * g.z;
+        p.zero_begin4 = 4u * p.zero_begin;
+        p.zero_end4 = 4u * p.zero_end;
         p.info = d_info.get();
         p.runs = d_segments.get();
         p.num_runs = d_params.num_segments;

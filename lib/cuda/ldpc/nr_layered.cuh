@@ -97,12 +97,14 @@ struct channel_run {
 };
 
 struct params {
-    int32_t colz[max_edges];  //!< column * Z of each edge, graph order
-    int32_t shift[max_edges]; //!< circulant shift of each edge
-    int32_t row_end[46];      //!< first edge after each base row
+    uint32_t colz4[max_edges];  //!< 4 column * Z of each edge, graph order (bytes)
+    uint32_t shift4[max_edges]; //!< 4 x the circulant shift of each edge
+    int32_t row_end[46];        //!< first edge after each base row
     int32_t z, n, k;
-    int32_t slots;                //!< codeword pairs per block
-    int32_t zero_begin, zero_end; //!< known-zero (filler) positions [begin, end)
+    uint32_t z4;                     //!< 4 z
+    uint32_t zero_begin4, zero_end4; //!< known zeros as byte offsets
+    int32_t slots;                   //!< codeword pairs per block
+    int32_t zero_begin, zero_end;    //!< known-zero (filler) positions [begin, end)
     const int32_t* info;
     const channel_run* runs;
     int32_t num_runs;
@@ -143,14 +145,23 @@ __device__ __forceinline__ uint32_t pack(int lo, int hi)
     return (static_cast<uint32_t>(lo) & 0xffffu) | (static_cast<uint32_t>(hi) << 16);
 }
 
-//! Codeword position of lifted row t on edge e: column * Z + (t + shift) mod Z.
-__device__ __forceinline__ int position(const params& p, int e, int t)
+//! Byte offset in the APP array of lifted row t (t4 = 4 t) on edge e: 4 (column * Z +
+//! (t + shift) mod Z), the mod as an unsigned minimum (t + shift - Z wraps around to a
+//! huge value where t + shift < Z): one VIADD, one VIADDMNMX and the add of the column,
+//! all with constant-bank operands.
+__device__ __forceinline__ unsigned offset4(const params& p, int e, unsigned t4)
 {
-    // (t + shift) mod Z as an unsigned minimum: t + shift - Z wraps around to a huge
-    // value where t + shift < Z. One VIADDMNMX instead of a compare and a select.
-    const unsigned s = static_cast<unsigned>(t + p.shift[e]);
-    return p.colz[e] +
-           static_cast<int>(__viaddmin_u32(s, 0u - static_cast<unsigned>(p.z), s));
+    const unsigned s = t4 + p.shift4[e];
+    return p.colz4[e] + __viaddmin_u32(s, 0u - p.z4, s);
+}
+__device__ __forceinline__ uint32_t& app_at(uint32_t* app, unsigned offset4)
+{
+    return *reinterpret_cast<uint32_t*>(reinterpret_cast<char*>(app) + offset4);
+}
+__device__ __forceinline__ uint32_t app_at(const uint32_t* app, unsigned offset4)
+{
+    return *reinterpret_cast<const uint32_t*>(reinterpret_cast<const char*>(app) +
+                                              offset4);
 }
 
 // ---- the row update, both codewords in the 16-bit halves of each register ----------
@@ -201,7 +212,7 @@ __device__ __forceinline__ uint32_t scale_pair(const params& p, uint32_t m)
 template <int BG, int Row>
 __device__ __forceinline__ void update_layer(const params& p,
                                              uint32_t* __restrict__ app,
-                                             int t,
+                                             unsigned t4,
                                              uint32_t (&word)[2][base_graph<BG>::rows],
                                              uint32_t (&extra)[high_rows<BG>() + 1])
 {
@@ -223,7 +234,7 @@ __device__ __forceinline__ void update_layer(const params& p,
     uint32_t min1 = 0xffffffffu, min2 = 0xffffffffu, parity = 0;
 #pragma unroll
     for (int j = 0; j < deg; j++) {
-        const uint32_t l = app[position(p, e0 + j, t)];
+        const uint32_t l = app_at(app, offset4(p, e0 + j, t4));
         const int bit = j < 16 ? j : j - 16;
         const uint32_t signs = j < 16 ? w0 : w2;
         const uint32_t hot = j < 16 ? old_hot_lo : old_hot_hi;
@@ -248,7 +259,7 @@ __device__ __forceinline__ void update_layer(const params& p,
 #pragma unroll
     for (int j = 0; j < deg; j++) {
         // The position again rather than kept: registers are what limits this kernel.
-        const int v = position(p, e0 + j, t);
+        const unsigned v4 = offset4(p, e0 + j, t4);
         const int bit = j < 16 ? j : j - 16;
         const uint32_t x = parity ^ q[j]; // bit 15/31: the new message is negative
         const uint32_t s = spread_sign(x);
@@ -261,10 +272,9 @@ __device__ __forceinline__ void update_layer(const params& p,
             signs_lo |= sign_bits;
         else
             signs_hi |= sign_bits;
-        if (static_cast<unsigned>(v - p.zero_begin) <
-            static_cast<unsigned>(p.zero_end - p.zero_begin))
+        if (v4 - p.zero_begin4 < p.zero_end4 - p.zero_begin4)
             l = app_pos;
-        app[v] = l;
+        app_at(app, v4) = l;
     }
     word[1][Row] = new_m1 | (new_d << 7);
     if (wide) {
@@ -315,7 +325,7 @@ template <int BG, int Row>
 __device__ __forceinline__ void
 update_layer_half(const params& p,
                   uint32_t* __restrict__ app,
-                  int t,
+                  unsigned t4,
                   uint32_t (&word)[2][base_graph<BG>::rows],
                   uint32_t (&extra)[high_rows<BG>() + 1])
 {
@@ -338,7 +348,7 @@ update_layer_half(const params& p,
     uint32_t parity = 0;
 #pragma unroll
     for (int j = 0; j < deg; j++) {
-        const uint32_t l = app[position(p, e0 + j, t)];
+        const uint32_t l = app_at(app, offset4(p, e0 + j, t4));
         const int bit = j < 16 ? j : j - 16;
         const uint32_t signs = j < 16 ? w0 : w2;
         const __half2 is_min = __heq2(old_index, as_half2(half_1024 + j * 0x00010001u));
@@ -378,7 +388,7 @@ update_layer_half(const params& p,
         else
             signs_hi |= x >> (15 - bit);
         // The position again rather than kept: keeping it gains nothing (measured).
-        app[position(p, e0 + j, t)] = l;
+        app_at(app, offset4(p, e0 + j, t4)) = l;
     }
     word[1][Row] = new_m1 | (new_d << 7);
     if (wide) {
@@ -392,20 +402,20 @@ update_layer_half(const params& p,
 template <int BG, bool Half, int Row = 0>
 __device__ __forceinline__ void run_layers(const params& p,
                                            uint32_t* __restrict__ app,
-                                           int t,
+                                           unsigned t4,
                                            uint32_t (&word)[2][base_graph<BG>::rows],
                                            uint32_t (&extra)[high_rows<BG>() + 1])
 {
     if constexpr (Row < base_graph<BG>::rows) {
-        if (t < p.z) {
+        if (t4 < p.z4) {
             if constexpr (Half)
-                update_layer_half<BG, Row>(p, app, t, word, extra);
+                update_layer_half<BG, Row>(p, app, t4, word, extra);
             else
-                update_layer<BG, Row>(p, app, t, word, extra);
+                update_layer<BG, Row>(p, app, t4, word, extra);
         }
         if constexpr (base_graph<BG>::barrier_after[Row])
             __syncthreads();
-        run_layers<BG, Half, Row + 1>(p, app, t, word, extra);
+        run_layers<BG, Half, Row + 1>(p, app, t4, word, extra);
     }
 }
 
@@ -415,7 +425,7 @@ __device__ __forceinline__ void run_layers(const params& p,
 template <int BG>
 __device__ __forceinline__ uint32_t failed_checks(const params& p,
                                                   const uint32_t* __restrict__ app,
-                                                  int t)
+                                                  unsigned t4)
 {
     uint32_t failed = 0;
     int e = 0;
@@ -424,7 +434,7 @@ __device__ __forceinline__ uint32_t failed_checks(const params& p,
         uint32_t x = 0;
 #pragma unroll 1
         for (const int end = p.row_end[r]; e < end; e++)
-            x ^= app[position(p, e, t)];
+            x ^= app_at(app, offset4(p, e, t4));
         failed |= x;
     }
     return failed & 0x80008000u;
@@ -549,14 +559,14 @@ __global__ void __launch_bounds__(max_threads, 1)
         bool fail0 = false, fail1 = false;
         int iters0 = 0, iters1 = 0;
         for (int it = 0; it < p.iterations; it++) {
-            run_layers<BG, Half>(p, app, has_pair ? row : z, word, extra);
+            run_layers<BG, Half>(p, app, has_pair ? 4u * row : p.z4, word, extra);
             iters0 = done0 ? iters0 : it + 1;
             iters1 = done1 ? iters1 : it + 1;
             const bool last = it + 1 == p.iterations;
             if (p.early_termination || last) {
                 // Parity checks per slot: OR of the rows' failures in shared memory
                 // (two buffers: the one read now, the one cleared for the next time).
-                const uint32_t f = has_pair ? failed_checks<BG>(p, app, row) : 0u;
+                const uint32_t f = has_pair ? failed_checks<BG>(p, app, 4u * row) : 0u;
                 if (f)
                     atomicOr(&slot_failed[it & 1][slot], (f >> 15 & 1u) | (f >> 30 & 2u));
                 __syncthreads();
