@@ -321,6 +321,20 @@ __device__ __forceinline__ uint32_t half2_to_small(__half2 h)
     return as_bits(__hadd2(h, as_half2(half_1024))) - half_1024;
 }
 
+//! acc + (x >> shift) as one IMAD.HI (the FMA pipe, not the ALU pipe's SHF and LOP3);
+//! the caller's bits do not overlap, so the add is an OR. shift: 0..31, a constant
+//! after unrolling.
+__device__ __forceinline__ uint32_t add_shifted_right(uint32_t x, int shift, uint32_t acc)
+{
+    if (shift == 0)
+        return acc + x;
+    uint32_t r;
+    asm("mad.hi.u32 %0, %1, %2, %3;"
+        : "=r"(r)
+        : "r"(x), "r"(1u << (32 - shift)), "r"(acc));
+    return r;
+}
+
 template <int BG, int Row>
 __device__ __forceinline__ void
 update_layer_half(const params& p,
@@ -342,10 +356,7 @@ update_layer_half(const params& p,
         as_half2(((wide ? w2 >> 8 : w0 >> 11) & 0x001f001fu) | half_1024);
 
     uint32_t q[deg];
-    // Two minimum searches (even and odd edges) merged at the end: half the chain.
-    uint32_t min1[2] = { 0xffffffffu, 0xffffffffu },
-             min2[2] = { 0xffffffffu, 0xffffffffu };
-    uint32_t parity = 0;
+    uint32_t min1 = 0xffffffffu, min2 = 0xffffffffu, parity = 0, a_prev = 0;
 #pragma unroll
     for (int j = 0; j < deg; j++) {
         const uint32_t l = app_at(app, offset4(p, e0 + j, t4));
@@ -356,18 +367,27 @@ update_layer_half(const params& p,
                                ((signs << (15 - bit)) & half_signs);
         const uint32_t qj = as_bits(__hsub2(as_half2(l), as_half2(r_old)));
         q[j] = qj;
-        parity ^= qj;
         const uint32_t a =
             as_bits(__hmin2(__habs2(as_half2(qj)), as_half2(half_127))) * 2u +
             j * 0x00010001u;
-        min2[j & 1] = __vminu2(min2[j & 1], __vmaxu2(min1[j & 1], a));
-        min1[j & 1] = __vminu2(min1[j & 1], a);
+        if (j & 1) {
+            // Two edges at once: the two smallest of min1 <= min2, lo <= hi are min(min1,
+            // lo) and min(min2, hi, max(min1, lo)) (VIMNMX3); the keys are distinct.
+            const uint32_t lo = __vminu2(a_prev, a), hi = __vmaxu2(a_prev, a);
+            min2 = __vimin3_u16x2(min2, hi, __vmaxu2(min1, lo));
+            min1 = __vminu2(min1, lo);
+            parity ^= q[j - 1] ^ qj; // one three-input LOP3
+        } else if (j == deg - 1) {
+            min2 = __vminu2(min2, __vmaxu2(min1, a));
+            min1 = __vminu2(min1, a);
+            parity ^= qj;
+        }
+        a_prev = a;
     }
-    // The values are distinct (the edge is in the low bits): the merge is exact.
-    const uint32_t min1_all = __vminu2(min1[0], min1[1]);
-    const uint32_t min2_all =
-        __vminu2(__vmaxu2(min1[0], min1[1]), __vminu2(min2[0], min2[1]));
-    parity &= half_signs;
+    const uint32_t min1_all = min1, min2_all = min2;
+    // Masked once here; the asm keeps the compiler from rewriting parity ^ q[j] below
+    // as the XOR of the other edges and masking it per edge (one LOP3 more each).
+    asm("and.b32 %0, %0, 0x80008000;" : "+r"(parity));
     const __half2 min1_value = as_half2((min1_all >> 1) & 0x7ff07ff0u);
     const __half2 min2_value = as_half2((min2_all >> 1) & 0x7ff07ff0u);
     const uint32_t new_m1 = scale_pair(p, half2_to_small(min1_value));
@@ -384,9 +404,9 @@ update_layer_half(const params& p,
         const uint32_t r = as_bits(__hfma2(is_min, new_dh, new_m1h)) ^ x;
         uint32_t l = as_bits(__hadd2(as_half2(q[j]), as_half2(r)));
         if (j < 16)
-            signs_lo |= x >> (15 - bit);
+            signs_lo = add_shifted_right(x, 15 - bit, signs_lo);
         else
-            signs_hi |= x >> (15 - bit);
+            signs_hi = add_shifted_right(x, 15 - bit, signs_hi);
         // The position again rather than kept: keeping it gains nothing (measured).
         app_at(app, offset4(p, e0 + j, t4)) = l;
     }
