@@ -209,6 +209,44 @@ __device__ __forceinline__ uint32_t scale_pair(const params& p, uint32_t m)
                         : __viaddmax_s16x2(m, p.beta_pair_neg, 0u);
 }
 
+//! The minimum search over the keys a (distinct: the edge is in the low bits), two
+//! edges at once: of min1 <= min2 and lo <= hi the two smallest are min(min1, lo) and
+//! min(min2, hi, max(min1, lo)), one three-input VIMNMX3 (2.5 instructions per edge
+//! instead of 3). Call for every edge j in order; a_prev is the previous edge's key.
+__device__ __forceinline__ void
+min_update(int j, int deg, uint32_t a, uint32_t a_prev, uint32_t& min1, uint32_t& min2)
+{
+    if (j & 1) {
+        const uint32_t lo = __vminu2(a_prev, a), hi = __vmaxu2(a_prev, a);
+        min2 = __vimin3_u16x2(min2, hi, __vmaxu2(min1, lo));
+        min1 = __vminu2(min1, lo);
+    } else if (j == deg - 1) {
+        min2 = __vminu2(min2, __vmaxu2(min1, a));
+        min1 = __vminu2(min1, a);
+    }
+}
+
+//! x & 0x80008000 (the two sign bits), in asm so that the compiler does not rewrite
+//! parity ^ q[j] in the second pass as the XOR of the other edges, masked per edge.
+__device__ __forceinline__ void mask_signs(uint32_t& x)
+{
+    asm("and.b32 %0, %0, 0x80008000;" : "+r"(x));
+}
+
+//! acc + (x >> shift) as one IMAD.HI (the FMA pipe, not the ALU pipe's SHF and LOP3);
+//! the caller's bits do not overlap, so the add is an OR. shift: 0..31, a constant
+//! after unrolling.
+__device__ __forceinline__ uint32_t add_shifted_right(uint32_t x, int shift, uint32_t acc)
+{
+    if (shift == 0)
+        return acc + x;
+    uint32_t r;
+    asm("mad.hi.u32 %0, %1, %2, %3;"
+        : "=r"(r)
+        : "r"(x), "r"(1u << (32 - shift)), "r"(acc));
+    return r;
+}
+
 template <int BG, int Row>
 __device__ __forceinline__ void update_layer(const params& p,
                                              uint32_t* __restrict__ app,
@@ -231,7 +269,7 @@ __device__ __forceinline__ void update_layer(const params& p,
     const uint32_t old_hot_hi = wide ? one_hot<16>(old_index) : 0u;
 
     uint32_t q[deg];
-    uint32_t min1 = 0xffffffffu, min2 = 0xffffffffu, parity = 0;
+    uint32_t min1 = 0xffffffffu, min2 = 0xffffffffu, parity = 0, a_prev = 0;
 #pragma unroll
     for (int j = 0; j < deg; j++) {
         const uint32_t l = app_at(app, offset4(p, e0 + j, t4));
@@ -244,12 +282,16 @@ __device__ __forceinline__ void update_layer(const params& p,
         const uint32_t minus_r = __vsub2(s, mag ^ s); // -R_old per half
         const uint32_t qj = __vmins2(__viaddmax_s16x2(l, minus_r, app_neg), app_pos);
         q[j] = qj;
-        parity ^= qj;
         const uint32_t abs_q = __vmaxs2(qj, __vsub2(0u, qj));
         const uint32_t a = (__vminu2(abs_q, half_mask7) << 5) | (j * 0x00010001u);
-        min2 = __vminu2(min2, __vmaxu2(min1, a));
-        min1 = __vminu2(min1, a);
+        min_update(j, deg, a, a_prev, min1, min2);
+        if (j & 1)
+            parity ^= q[j - 1] ^ qj; // one three-input LOP3
+        else if (j == deg - 1)
+            parity ^= qj;
+        a_prev = a;
     }
+    mask_signs(parity);
     const uint32_t new_m1 = scale_pair(p, (min1 >> 5) & half_mask7);
     const uint32_t new_d = scale_pair(p, (min2 >> 5) & half_mask7) - new_m1;
     const uint32_t new_index = min1 & 0x001f001fu;
@@ -261,17 +303,16 @@ __device__ __forceinline__ void update_layer(const params& p,
         // The position again rather than kept: registers are what limits this kernel.
         const unsigned v4 = offset4(p, e0 + j, t4);
         const int bit = j < 16 ? j : j - 16;
-        const uint32_t x = parity ^ q[j]; // bit 15/31: the new message is negative
+        const uint32_t x = (parity ^ q[j]) & 0x80008000u; // the new message is negative
         const uint32_t s = spread_sign(x);
         const uint32_t is_min = spread_sign((j < 16 ? hot_lo : hot_hi) << (15 - bit));
         const uint32_t mag = new_m1 + (new_d & is_min);
         const uint32_t r = __vsub2(mag ^ s, s);
         uint32_t l = __vmaxs2(__viaddmin_s16x2(q[j], r, app_pos), app_neg);
-        const uint32_t sign_bits = (x >> (15 - bit)) & (0x00010001u << bit);
         if (j < 16)
-            signs_lo |= sign_bits;
+            signs_lo = add_shifted_right(x, 15 - bit, signs_lo);
         else
-            signs_hi |= sign_bits;
+            signs_hi = add_shifted_right(x, 15 - bit, signs_hi);
         if (v4 - p.zero_begin4 < p.zero_end4 - p.zero_begin4)
             l = app_pos;
         app_at(app, v4) = l;
@@ -321,20 +362,6 @@ __device__ __forceinline__ uint32_t half2_to_small(__half2 h)
     return as_bits(__hadd2(h, as_half2(half_1024))) - half_1024;
 }
 
-//! acc + (x >> shift) as one IMAD.HI (the FMA pipe, not the ALU pipe's SHF and LOP3);
-//! the caller's bits do not overlap, so the add is an OR. shift: 0..31, a constant
-//! after unrolling.
-__device__ __forceinline__ uint32_t add_shifted_right(uint32_t x, int shift, uint32_t acc)
-{
-    if (shift == 0)
-        return acc + x;
-    uint32_t r;
-    asm("mad.hi.u32 %0, %1, %2, %3;"
-        : "=r"(r)
-        : "r"(x), "r"(1u << (32 - shift)), "r"(acc));
-    return r;
-}
-
 template <int BG, int Row>
 __device__ __forceinline__ void
 update_layer_half(const params& p,
@@ -370,24 +397,15 @@ update_layer_half(const params& p,
         const uint32_t a =
             as_bits(__hmin2(__habs2(as_half2(qj)), as_half2(half_127))) * 2u +
             j * 0x00010001u;
-        if (j & 1) {
-            // Two edges at once: the two smallest of min1 <= min2, lo <= hi are min(min1,
-            // lo) and min(min2, hi, max(min1, lo)) (VIMNMX3); the keys are distinct.
-            const uint32_t lo = __vminu2(a_prev, a), hi = __vmaxu2(a_prev, a);
-            min2 = __vimin3_u16x2(min2, hi, __vmaxu2(min1, lo));
-            min1 = __vminu2(min1, lo);
+        min_update(j, deg, a, a_prev, min1, min2);
+        if (j & 1)
             parity ^= q[j - 1] ^ qj; // one three-input LOP3
-        } else if (j == deg - 1) {
-            min2 = __vminu2(min2, __vmaxu2(min1, a));
-            min1 = __vminu2(min1, a);
+        else if (j == deg - 1)
             parity ^= qj;
-        }
         a_prev = a;
     }
     const uint32_t min1_all = min1, min2_all = min2;
-    // Masked once here; the asm keeps the compiler from rewriting parity ^ q[j] below
-    // as the XOR of the other edges and masking it per edge (one LOP3 more each).
-    asm("and.b32 %0, %0, 0x80008000;" : "+r"(parity));
+    mask_signs(parity);
     const __half2 min1_value = as_half2((min1_all >> 1) & 0x7ff07ff0u);
     const __half2 min2_value = as_half2((min2_all >> 1) & 0x7ff07ff0u);
     const uint32_t new_m1 = scale_pair(p, half2_to_small(min1_value));
