@@ -246,3 +246,32 @@ TEST(LdpcHalf, ParsesAndNamesIt)
             << e.what();
     }
 }
+
+TEST(LdpcHalf, DISABLED_BerAgainstInt8)
+{
+    // docs/ldpc-gpu.md: the BER of "half" against "int8" near the waterfall, the same
+    // frames decoded both ways (BG1 Z=384 r=1/3, 20 iterations with early termination).
+    // ./test_ldpc_half --gtest_also_run_disabled_tests --gtest_filter='*BerAgainst*'
+    const nr_ldpc_code code(1, 384, 0, 0);
+    const int frames = 500;
+    std::printf("Eb/N0  arithmetic  frame errors  bit errors  mean iterations  (of %d "
+                "frames)\n",
+                frames);
+    for (double ebn0 : { 0.6, 0.7, 0.8, 0.9, 1.0 }) {
+        const auto t = gpufec::test::make_trial(code, code.e(), frames, ebn0, 21);
+        for (auto ar : { ldpc_arithmetic::int8, ldpc_arithmetic::half }) {
+            ldpc_decoder_options o = ldpc_opts(ar);
+            o.iterations = 20;
+            const auto d = decode_all(*make_ldpc_decoder_cpu(code, o), t.llrs, code.k());
+            double iterations = 0;
+            for (const auto& s : d.status)
+                iterations += s.iterations;
+            std::printf("%5.2f  %-10s  %12zu  %10zu  %15.2f\n",
+                        ebn0,
+                        ar == ldpc_arithmetic::int8 ? "int8" : "half",
+                        gpufec::test::frame_errors(t, d),
+                        gpufec::test::bit_errors(t, d),
+                        iterations / frames);
+        }
+    }
+}
