@@ -1,0 +1,70 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// Soft MIMO detection (issue 10): the CPU reference detectors of one received vector
+// y = H s + w (nr receive, nt transmit antennas, s from a constellation.h
+// constellation, w circular Gaussian with E|w_i|^2 = noise_var). Output: max-log LLRs
+// in the core's convention (L = ln P(b=0)/P(b=1)), nt * bits_per_symbol of them,
+// antenna 0's bits first, each antenna's in stream order. H is row-major, nr x nt.
+#ifndef INCLUDED_GPUFEC_MIMO_DETECTION_H
+#define INCLUDED_GPUFEC_MIMO_DETECTION_H
+
+#include <gpufec/constellation.h>
+
+#include <complex>
+#include <string>
+#include <vector>
+
+namespace gpufec {
+
+using cfloat = std::complex<float>;
+
+enum class mimo_algorithm {
+    ml,    //!< exhaustive max-log ML (the reference; Q^nt hypotheses)
+    lmmse, //!< linear MMSE filter, then per-stream max-log demapping
+};
+
+//! "ml" | "lmmse"; throws gpufec::error naming the allowed values.
+mimo_algorithm parse_mimo_algorithm(const std::string& s);
+
+constexpr int mimo_max_antennas = 8;
+
+/*!
+ * Sorted QR decomposition (SQRD: modified Gram-Schmidt taking the remaining column of
+ * least norm first, Wuebben et al. 2001) of H (nr x nt, nr >= nt), applied to y:
+ * H P = Q R with R upper triangular (real, non-negative diagonal), z = Q^H y.
+ * order[i] is the column of H (the antenna) at position i of R and z.
+ */
+struct sorted_qr {
+    int nt = 0;
+    std::vector<std::complex<double>> r; //!< nt x nt, row-major
+    std::vector<std::complex<double>> z; //!< nt
+    std::vector<int> order;              //!< nt
+};
+sorted_qr sorted_qr_decompose(const cfloat* h, int nr, int nt, const cfloat* y);
+
+/*!
+ * The detectors. Each throws gpufec::error (naming the allowed values) for nt or nr
+ * outside 1..mimo_max_antennas, nr < nt, or noise_var not finite and > 0. A singular
+ * or non-finite H gives defined output (finite LLRs; 0 where nothing is known).
+ */
+void detect_ml(const cfloat* h,
+               const cfloat* y,
+               int nr,
+               int nt,
+               const constellation& c,
+               float noise_var,
+               float* llrs);
+void detect_lmmse(const cfloat* h,
+                  const cfloat* y,
+                  int nr,
+                  int nt,
+                  const constellation& c,
+                  float noise_var,
+                  float* llrs);
+
+} // namespace gpufec
+
+#endif

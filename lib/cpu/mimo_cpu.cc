@@ -1,0 +1,233 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// The CPU reference MIMO detectors (include/gpufec/mimo_detection.h), in double
+// precision: sorted QR, exhaustive max-log ML, LMMSE with max-log demapping.
+#include <gpufec/mimo_detection.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace gpufec {
+
+mimo_algorithm parse_mimo_algorithm(const std::string& s)
+{
+    if (s == "ml")
+        return mimo_algorithm::ml;
+    if (s == "lmmse")
+        return mimo_algorithm::lmmse;
+    throw error("mimo detector: algorithm \"" + s + "\" unknown; allowed: ml, lmmse");
+}
+
+namespace {
+
+using cd = std::complex<double>;
+
+void check_sizes(const char* who, int nr, int nt, float noise_var)
+{
+    if (nt < 1 || nt > mimo_max_antennas || nr < 1 || nr > mimo_max_antennas)
+        throw error(std::string(who) + ": nt = " + std::to_string(nt) +
+                    ", nr = " + std::to_string(nr) + "; allowed: 1.." +
+                    std::to_string(mimo_max_antennas) + " each");
+    if (nr < nt)
+        throw error(std::string(who) + ": nr = " + std::to_string(nr) +
+                    " < nt = " + std::to_string(nt) + "; allowed: nr >= nt");
+    if (!(noise_var > 0.0f) || !std::isfinite(noise_var))
+        throw error(std::string(who) + ": noise_var = " + std::to_string(noise_var) +
+                    "; allowed: a finite value > 0");
+}
+
+//! False when H or y holds a NaN or an infinity: the detectors then output zeros.
+bool all_finite(const cfloat* h, const cfloat* y, int nr, int nt)
+{
+    for (int i = 0; i < nr * nt; i++)
+        if (!std::isfinite(h[i].real()) || !std::isfinite(h[i].imag()))
+            return false;
+    for (int i = 0; i < nr; i++)
+        if (!std::isfinite(y[i].real()) || !std::isfinite(y[i].imag()))
+            return false;
+    return true;
+}
+
+} // namespace
+
+sorted_qr sorted_qr_decompose(const cfloat* h, int nr, int nt, const cfloat* y)
+{
+    sorted_qr out;
+    out.nt = nt;
+    out.r.assign(static_cast<size_t>(nt) * nt, cd());
+    out.z.assign(nt, cd());
+    out.order.resize(nt);
+    std::vector<cd> q(static_cast<size_t>(nr) * nt); // column-major: column k at k * nr
+    for (int k = 0; k < nt; k++) {
+        out.order[k] = k;
+        for (int i = 0; i < nr; i++)
+            q[k * nr + i] = cd(h[i * nt + k]);
+    }
+    auto norm2 = [&](int k) {
+        double s = 0;
+        for (int i = 0; i < nr; i++)
+            s += std::norm(q[k * nr + i]);
+        return s;
+    };
+    for (int i = 0; i < nt; i++) {
+        // The remaining column of least norm goes next (detected last: the strongest
+        // streams stay at the bottom of R, where the detection starts).
+        int best = i;
+        double best_norm = norm2(i);
+        for (int k = i + 1; k < nt; k++) {
+            const double nk = norm2(k);
+            if (nk < best_norm) {
+                best = k;
+                best_norm = nk;
+            }
+        }
+        if (best != i) {
+            std::swap(out.order[i], out.order[best]);
+            for (int row = 0; row < nr; row++)
+                std::swap(q[i * nr + row], q[best * nr + row]);
+            for (int row = 0; row < i; row++)
+                std::swap(out.r[row * nt + i], out.r[row * nt + best]);
+        }
+        const double rii = std::sqrt(best_norm);
+        out.r[i * nt + i] = rii;
+        if (rii > 0)
+            for (int row = 0; row < nr; row++)
+                q[i * nr + row] /= rii;
+        for (int l = i + 1; l < nt; l++) {
+            cd dot = 0;
+            for (int row = 0; row < nr; row++)
+                dot += std::conj(q[i * nr + row]) * q[l * nr + row];
+            if (rii == 0)
+                dot = 0;
+            out.r[i * nt + l] = dot;
+            for (int row = 0; row < nr; row++)
+                q[l * nr + row] -= dot * q[i * nr + row];
+        }
+    }
+    for (int i = 0; i < nt; i++) {
+        cd s = 0;
+        for (int row = 0; row < nr; row++)
+            s += std::conj(q[i * nr + row]) * cd(y[row]);
+        out.z[i] = s;
+    }
+    return out;
+}
+
+void detect_ml(const cfloat* h,
+               const cfloat* y,
+               int nr,
+               int nt,
+               const constellation& c,
+               float noise_var,
+               float* llrs)
+{
+    check_sizes("detect_ml", nr, nt, noise_var);
+    const int bits = c.bits_per_symbol(), q = c.size();
+    const int total_bits = nt * bits;
+    if (std::pow(double(q), nt) > double(1 << 20))
+        throw error("detect_ml: " + std::to_string(q) + "^" + std::to_string(nt) +
+                    " hypotheses; allowed: up to 2^20 (use lmmse for larger sizes)");
+    std::fill(llrs, llrs + total_bits, 0.0f);
+    if (!all_finite(h, y, nr, nt))
+        return;
+    const sorted_qr qr = sorted_qr_decompose(h, nr, nt, y);
+    // Every hypothesis s (index[i]: the point at position i of R), its distance
+    // ||z - R s||^2 (= ||y - H s||^2 less a constant), the least per bit value.
+    std::vector<double> best0(total_bits, std::numeric_limits<double>::infinity());
+    std::vector<double> best1(total_bits, std::numeric_limits<double>::infinity());
+    std::vector<int> index(nt, 0);
+    const auto& pts = c.points();
+    for (;;) {
+        double d = 0;
+        for (int row = 0; row < nt; row++) {
+            cd acc = qr.z[row];
+            for (int col = row; col < nt; col++)
+                acc -= qr.r[row * nt + col] * cd(pts[index[col]]);
+            d += std::norm(acc);
+        }
+        for (int pos = 0; pos < nt; pos++) {
+            const int antenna = qr.order[pos];
+            for (int k = 0; k < bits; k++) {
+                const int b = antenna * bits + k;
+                if ((index[pos] >> (bits - 1 - k)) & 1)
+                    best1[b] = std::min(best1[b], d);
+                else
+                    best0[b] = std::min(best0[b], d);
+            }
+        }
+        int pos = 0;
+        while (pos < nt && ++index[pos] == q)
+            index[pos++] = 0;
+        if (pos == nt)
+            break;
+    }
+    for (int b = 0; b < total_bits; b++)
+        llrs[b] = static_cast<float>((best1[b] - best0[b]) / noise_var);
+}
+
+void detect_lmmse(const cfloat* h,
+                  const cfloat* y,
+                  int nr,
+                  int nt,
+                  const constellation& c,
+                  float noise_var,
+                  float* llrs)
+{
+    check_sizes("detect_lmmse", nr, nt, noise_var);
+    const int bits = c.bits_per_symbol();
+    std::fill(llrs, llrs + nt * bits, 0.0f);
+    if (!all_finite(h, y, nr, nt))
+        return;
+    // G = H^H H + noise_var I (positive definite), [G | H^H] -> [I | W] by Gauss-Jordan.
+    const int cols = nt + nr;
+    std::vector<cd> a(static_cast<size_t>(nt) * cols);
+    for (int i = 0; i < nt; i++) {
+        for (int j = 0; j < nt; j++) {
+            cd s = i == j ? cd(noise_var) : cd();
+            for (int row = 0; row < nr; row++)
+                s += std::conj(cd(h[row * nt + i])) * cd(h[row * nt + j]);
+            a[i * cols + j] = s;
+        }
+        for (int row = 0; row < nr; row++)
+            a[i * cols + nt + row] = std::conj(cd(h[row * nt + i]));
+    }
+    for (int p = 0; p < nt; p++) {
+        int pivot = p;
+        for (int i = p + 1; i < nt; i++)
+            if (std::abs(a[i * cols + p]) > std::abs(a[pivot * cols + p]))
+                pivot = i;
+        for (int j = 0; j < cols; j++)
+            std::swap(a[p * cols + j], a[pivot * cols + j]);
+        const cd inv = 1.0 / a[p * cols + p];
+        for (int j = 0; j < cols; j++)
+            a[p * cols + j] *= inv;
+        for (int i = 0; i < nt; i++)
+            if (i != p) {
+                const cd f = a[i * cols + p];
+                for (int j = 0; j < cols; j++)
+                    a[i * cols + j] -= f * a[p * cols + j];
+            }
+    }
+    // s_hat = W y = mu_k s_k + noise of variance mu_k (1 - mu_k), mu_k = (W H)_kk:
+    // demap s_hat_k / mu_k at noise variance (1 - mu_k) / mu_k.
+    for (int k = 0; k < nt; k++) {
+        cd s_hat = 0, mu = 0;
+        for (int row = 0; row < nr; row++) {
+            s_hat += a[k * cols + nt + row] * cd(y[row]);
+            mu += a[k * cols + nt + row] * cd(h[row * nt + k]);
+        }
+        const double m = mu.real();
+        if (!(m > 1e-12))
+            continue; // a stream the channel does not carry: LLRs 0
+        const double nv = std::max((1.0 - m) / m, 1e-12);
+        const cfloat est(static_cast<float>(s_hat.real() / m),
+                         static_cast<float>(s_hat.imag() / m));
+        c.demap_maxlog(&est, 1, static_cast<float>(nv), llrs + k * bits);
+    }
+}
+
+} // namespace gpufec

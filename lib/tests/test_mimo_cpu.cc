@@ -1,0 +1,260 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// CPU MIMO detectors (issue 10, item 2): sorted QR against its definition, exhaustive
+// max-log ML against a naive search over ||y - H s||^2 written here, LMMSE against the
+// closed form of a unitary channel, and bad input.
+#include <gpufec/mimo_detection.h>
+
+#include "test_helpers.h"
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <random>
+#include <vector>
+
+using namespace gpufec;
+using gpufec::test::expect_error;
+
+namespace {
+
+struct channel_use {
+    std::vector<cfloat> h, y;
+    std::vector<int> s; // point index per transmit antenna
+    std::vector<uint8_t> bits;
+};
+
+//! Rayleigh H (unit variance entries), random symbols, y = H s + w.
+channel_use
+draw(std::mt19937& rng, int nr, int nt, const constellation& c, float noise_var)
+{
+    std::normal_distribution<float> g(0.0f, 1.0f);
+    channel_use u;
+    u.h.resize(nr * nt);
+    for (auto& x : u.h)
+        x = cfloat(g(rng), g(rng)) * float(std::sqrt(0.5));
+    u.s.resize(nt);
+    for (int k = 0; k < nt; k++) {
+        u.s[k] = static_cast<int>(rng() % c.size());
+        for (int b = 0; b < c.bits_per_symbol(); b++)
+            u.bits.push_back((u.s[k] >> (c.bits_per_symbol() - 1 - b)) & 1);
+    }
+    u.y.resize(nr);
+    const float w = std::sqrt(noise_var / 2);
+    for (int r = 0; r < nr; r++) {
+        cfloat acc = cfloat(g(rng), g(rng)) * w;
+        for (int k = 0; k < nt; k++)
+            acc += u.h[r * nt + k] * c.points()[u.s[k]];
+        u.y[r] = acc;
+    }
+    return u;
+}
+
+//! Max-log LLRs by trying every s on ||y - H s||^2 directly (no QR).
+std::vector<float>
+naive_ml(const channel_use& u, int nr, int nt, const constellation& c, float nv)
+{
+    const int bits = c.bits_per_symbol(), q = c.size();
+    std::vector<double> b0(nt * bits, 1e300), b1(nt * bits, 1e300);
+    std::vector<int> idx(nt, 0);
+    for (;;) {
+        double d = 0;
+        for (int r = 0; r < nr; r++) {
+            std::complex<double> e = u.y[r];
+            for (int k = 0; k < nt; k++)
+                e -= std::complex<double>(u.h[r * nt + k]) *
+                     std::complex<double>(c.points()[idx[k]]);
+            d += std::norm(e);
+        }
+        for (int k = 0; k < nt; k++)
+            for (int b = 0; b < bits; b++) {
+                double& best =
+                    (idx[k] >> (bits - 1 - b)) & 1 ? b1[k * bits + b] : b0[k * bits + b];
+                best = std::min(best, d);
+            }
+        int k = 0;
+        while (k < nt && ++idx[k] == q)
+            idx[k++] = 0;
+        if (k == nt)
+            break;
+    }
+    std::vector<float> l(nt * bits);
+    for (size_t i = 0; i < l.size(); i++)
+        l[i] = float((b1[i] - b0[i]) / nv);
+    return l;
+}
+
+} // namespace
+
+TEST(MimoCpu, SortedQrIsADecompositionOfTheSortedChannel)
+{
+    std::mt19937 rng(1);
+    const constellation c(modulation::qam16);
+    for (auto dims :
+         { std::make_pair(4, 4), std::make_pair(4, 2), std::make_pair(8, 8) }) {
+        const int nr = dims.first, nt = dims.second;
+        for (int trial = 0; trial < 20; trial++) {
+            // Noiseless: z = R s in the sorted order.
+            const channel_use u = draw(rng, nr, nt, c, 1e-30f);
+            const sorted_qr qr = sorted_qr_decompose(u.h.data(), nr, nt, u.y.data());
+            std::vector<int> seen(nt, 0);
+            for (int i = 0; i < nt; i++)
+                seen.at(qr.order[i])++;
+            for (int i = 0; i < nt; i++) {
+                EXPECT_EQ(seen[i], 1);
+                EXPECT_NEAR(qr.r[i * nt + i].imag(), 0.0, 1e-12);
+                EXPECT_GE(qr.r[i * nt + i].real(), 0.0);
+                for (int j = 0; j < i; j++)
+                    EXPECT_EQ(qr.r[i * nt + j], std::complex<double>(0.0));
+                std::complex<double> rs = 0;
+                for (int j = i; j < nt; j++)
+                    rs += qr.r[i * nt + j] *
+                          std::complex<double>(c.points()[u.s[qr.order[j]]]);
+                EXPECT_NEAR(std::abs(qr.z[i] - rs), 0.0, 1e-5);
+            }
+            // The first column is the one of least norm.
+            double least = 1e300;
+            for (int k = 0; k < nt; k++) {
+                double n2 = 0;
+                for (int r = 0; r < nr; r++)
+                    n2 += std::norm(std::complex<double>(u.h[r * nt + k]));
+                least = std::min(least, n2);
+            }
+            EXPECT_NEAR(std::norm(qr.r[0]), least, 1e-6 * least);
+        }
+    }
+}
+
+TEST(MimoCpu, MlEqualsNaiveExhaustiveSearch)
+{
+    std::mt19937 rng(2);
+    struct cfg {
+        int nr, nt;
+        modulation m;
+    };
+    for (const cfg& k : { cfg{ 2, 2, modulation::qpsk },
+                          cfg{ 2, 2, modulation::qam16 },
+                          cfg{ 2, 2, modulation::qam64 },
+                          cfg{ 3, 3, modulation::qam16 },
+                          cfg{ 4, 4, modulation::qpsk },
+                          cfg{ 4, 2, modulation::qam16 },
+                          cfg{ 1, 1, modulation::qam256 },
+                          cfg{ 2, 2, modulation::bpsk } }) {
+        const constellation c(k.m);
+        SCOPED_TRACE(std::to_string(k.nr) + "x" + std::to_string(k.nt) + " " +
+                     to_string(k.m));
+        for (float nv : { 0.05f, 0.5f }) {
+            for (int trial = 0; trial < 10; trial++) {
+                const channel_use u = draw(rng, k.nr, k.nt, c, nv);
+                std::vector<float> l(k.nt * c.bits_per_symbol());
+                detect_ml(u.h.data(), u.y.data(), k.nr, k.nt, c, nv, l.data());
+                const auto want = naive_ml(u, k.nr, k.nt, c, nv);
+                for (size_t i = 0; i < l.size(); i++)
+                    ASSERT_NEAR(l[i], want[i], 1e-4f * (1 + std::fabs(want[i]))) << i;
+            }
+        }
+    }
+}
+
+TEST(MimoCpu, LmmseOnAUnitaryChannelIsTheMatchedFilterDemapper)
+{
+    // H = F diag(phase) with F the 4-point DFT over 2: H^H H = I, so the LMMSE output
+    // of stream k is (H^H y)_k / (1 + nv) with mu = 1 / (1 + nv): demapping it at
+    // (1 - mu) / mu = nv is demapping (H^H y)_k at nv.
+    std::mt19937 rng(4);
+    const int n = 4;
+    const double pi = std::acos(-1.0);
+    for (modulation m : { modulation::qpsk, modulation::qam16, modulation::qam64 }) {
+        const constellation c(m);
+        std::vector<cfloat> h(n * n);
+        for (int r = 0; r < n; r++)
+            for (int k = 0; k < n; k++)
+                h[r * n + k] = std::polar(0.5f, float(-2 * pi * r * k / n + 0.3 * k));
+        for (float nv : { 0.1f, 1.0f }) {
+            channel_use u = draw(rng, n, n, c, nv);
+            u.h = h;
+            for (int r = 0; r < n; r++) {
+                u.y[r] = 0;
+                for (int k = 0; k < n; k++)
+                    u.y[r] += h[r * n + k] * c.points()[u.s[k]];
+            }
+            std::vector<float> l(n * c.bits_per_symbol());
+            detect_lmmse(h.data(), u.y.data(), n, n, c, nv, l.data());
+            for (int k = 0; k < n; k++) {
+                cfloat mf = 0;
+                for (int r = 0; r < n; r++)
+                    mf += std::conj(h[r * n + k]) * u.y[r];
+                std::vector<float> want(c.bits_per_symbol());
+                c.demap_maxlog(&mf, 1, nv, want.data());
+                for (int b = 0; b < c.bits_per_symbol(); b++)
+                    EXPECT_NEAR(l[k * c.bits_per_symbol() + b],
+                                want[b],
+                                1e-4f * (1 + std::fabs(want[b])));
+            }
+        }
+    }
+}
+
+TEST(MimoCpu, HighSnrDecisionsAreTheSentBits)
+{
+    std::mt19937 rng(6);
+    for (modulation m : { modulation::qpsk, modulation::qam16 }) {
+        const constellation c(m);
+        for (int trial = 0; trial < 50; trial++) {
+            channel_use u = draw(rng, 4, 4, c, 1e-4f);
+            std::vector<float> ml(4 * c.bits_per_symbol()), lm(ml.size());
+            detect_ml(u.h.data(), u.y.data(), 4, 4, c, 1e-4f, ml.data());
+            detect_lmmse(u.h.data(), u.y.data(), 4, 4, c, 1e-4f, lm.data());
+            for (size_t i = 0; i < ml.size(); i++) {
+                EXPECT_EQ(ml[i] < 0, u.bits[i] == 1) << to_string(m) << " " << i;
+                EXPECT_EQ(lm[i] < 0, u.bits[i] == 1) << to_string(m) << " " << i;
+            }
+        }
+    }
+}
+
+TEST(MimoCpu, BadInputIsRefusedOrDefined)
+{
+    const constellation c(modulation::qpsk);
+    std::vector<cfloat> h(81, cfloat(1, 0)), y(9, cfloat(1, 0));
+    std::vector<float> l(64, 7.0f);
+    expect_error([&] { detect_ml(h.data(), y.data(), 9, 9, c, 1.0f, l.data()); },
+                 { "allowed: 1..8" });
+    expect_error([&] { detect_lmmse(h.data(), y.data(), 2, 3, c, 1.0f, l.data()); },
+                 { "nr >= nt" });
+    for (float nv : { 0.0f, -1.0f, std::nanf("") })
+        expect_error([&] { detect_lmmse(h.data(), y.data(), 2, 2, c, nv, l.data()); },
+                     { "> 0" });
+    expect_error(
+        [&] {
+            detect_ml(h.data(),
+                      y.data(),
+                      8,
+                      8,
+                      constellation(modulation::qam64),
+                      1.0f,
+                      l.data());
+        },
+        { "2^20", "lmmse" });
+    expect_error([] { parse_mimo_algorithm("sphere"); }, { "ml", "lmmse" });
+
+    // NaN in H: zeros. A zero column (singular H): finite LLRs, and LMMSE knows
+    // nothing of that antenna.
+    h.assign(4, cfloat(0.7f, 0.1f));
+    h[1] = cfloat(std::nanf(""), 0);
+    detect_ml(h.data(), y.data(), 2, 2, c, 0.5f, l.data());
+    for (int i = 0; i < 4; i++)
+        EXPECT_EQ(l[i], 0.0f);
+    h = { cfloat(1, 0), cfloat(0, 0), cfloat(0.5f, 0.2f), cfloat(0, 0) };
+    detect_ml(h.data(), y.data(), 2, 2, c, 0.5f, l.data());
+    for (int i = 0; i < 4; i++)
+        EXPECT_TRUE(std::isfinite(l[i]));
+    detect_lmmse(h.data(), y.data(), 2, 2, c, 0.5f, l.data());
+    for (int i = 0; i < 4; i++)
+        EXPECT_TRUE(std::isfinite(l[i]));
+    EXPECT_EQ(l[2], 0.0f);
+    EXPECT_EQ(l[3], 0.0f);
+}
