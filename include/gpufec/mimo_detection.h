@@ -24,9 +24,10 @@ using cfloat = std::complex<float>;
 enum class mimo_algorithm {
     ml,    //!< exhaustive max-log ML (the reference; Q^nt hypotheses)
     lmmse, //!< linear MMSE filter, then per-stream max-log demapping
+    kbest, //!< breadth-first tree search keeping the K best partial paths
 };
 
-//! "ml" | "lmmse"; throws gpufec::error naming the allowed values.
+//! "ml" | "lmmse" | "kbest"; throws gpufec::error naming the allowed values.
 mimo_algorithm parse_mimo_algorithm(const std::string& s);
 
 constexpr int mimo_max_antennas = 8;
@@ -64,6 +65,23 @@ void detect_lmmse(const cfloat* h,
                   const constellation& c,
                   float noise_var,
                   float* llrs);
+/*!
+ * K-best on the sorted QR: from the last row of R up, every kept partial path is
+ * extended by every point and the k of least partial distance are kept (ties: the
+ * earlier path and point first). LLRs: max-log over the k final paths; a bit with no
+ * path for one of its values gets +/-clip (the sign of the value it has). k: 1..4096;
+ * with k >= Q^nt it is ML exactly.
+ */
+constexpr float kbest_default_clip = 20.0f;
+void detect_kbest(const cfloat* h,
+                  const cfloat* y,
+                  int nr,
+                  int nt,
+                  const constellation& c,
+                  float noise_var,
+                  int k,
+                  float* llrs,
+                  float clip = kbest_default_clip);
 
 } // namespace gpufec
 

@@ -19,7 +19,10 @@ mimo_algorithm parse_mimo_algorithm(const std::string& s)
         return mimo_algorithm::ml;
     if (s == "lmmse")
         return mimo_algorithm::lmmse;
-    throw error("mimo detector: algorithm \"" + s + "\" unknown; allowed: ml, lmmse");
+    if (s == "kbest")
+        return mimo_algorithm::kbest;
+    throw error("mimo detector: algorithm \"" + s +
+                "\" unknown; allowed: ml, lmmse, kbest");
 }
 
 namespace {
@@ -227,6 +230,70 @@ void detect_lmmse(const cfloat* h,
         const cfloat est(static_cast<float>(s_hat.real() / m),
                          static_cast<float>(s_hat.imag() / m));
         c.demap_maxlog(&est, 1, static_cast<float>(nv), llrs + k * bits);
+    }
+}
+
+void detect_kbest(const cfloat* h,
+                  const cfloat* y,
+                  int nr,
+                  int nt,
+                  const constellation& c,
+                  float noise_var,
+                  int k,
+                  float* llrs,
+                  float clip)
+{
+    check_sizes("detect_kbest", nr, nt, noise_var);
+    if (k < 1 || k > 4096)
+        throw error("detect_kbest: k = " + std::to_string(k) + "; allowed: 1..4096");
+    const int bits = c.bits_per_symbol(), q = c.size();
+    std::fill(llrs, llrs + nt * bits, 0.0f);
+    if (!all_finite(h, y, nr, nt))
+        return;
+    const sorted_qr qr = sorted_qr_decompose(h, nr, nt, y);
+    const auto& pts = c.points();
+    struct path {
+        double d;
+        std::vector<int> s; // points at positions pos .. nt - 1 (s[i - pos])
+    };
+    std::vector<path> kept{ path{ 0.0, {} } }, next;
+    for (int pos = nt - 1; pos >= 0; pos--) {
+        next.clear();
+        for (const path& p : kept) {
+            // The interference of the decided positions below pos.
+            cd base = qr.z[pos];
+            for (int j = pos + 1; j < nt; j++)
+                base -= qr.r[pos * nt + j] * cd(pts[p.s[j - pos - 1]]);
+            for (int x = 0; x < q; x++) {
+                path e;
+                e.d = p.d + std::norm(base - qr.r[pos * nt + pos] * cd(pts[x]));
+                e.s.reserve(nt - pos);
+                e.s.push_back(x);
+                e.s.insert(e.s.end(), p.s.begin(), p.s.end());
+                next.push_back(std::move(e));
+            }
+        }
+        std::stable_sort(next.begin(), next.end(), [](const path& a, const path& b) {
+            return a.d < b.d;
+        });
+        if (static_cast<int>(next.size()) > k)
+            next.resize(k);
+        kept.swap(next);
+    }
+    const double inf = std::numeric_limits<double>::infinity();
+    for (int pos = 0; pos < nt; pos++) {
+        const int antenna = qr.order[pos];
+        for (int b = 0; b < bits; b++) {
+            double d0 = inf, d1 = inf;
+            for (const path& p : kept) {
+                double& best = (p.s[pos] >> (bits - 1 - b)) & 1 ? d1 : d0;
+                best = std::min(best, p.d);
+            }
+            llrs[antenna * bits + b] = d0 == inf ? -clip
+                                       : d1 == inf
+                                           ? clip
+                                           : static_cast<float>((d1 - d0) / noise_var);
+        }
     }
 }
 

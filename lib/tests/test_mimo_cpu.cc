@@ -239,7 +239,7 @@ TEST(MimoCpu, BadInputIsRefusedOrDefined)
                       l.data());
         },
         { "2^20", "lmmse" });
-    expect_error([] { parse_mimo_algorithm("sphere"); }, { "ml", "lmmse" });
+    expect_error([] { parse_mimo_algorithm("sphere"); }, { "ml", "lmmse", "kbest" });
 
     // NaN in H: zeros. A zero column (singular H): finite LLRs, and LMMSE knows
     // nothing of that antenna.
@@ -257,4 +257,39 @@ TEST(MimoCpu, BadInputIsRefusedOrDefined)
         EXPECT_TRUE(std::isfinite(l[i]));
     EXPECT_EQ(l[2], 0.0f);
     EXPECT_EQ(l[3], 0.0f);
+}
+
+TEST(MimoCpu, KBestWithEveryPathIsMlAndClipsWhatItLacks)
+{
+    std::mt19937 rng(8);
+    for (modulation m : { modulation::qpsk, modulation::qam16 }) {
+        const constellation c(m);
+        const int q = c.size(), bits = c.bits_per_symbol();
+        for (int trial = 0; trial < 10; trial++) {
+            const channel_use u = draw(rng, 2, 2, c, 0.3f);
+            std::vector<float> kb(2 * bits), ml(2 * bits);
+            detect_kbest(u.h.data(), u.y.data(), 2, 2, c, 0.3f, q * q, kb.data());
+            detect_ml(u.h.data(), u.y.data(), 2, 2, c, 0.3f, ml.data());
+            for (int i = 0; i < 2 * bits; i++)
+                ASSERT_NEAR(kb[i], ml[i], 1e-4f * (1 + std::fabs(ml[i]))) << to_string(m);
+            // One path: every bit lacks its other value, so every LLR is +/-clip, the
+            // path's bits (the first stage's nearest point, at high SNR the sent one).
+            detect_kbest(u.h.data(), u.y.data(), 2, 2, c, 0.3f, 1, kb.data(), 5.0f);
+            for (float l : kb)
+                EXPECT_EQ(std::fabs(l), 5.0f);
+        }
+        // 4x4 with K = Q at high SNR: the sent bits.
+        for (int trial = 0; trial < 30; trial++) {
+            const channel_use u = draw(rng, 4, 4, c, 1e-4f);
+            std::vector<float> kb(4 * bits);
+            detect_kbest(u.h.data(), u.y.data(), 4, 4, c, 1e-4f, q, kb.data());
+            for (int i = 0; i < 4 * bits; i++)
+                EXPECT_EQ(kb[i] < 0, u.bits[i] == 1) << to_string(m) << " " << i;
+        }
+    }
+    const constellation c(modulation::qpsk);
+    std::vector<cfloat> h(4, cfloat(1, 0)), y(2);
+    std::vector<float> l(4);
+    expect_error([&] { detect_kbest(h.data(), y.data(), 2, 2, c, 1.0f, 0, l.data()); },
+                 { "allowed: 1..4096" });
 }
