@@ -11,9 +11,11 @@
 #ifndef INCLUDED_GPUFEC_MIMO_DETECTION_H
 #define INCLUDED_GPUFEC_MIMO_DETECTION_H
 
+#include <gpufec/batch_decoder.h>
 #include <gpufec/constellation.h>
 
 #include <complex>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -82,6 +84,38 @@ void detect_kbest(const cfloat* h,
                   int k,
                   float* llrs,
                   float clip = kbest_default_clip);
+
+/*!
+ * The shape of a detection problem, the "code" of the registry: nt transmit and nr
+ * receive antennas, the constellation, and the received vectors that share one channel
+ * matrix (a coherence block, e.g. an OFDM resource block).
+ */
+struct mimo_setup {
+    int nt = 4, nr = 4;
+    modulation mod = modulation::qam16;
+    int coherence = 1;
+};
+
+struct mimo_detector_options {
+    using code_type = mimo_setup;
+    using product_type = batch_decoder;
+    static constexpr const char* algorithm_name = "MIMO detection";
+
+    mimo_algorithm algorithm = mimo_algorithm::lmmse;
+    float noise_var = 0.1f; //!< E|w_i|^2 per receive antenna, > 0
+    int kbest_k = 0;        //!< kbest: paths kept; 0 = the constellation size
+    float kbest_clip = kbest_default_clip;
+};
+
+/*!
+ * The CPU detector as a batch stage (input_format::complex_float, output llr_float):
+ * a frame is v received vectors of one coherence block (v * nr samples, 1 <= v <=
+ * coherence, vector after vector) with its channel matrix as aux (nr * nt entries,
+ * row-major); out: v * nt * bits_per_symbol LLRs, vector after vector. Throws
+ * gpufec::error naming the allowed values for a bad setup or options.
+ */
+std::unique_ptr<batch_decoder>
+make_mimo_detector_cpu(const mimo_setup& setup, const mimo_detector_options& options);
 
 } // namespace gpufec
 

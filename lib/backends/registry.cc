@@ -12,6 +12,7 @@
 #include <gpufec/awgn_source.h>
 #include <gpufec/backends.h>
 #include <gpufec/ldpc_decoding.h>
+#include <gpufec/mimo_detection.h>
 #include <gpufec/nr_uci_small.h>
 #include <gpufec/polar_decoding.h>
 #include <gpufec/turbo_decoding.h>
@@ -63,6 +64,11 @@ std::unique_ptr<batch_decoder> uci_small_cpu(const nr_uci_small_code& code,
                                              int)
 {
     return make_uci_small_decoder_cpu(code, options);
+}
+std::unique_ptr<batch_decoder>
+mimo_cpu(const mimo_setup& setup, const mimo_detector_options& options, int)
+{
+    return make_mimo_detector_cpu(setup, options);
 }
 std::unique_ptr<awgn_bpsk_source>
 awgn_conv_cpu(const conv_code& code, const awgn_source_options& options, int)
@@ -144,5 +150,6 @@ GPUFEC_REGISTER(polar_decoder_options, polar_cpu, nullptr)
 GPUFEC_REGISTER(uci_small_decoder_options, uci_small_cpu, GPUFEC_CUDA(uci_small_cuda))
 GPUFEC_REGISTER(awgn_source_options, awgn_conv_cpu, GPUFEC_CUDA(awgn_conv_cuda))
 GPUFEC_REGISTER(awgn_frame_source_options, awgn_frame_cpu, nullptr)
+GPUFEC_REGISTER(mimo_detector_options, mimo_cpu, nullptr)
 
 } // namespace gpufec

@@ -297,4 +297,130 @@ void detect_kbest(const cfloat* h,
     }
 }
 
+namespace {
+
+class mimo_detector_cpu final : public batch_decoder
+{
+public:
+    mimo_detector_cpu(const mimo_setup& setup, const mimo_detector_options& options)
+        : d_setup(setup), d_opt(options), d_const(setup.mod)
+    {
+        check_sizes("mimo detector", setup.nr, setup.nt, options.noise_var);
+        if (setup.coherence < 1 || setup.coherence > 1 << 16)
+            throw error("mimo detector: coherence = " + std::to_string(setup.coherence) +
+                        "; allowed: 1..65536 received vectors per channel matrix");
+        if (options.algorithm == mimo_algorithm::kbest &&
+            (options.kbest_k < 0 || options.kbest_k > 4096))
+            throw error("mimo detector: kbest_k = " + std::to_string(options.kbest_k) +
+                        "; allowed: 0 (the constellation size) .. 4096");
+        if (options.algorithm == mimo_algorithm::ml &&
+            std::pow(double(d_const.size()), setup.nt) > double(1 << 20))
+            throw error("mimo detector: ml with " + std::to_string(d_const.size()) + "^" +
+                        std::to_string(setup.nt) +
+                        " hypotheses; allowed: up to 2^20 (use lmmse or kbest)");
+        d_out_per_vector = static_cast<size_t>(setup.nt) * d_const.bits_per_symbol();
+    }
+
+    backend_kind backend() const override { return backend_kind::cpu; }
+    input_format input() const override { return input_format::complex_float; }
+    output_format output() const override { return output_format::llr_float; }
+    size_t max_input_items_per_frame() const override
+    {
+        return static_cast<size_t>(d_setup.coherence) * d_setup.nr;
+    }
+    size_t output_bits_for_input(size_t items) const override
+    {
+        const size_t nr = d_setup.nr;
+        if (items == 0 || items % nr ||
+            items / nr > static_cast<size_t>(d_setup.coherence))
+            throw error(
+                "mimo detector: a frame of " + std::to_string(items) +
+                " samples; allowed: v * nr with nr = " + std::to_string(nr) +
+                " and 1 <= v <= coherence = " + std::to_string(d_setup.coherence));
+        return items / nr * d_out_per_vector;
+    }
+    size_t aux_items_for_input(size_t) const override
+    {
+        return static_cast<size_t>(d_setup.nr) * d_setup.nt;
+    }
+    size_t default_input_items() const override { return max_input_items_per_frame(); }
+    size_t default_output_bits() const override
+    {
+        return output_bits_for_input(default_input_items());
+    }
+
+    void decode(const frame_batch& batch, exec_ctx& ctx) override
+    {
+        const int nr = d_setup.nr;
+        for_each_item(ctx, batch.num_frames, [&](size_t f, size_t) {
+            const frame_extent& e = batch.frames[f];
+            const size_t vectors = output_bits_for_input(e.in_items) / d_out_per_vector;
+            const cfloat* h = batch.channels + e.aux_offset;
+            float* out = batch.llrs_out + e.out_offset / sizeof(float);
+            for (size_t v = 0; v < vectors; v++)
+                detect(
+                    h, batch.samples + e.in_offset + v * nr, out + v * d_out_per_vector);
+            batch.status[f] = frame_status{ 1, true };
+        });
+    }
+
+    std::string name() const override
+    {
+        return std::string("mimo ") + std::to_string(d_setup.nt) + "x" +
+               std::to_string(d_setup.nr) + " " + to_string(d_setup.mod) + " " +
+               algorithm_label() + " on cpu";
+    }
+
+private:
+    const char* algorithm_label() const
+    {
+        switch (d_opt.algorithm) {
+        case mimo_algorithm::ml:
+            return "ml";
+        case mimo_algorithm::lmmse:
+            return "lmmse";
+        case mimo_algorithm::kbest:
+            return "kbest";
+        }
+        return "?";
+    }
+
+    void detect(const cfloat* h, const cfloat* y, float* llrs) const
+    {
+        const int nr = d_setup.nr, nt = d_setup.nt;
+        switch (d_opt.algorithm) {
+        case mimo_algorithm::ml:
+            detect_ml(h, y, nr, nt, d_const, d_opt.noise_var, llrs);
+            break;
+        case mimo_algorithm::lmmse:
+            detect_lmmse(h, y, nr, nt, d_const, d_opt.noise_var, llrs);
+            break;
+        case mimo_algorithm::kbest:
+            detect_kbest(h,
+                         y,
+                         nr,
+                         nt,
+                         d_const,
+                         d_opt.noise_var,
+                         d_opt.kbest_k ? d_opt.kbest_k : d_const.size(),
+                         llrs,
+                         d_opt.kbest_clip);
+            break;
+        }
+    }
+
+    mimo_setup d_setup;
+    mimo_detector_options d_opt;
+    constellation d_const;
+    size_t d_out_per_vector = 0;
+};
+
+} // namespace
+
+std::unique_ptr<batch_decoder>
+make_mimo_detector_cpu(const mimo_setup& setup, const mimo_detector_options& options)
+{
+    return std::make_unique<mimo_detector_cpu>(setup, options);
+}
+
 } // namespace gpufec
