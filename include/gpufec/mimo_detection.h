@@ -27,9 +27,10 @@ enum class mimo_algorithm {
     ml,    //!< exhaustive max-log ML (the reference; Q^nt hypotheses)
     lmmse, //!< linear MMSE filter, then per-stream max-log demapping
     kbest, //!< breadth-first tree search keeping the K best partial paths
+    mtt,   //!< multi-pass trellis traversal (docs/mimo.md; the paper of issue 10)
 };
 
-//! "ml" | "lmmse" | "kbest"; throws gpufec::error naming the allowed values.
+//! "ml" | "lmmse" | "kbest" | "mtt"; throws gpufec::error naming the allowed values.
 mimo_algorithm parse_mimo_algorithm(const std::string& s);
 
 constexpr int mimo_max_antennas = 8;
@@ -75,6 +76,33 @@ void detect_lmmse(const cfloat* h,
  * with k >= Q^nt it is ML exactly.
  */
 constexpr float kbest_default_clip = 20.0f;
+
+/*!
+ * Multi-pass trellis traversal on the sorted QR (stage t = row nt-1-t of R, Q vertices
+ * per stage, one per point): for every stage t a list of Q complete paths, the one
+ * through vertex k of stage t found by edge reductions (per vertex, the best incoming
+ * path) up to stage t and path extensions (per path, the best next point) after it;
+ * the reductions are shared by all lists. `metrics`: nt * Q values, antenna a's point
+ * k at a * Q + k: the squared distance ||z - R s||^2 of the list's path through that
+ * point (for nt <= 2 the exact minimum over every s with that point; an upper bound
+ * of it otherwise). Ties: the lowest index wins.
+ */
+void mtt_metrics(const cfloat* h,
+                 const cfloat* y,
+                 int nr,
+                 int nt,
+                 const constellation& c,
+                 std::vector<double>& metrics);
+//! MTT max-log LLRs: per bit, (least metric with the bit 1 - least with it 0) /
+//! noise_var over the antenna's Q metrics. Every bit has both values among the Q
+//! points, so no clipping is needed. For nt = 2 it equals detect_ml().
+void detect_mtt(const cfloat* h,
+                const cfloat* y,
+                int nr,
+                int nt,
+                const constellation& c,
+                float noise_var,
+                float* llrs);
 void detect_kbest(const cfloat* h,
                   const cfloat* y,
                   int nr,
@@ -101,7 +129,7 @@ struct mimo_detector_options {
     using product_type = batch_decoder;
     static constexpr const char* algorithm_name = "MIMO detection";
 
-    mimo_algorithm algorithm = mimo_algorithm::lmmse;
+    mimo_algorithm algorithm = mimo_algorithm::mtt;
     float noise_var = 0.1f; //!< E|w_i|^2 per receive antenna, > 0
     int kbest_k = 0;        //!< kbest: paths kept; 0 = the constellation size
     float kbest_clip = kbest_default_clip;

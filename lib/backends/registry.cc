@@ -21,6 +21,7 @@
 #if GPUFEC_HAVE_CUDA
 #include "cuda/channel/awgn_source_cuda.h"
 #include "cuda/ldpc/ldpc_cuda.h"
+#include "cuda/mimo/mimo_cuda.h"
 #include "cuda/uci_small/uci_small_cuda.h"
 #include "cuda/viterbi/viterbi_cuda.h"
 #define GPUFEC_CUDA(maker) (maker)
@@ -91,6 +92,11 @@ ldpc_cuda(const ldpc_graph& code, const ldpc_decoder_options& options, int devic
 {
     return cuda::make_ldpc_decoder(code, options, device);
 }
+std::unique_ptr<batch_decoder>
+mimo_cuda(const mimo_setup& setup, const mimo_detector_options& options, int device)
+{
+    return cuda::make_mimo_detector(setup, options, device);
+}
 std::unique_ptr<batch_decoder> uci_small_cuda(const nr_uci_small_code& code,
                                               const uci_small_decoder_options&,
                                               int device)
@@ -114,6 +120,13 @@ bool ldpc_cuda_accepts(const ldpc_decoder_options& o)
 template <>
 constexpr bool (*cuda_accepts<ldpc_decoder_options>)(const ldpc_decoder_options&) =
     ldpc_cuda_accepts;
+bool mimo_cuda_accepts(const mimo_detector_options& o)
+{
+    return o.algorithm == mimo_algorithm::lmmse;
+}
+template <>
+constexpr bool (*cuda_accepts<mimo_detector_options>)(const mimo_detector_options&) =
+    mimo_cuda_accepts;
 
 } // namespace
 
@@ -150,6 +163,6 @@ GPUFEC_REGISTER(polar_decoder_options, polar_cpu, nullptr)
 GPUFEC_REGISTER(uci_small_decoder_options, uci_small_cpu, GPUFEC_CUDA(uci_small_cuda))
 GPUFEC_REGISTER(awgn_source_options, awgn_conv_cpu, GPUFEC_CUDA(awgn_conv_cuda))
 GPUFEC_REGISTER(awgn_frame_source_options, awgn_frame_cpu, nullptr)
-GPUFEC_REGISTER(mimo_detector_options, mimo_cpu, nullptr)
+GPUFEC_REGISTER(mimo_detector_options, mimo_cpu, GPUFEC_CUDA(mimo_cuda))
 
 } // namespace gpufec

@@ -21,8 +21,10 @@ mimo_algorithm parse_mimo_algorithm(const std::string& s)
         return mimo_algorithm::lmmse;
     if (s == "kbest")
         return mimo_algorithm::kbest;
+    if (s == "mtt")
+        return mimo_algorithm::mtt;
     throw error("mimo detector: algorithm \"" + s +
-                "\" unknown; allowed: ml, lmmse, kbest");
+                "\" unknown; allowed: ml, lmmse, kbest, mtt");
 }
 
 namespace {
@@ -297,6 +299,112 @@ void detect_kbest(const cfloat* h,
     }
 }
 
+void mtt_metrics(const cfloat* h,
+                 const cfloat* y,
+                 int nr,
+                 int nt,
+                 const constellation& c,
+                 std::vector<double>& metrics)
+{
+    const int q = c.size();
+    metrics.assign(static_cast<size_t>(nt) * q, 0.0);
+    const sorted_qr qr = sorted_qr_decompose(h, nr, nt, y);
+    const auto& pts = c.points();
+    auto R = [&](int row, int col) { return qr.r[row * nt + col]; };
+    // A path: the point index chosen at each stage so far (stage u: row nt-1-u).
+    struct path {
+        std::vector<int> s;
+        double d = 0;
+    };
+    // The interference of a path's decided points on row r (stage s = nt-1-r).
+    auto delta = [&](const path& p, int r) {
+        cd acc = 0;
+        for (size_t u = 0; u < p.s.size(); u++)
+            acc += R(r, nt - 1 - static_cast<int>(u)) * cd(pts[p.s[u]]);
+        return acc;
+    };
+    auto weight = [&](int r, cd d, int point) {
+        return std::norm(qr.z[r] - d - R(r, r) * cd(pts[point]));
+    };
+    // The shared reduction chain: chain[s][v] = the best path to vertex v of stage s.
+    std::vector<std::vector<path>> chain(nt, std::vector<path>(q));
+    for (int v = 0; v < q; v++) {
+        chain[0][v].s = { v };
+        chain[0][v].d = weight(nt - 1, 0.0, v);
+    }
+    for (int st = 1; st < nt; st++) {
+        const int r = nt - 1 - st;
+        std::vector<cd> deltas(q);
+        for (int k = 0; k < q; k++)
+            deltas[k] = delta(chain[st - 1][k], r);
+        for (int v = 0; v < q; v++) {
+            int best = 0;
+            double best_d = chain[st - 1][0].d + weight(r, deltas[0], v);
+            for (int k = 1; k < q; k++) {
+                const double d = chain[st - 1][k].d + weight(r, deltas[k], v);
+                if (d < best_d) {
+                    best = k;
+                    best_d = d;
+                }
+            }
+            chain[st][v].s = chain[st - 1][best].s;
+            chain[st][v].s.push_back(v);
+            chain[st][v].d = best_d;
+        }
+    }
+    // List t: the chain at stage t, each path extended greedily to the last stage.
+    for (int t = 0; t < nt; t++) {
+        std::vector<path> list = chain[t];
+        for (int st = t + 1; st < nt; st++) {
+            const int r = nt - 1 - st;
+            for (path& p : list) {
+                const cd d = delta(p, r);
+                int best = 0;
+                double best_w = weight(r, d, 0);
+                for (int v = 1; v < q; v++) {
+                    const double w = weight(r, d, v);
+                    if (w < best_w) {
+                        best = v;
+                        best_w = w;
+                    }
+                }
+                p.s.push_back(best);
+                p.d += best_w;
+            }
+        }
+        const int antenna = qr.order[nt - 1 - t];
+        for (int k = 0; k < q; k++)
+            metrics[static_cast<size_t>(antenna) * q + k] = list[k].d;
+    }
+}
+
+void detect_mtt(const cfloat* h,
+                const cfloat* y,
+                int nr,
+                int nt,
+                const constellation& c,
+                float noise_var,
+                float* llrs)
+{
+    check_sizes("detect_mtt", nr, nt, noise_var);
+    const int bits = c.bits_per_symbol(), q = c.size();
+    std::fill(llrs, llrs + nt * bits, 0.0f);
+    if (!all_finite(h, y, nr, nt))
+        return;
+    std::vector<double> metrics;
+    mtt_metrics(h, y, nr, nt, c, metrics);
+    const double inf = std::numeric_limits<double>::infinity();
+    for (int a = 0; a < nt; a++)
+        for (int b = 0; b < bits; b++) {
+            double m0 = inf, m1 = inf;
+            for (int k = 0; k < q; k++) {
+                double& best = (k >> (bits - 1 - b)) & 1 ? m1 : m0;
+                best = std::min(best, metrics[static_cast<size_t>(a) * q + k]);
+            }
+            llrs[a * bits + b] = static_cast<float>((m1 - m0) / noise_var);
+        }
+}
+
 namespace {
 
 class mimo_detector_cpu final : public batch_decoder
@@ -381,6 +489,8 @@ private:
             return "lmmse";
         case mimo_algorithm::kbest:
             return "kbest";
+        case mimo_algorithm::mtt:
+            return "mtt";
         }
         return "?";
     }
@@ -405,6 +515,9 @@ private:
                          d_opt.kbest_k ? d_opt.kbest_k : d_const.size(),
                          llrs,
                          d_opt.kbest_clip);
+            break;
+        case mimo_algorithm::mtt:
+            detect_mtt(h, y, nr, nt, d_const, d_opt.noise_var, llrs);
             break;
         }
     }

@@ -89,6 +89,15 @@ naive_ml(const channel_use& u, int nr, int nt, const constellation& c, float nv)
     return l;
 }
 
+std::vector<modulation> all_test_modulations()
+{
+    return { modulation::bpsk,
+             modulation::qpsk,
+             modulation::qam16,
+             modulation::qam64,
+             modulation::qam256 };
+}
+
 } // namespace
 
 TEST(MimoCpu, SortedQrIsADecompositionOfTheSortedChannel)
@@ -241,7 +250,8 @@ TEST(MimoCpu, BadInputIsRefusedOrDefined)
                       l.data());
         },
         { "2^20", "lmmse" });
-    expect_error([] { parse_mimo_algorithm("sphere"); }, { "ml", "lmmse", "kbest" });
+    expect_error([] { parse_mimo_algorithm("sphere"); },
+                 { "ml", "lmmse", "kbest", "mtt" });
 
     // NaN in H: zeros. A zero column (singular H): finite LLRs, and LMMSE knows
     // nothing of that antenna.
@@ -301,8 +311,10 @@ TEST(MimoCpu, DetectorStageThroughTheEngineEqualsThePerVectorDetectors)
     // Coherence blocks of 3 vectors (and shorter last blocks) through batch_engine on
     // the CPU backend: each frame's LLRs are the per-vector detector's, in order.
     std::mt19937 rng(10);
-    for (mimo_algorithm alg :
-         { mimo_algorithm::ml, mimo_algorithm::lmmse, mimo_algorithm::kbest }) {
+    for (mimo_algorithm alg : { mimo_algorithm::ml,
+                                mimo_algorithm::lmmse,
+                                mimo_algorithm::kbest,
+                                mimo_algorithm::mtt }) {
         mimo_setup setup;
         setup.nt = 2;
         setup.nr = 3;
@@ -340,6 +352,9 @@ TEST(MimoCpu, DetectorStageThroughTheEngineEqualsThePerVectorDetectors)
                 if (alg == mimo_algorithm::ml)
                     detect_ml(
                         b.u.h.data(), b.y.data() + 3 * v, 3, 2, c, 0.2f, want.data());
+                if (alg == mimo_algorithm::mtt)
+                    detect_mtt(
+                        b.u.h.data(), b.y.data() + 3 * v, 3, 2, c, 0.2f, want.data());
                 if (alg == mimo_algorithm::kbest)
                     detect_kbest(
                         b.u.h.data(), b.y.data() + 3 * v, 3, 2, c, 0.2f, 16, want.data());
@@ -374,5 +389,102 @@ TEST(MimoCpu, DetectorStageThroughTheEngineEqualsThePerVectorDetectors)
         while (eng.pop_wait(done))
             check(done);
         EXPECT_EQ(got, sent.size());
+    }
+}
+
+TEST(MimoCpu, MttTwoByTwoIsMaxLogMl)
+{
+    // The paper's claim: with two transmit antennas the two lists hold, for every
+    // point of each antenna, the exact least distance, so MTT's LLRs are max-log ML's.
+    std::mt19937 rng(12);
+    for (modulation m : all_test_modulations())
+        for (int nr : { 2, 4 }) {
+            const constellation c(m);
+            const int bits = c.bits_per_symbol();
+            SCOPED_TRACE(std::string(to_string(m)) + " nr " + std::to_string(nr));
+            for (float nv : { 0.02f, 0.3f, 1.5f })
+                for (int trial = 0; trial < (m == modulation::qam256 ? 4 : 25); trial++) {
+                    const channel_use u = draw(rng, nr, 2, c, nv);
+                    std::vector<float> mtt(2 * bits), ml(2 * bits);
+                    detect_mtt(u.h.data(), u.y.data(), nr, 2, c, nv, mtt.data());
+                    detect_ml(u.h.data(), u.y.data(), nr, 2, c, nv, ml.data());
+                    for (int i = 0; i < 2 * bits; i++)
+                        ASSERT_NEAR(mtt[i], ml[i], 1e-4f * (1 + std::fabs(ml[i]))) << i;
+                }
+        }
+}
+
+TEST(MimoCpu, MttMetricsBoundTheExactOnesAndOneByOneIsTheDemapper)
+{
+    // nt = 3, 4: every list metric is the distance of a real path through its point,
+    // so it is at least the exact least distance with that point on that antenna.
+    std::mt19937 rng(13);
+    for (int nt : { 3, 4 })
+        for (modulation m : { modulation::qpsk, modulation::qam16 }) {
+            if (nt == 4 && m == modulation::qam16)
+                continue; // 16^4 exact minima per point: slow for a unit test
+            const constellation c(m);
+            const int q = c.size();
+            for (int trial = 0; trial < 20; trial++) {
+                const channel_use u = draw(rng, nt, nt, c, 0.3f);
+                std::vector<double> metrics;
+                mtt_metrics(u.h.data(), u.y.data(), nt, nt, c, metrics);
+                // Exact least ||y - H s||^2 per antenna and point, less the part of y
+                // outside H's range (zero here: nr = nt).
+                std::vector<double> exact(nt * q, 1e300);
+                std::vector<int> idx(nt, 0);
+                for (;;) {
+                    double d = 0;
+                    for (int r = 0; r < nt; r++) {
+                        std::complex<double> e = u.y[r];
+                        for (int k = 0; k < nt; k++)
+                            e -= std::complex<double>(u.h[r * nt + k]) *
+                                 std::complex<double>(c.points()[idx[k]]);
+                        d += std::norm(e);
+                    }
+                    for (int a = 0; a < nt; a++)
+                        exact[a * q + idx[a]] = std::min(exact[a * q + idx[a]], d);
+                    int k = 0;
+                    while (k < nt && ++idx[k] == q)
+                        idx[k++] = 0;
+                    if (k == nt)
+                        break;
+                }
+                for (int i = 0; i < nt * q; i++)
+                    ASSERT_GE(metrics[i], exact[i] * (1 - 1e-9) - 1e-9) << i;
+                std::vector<float> l(nt * c.bits_per_symbol());
+                detect_mtt(u.h.data(), u.y.data(), nt, nt, c, 0.3f, l.data());
+                for (float x : l)
+                    ASSERT_TRUE(std::isfinite(x));
+            }
+        }
+    // nt = nr = 1: the constellation's demapper on y / h at noise_var / |h|^2.
+    for (modulation m : all_test_modulations()) {
+        const constellation c(m);
+        const int bits = c.bits_per_symbol();
+        for (int trial = 0; trial < 20; trial++) {
+            const channel_use u = draw(rng, 1, 1, c, 0.2f);
+            std::vector<float> l(bits), want(bits);
+            detect_mtt(u.h.data(), u.y.data(), 1, 1, c, 0.2f, l.data());
+            const cfloat est = u.y[0] / u.h[0];
+            c.demap_maxlog(&est, 1, 0.2f / std::norm(u.h[0]), want.data());
+            for (int b = 0; b < bits; b++)
+                ASSERT_NEAR(l[b], want[b], 1e-3f * (1 + std::fabs(want[b])));
+        }
+    }
+}
+
+TEST(MimoCpu, MttHighSnrDecisionsAreTheSentBits)
+{
+    std::mt19937 rng(14);
+    for (modulation m : { modulation::qpsk, modulation::qam16, modulation::qam64 }) {
+        const constellation c(m);
+        for (int trial = 0; trial < 40; trial++) {
+            const channel_use u = draw(rng, 4, 4, c, 1e-5f);
+            std::vector<float> l(4 * c.bits_per_symbol());
+            detect_mtt(u.h.data(), u.y.data(), 4, 4, c, 1e-5f, l.data());
+            for (size_t i = 0; i < l.size(); i++)
+                ASSERT_EQ(l[i] < 0, u.bits[i] == 1) << to_string(m) << " " << i;
+        }
     }
 }

@@ -1,0 +1,447 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// CUDA MIMO detection (issue 10): LMMSE with max-log demapping, one thread per
+// coherence block (frame). Per block: G = H^H H + noise_var I, its Cholesky factor L
+// and L^-1, so G^-1 = L^-H L^-1; per stream mu_k = (G^-1 H^H H)_kk = 1 - noise_var
+// (G^-1)_kk. Per received vector: s_hat = G^-1 H^H y, demapped per stream at
+// s_hat_k / mu_k with noise variance (1 - mu_k) / mu_k, as the CPU's detect_lmmse
+// (which solves the same system in double precision by Gauss-Jordan).
+#include "../common/cuda_utils.h"
+#include "mimo_cuda.h"
+
+#include <cuComplex.h>
+#include <algorithm>
+#include <random>
+#include <vector>
+
+namespace gpufec {
+namespace cuda {
+namespace {
+
+struct lmmse_params {
+    const float2* samples;
+    const float2* channels;
+    float* llrs;
+    const frame_extent* frames;
+    uint32_t num_frames;
+    frame_status* status;
+    int nr, nt, bits, axis_bits;
+    bool bpsk;
+    float noise_var;
+    float level[16]; //!< the PAM levels of one axis (QAM), indexed by the axis bits
+};
+
+__device__ __forceinline__ float2 cmul(float2 a, float2 b)
+{
+    return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+//! conj(a) b
+__device__ __forceinline__ float2 cmulc(float2 a, float2 b)
+{
+    return make_float2(a.x * b.x + a.y * b.y, a.x * b.y - a.y * b.x);
+}
+__device__ __forceinline__ float2 cadd(float2 a, float2 b)
+{
+    return make_float2(a.x + b.x, a.y + b.y);
+}
+__device__ __forceinline__ float2 csub(float2 a, float2 b)
+{
+    return make_float2(a.x - b.x, a.y - b.y);
+}
+__device__ __forceinline__ bool finite2(float2 a)
+{
+    return isfinite(a.x) && isfinite(a.y);
+}
+
+//! Max-log LLRs of one stream estimate (the constellation's per-axis PAM), as
+//! constellation::demap_maxlog.
+__device__ __forceinline__ void
+demap(const lmmse_params& p, float2 est, float noise_var, float* out)
+{
+    const float inv = 1.0f / noise_var;
+    if (p.bpsk) {
+        out[0] = 4.0f * 0.70710678f * inv * (est.x + est.y);
+        return;
+    }
+    const int levels = 1 << p.axis_bits;
+    for (int axis = 0; axis < 2; axis++) {
+        const float v = axis ? est.y : est.x;
+        float best0[4], best1[4];
+        for (int k = 0; k < 4; k++)
+            best0[k] = best1[k] = INFINITY;
+        for (int a = 0; a < levels; a++) {
+            const float d = (v - p.level[a]) * (v - p.level[a]);
+            for (int k = 0; k < p.axis_bits; k++) {
+                if ((a >> (p.axis_bits - 1 - k)) & 1)
+                    best1[k] = fminf(best1[k], d);
+                else
+                    best0[k] = fminf(best0[k], d);
+            }
+        }
+        for (int k = 0; k < p.axis_bits; k++)
+            out[2 * k + axis] = (best1[k] - best0[k]) * inv;
+    }
+}
+
+//! N: the largest antenna count this instance takes (arrays in registers).
+template <int N>
+__global__ void __launch_bounds__(128) lmmse_kernel(const lmmse_params p)
+{
+    const int nr = p.nr, nt = p.nt;
+    for (uint32_t f = blockIdx.x * blockDim.x + threadIdx.x; f < p.num_frames;
+         f += gridDim.x * blockDim.x) {
+        const frame_extent e = p.frames[f];
+        const int vectors = static_cast<int>(e.in_items) / nr;
+        float* out = p.llrs + e.out_offset / sizeof(float);
+        const int per_vector = nt * p.bits;
+        float2 h[N][N]; // h[row][col], row < nr, col < nt
+        bool ok = true;
+#pragma unroll
+        for (int r = 0; r < N; r++)
+#pragma unroll
+            for (int c = 0; c < N; c++)
+                if (r < nr && c < nt) {
+                    h[r][c] = p.channels[e.aux_offset + r * nt + c];
+                    ok = ok && finite2(h[r][c]);
+                }
+        // L L^H = G = H^H H + noise_var I (lower triangular, real diagonal), then L^-1.
+        float2 l[N][N], li[N][N];
+#pragma unroll
+        for (int i = 0; i < N; i++)
+#pragma unroll
+            for (int j = 0; j < N; j++) {
+                l[i][j] = make_float2(0.0f, 0.0f);
+                li[i][j] = make_float2(0.0f, 0.0f);
+            }
+#pragma unroll
+        for (int j = 0; j < N; j++) {
+            if (j >= nt)
+                continue;
+#pragma unroll
+            for (int i = 0; i < N; i++) {
+                if (i < j || i >= nt)
+                    continue;
+                float2 g = make_float2(i == j ? p.noise_var : 0.0f, 0.0f);
+#pragma unroll
+                for (int r = 0; r < N; r++)
+                    if (r < nr)
+                        g = cadd(g,
+                                 cmulc(h[r][i], h[r][j])); // G_ij = sum conj(h_ri) h_rj
+#pragma unroll
+                for (int k = 0; k < N; k++)
+                    if (k < j)
+                        g = csub(g, cmulc(l[j][k], l[i][k])); // - L_ik conj(L_jk)
+                if (i == j) {
+                    l[j][j] = make_float2(sqrtf(fmaxf(g.x, 1e-30f)), 0.0f);
+                } else {
+                    // L_ij = (G_ij - sum_k<j L_ik conj(L_jk)) / L_jj.
+                    const float inv = 1.0f / l[j][j].x;
+                    l[i][j] = make_float2(g.x * inv, g.y * inv);
+                }
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < N; j++) {
+            if (j >= nt)
+                continue;
+            li[j][j] = make_float2(1.0f / l[j][j].x, 0.0f);
+#pragma unroll
+            for (int i = 0; i < N; i++) {
+                if (i <= j || i >= nt)
+                    continue;
+                float2 s = make_float2(0.0f, 0.0f);
+#pragma unroll
+                for (int k = 0; k < N; k++)
+                    if (k >= j && k < i)
+                        s = cadd(s, cmul(l[i][k], li[k][j]));
+                const float inv = 1.0f / l[i][i].x;
+                li[i][j] = make_float2(-s.x * inv, -s.y * inv);
+            }
+        }
+        float mu[N];
+#pragma unroll
+        for (int k = 0; k < N; k++) {
+            float d = 0.0f; // (G^-1)_kk = sum_i |(L^-1)_ik|^2
+#pragma unroll
+            for (int i = 0; i < N; i++)
+                if (i < nt)
+                    d += li[i][k].x * li[i][k].x + li[i][k].y * li[i][k].y;
+            mu[k] = 1.0f - p.noise_var * d;
+        }
+        for (int v = 0; v < vectors; v++) {
+            float2 y[N], u[N], t[N];
+            bool vok = ok;
+#pragma unroll
+            for (int r = 0; r < N; r++)
+                if (r < nr) {
+                    y[r] = p.samples[e.in_offset + v * nr + r];
+                    vok = vok && finite2(y[r]);
+                }
+#pragma unroll
+            for (int c = 0; c < N; c++) {
+                u[c] = make_float2(0.0f, 0.0f);
+#pragma unroll
+                for (int r = 0; r < N; r++)
+                    if (r < nr && c < nt)
+                        u[c] = cadd(u[c], cmulc(h[r][c], y[r])); // H^H y
+            }
+#pragma unroll
+            for (int i = 0; i < N; i++) { // t = L^-1 u
+                t[i] = make_float2(0.0f, 0.0f);
+#pragma unroll
+                for (int k = 0; k < N; k++)
+                    if (k <= i && i < nt)
+                        t[i] = cadd(t[i], cmul(li[i][k], u[k]));
+            }
+            float* o = out + v * per_vector;
+#pragma unroll
+            for (int k = 0; k < N; k++) { // s_hat = L^-H t
+                if (k >= nt)
+                    continue;
+                float2 s = make_float2(0.0f, 0.0f);
+#pragma unroll
+                for (int i = 0; i < N; i++)
+                    if (i >= k && i < nt)
+                        s = cadd(s, cmulc(li[i][k], t[i]));
+                float* ok_out = o + k * p.bits;
+                if (!vok || !(mu[k] > 1e-6f)) {
+                    for (int b = 0; b < p.bits; b++)
+                        ok_out[b] = 0.0f; // nothing known of this stream
+                    continue;
+                }
+                const float m = mu[k];
+                demap(p,
+                      make_float2(s.x / m, s.y / m),
+                      fmaxf((1.0f - m) / m, 1e-12f),
+                      ok_out);
+            }
+        }
+        p.status[f] = frame_status{ 1, true };
+    }
+}
+
+using kernel_fn = void (*)(lmmse_params);
+
+class mimo_detector_cuda final : public batch_decoder
+{
+public:
+    mimo_detector_cuda(const mimo_setup& setup,
+                       const mimo_detector_options& options,
+                       int device)
+        : d_setup(setup), d_opt(options), d_device(device)
+    {
+        // The CPU stage validates the setup and options the same way.
+        d_cpu = make_mimo_detector_cpu(setup, options);
+        if (options.algorithm != mimo_algorithm::lmmse)
+            throw error("mimo detector (cuda): this algorithm runs on the CPU only; "
+                        "allowed on cuda: lmmse");
+        require_device(device);
+        d_device_name = device_name(device);
+        const constellation c(setup.mod);
+        lmmse_params& p = d_params;
+        p = lmmse_params{};
+        p.nr = setup.nr;
+        p.nt = setup.nt;
+        p.bits = c.bits_per_symbol();
+        p.bpsk = setup.mod == modulation::bpsk;
+        p.axis_bits = p.bpsk ? 0 : p.bits / 2;
+        p.noise_var = options.noise_var;
+        if (!p.bpsk)
+            for (int a = 0; a < (1 << p.axis_bits); a++) {
+                // Point a's real part where a's bits sit on the even stream bits.
+                int index = 0;
+                for (int k = 0; k < p.axis_bits; k++)
+                    index |= ((a >> (p.axis_bits - 1 - k)) & 1) << (p.bits - 1 - 2 * k);
+                p.level[a] = c.points()[index].real();
+            }
+        const int n = std::max(setup.nr, setup.nt);
+        d_kernel = n <= 2 ? lmmse_kernel<2> : n <= 4 ? lmmse_kernel<4> : lmmse_kernel<8>;
+        d_bound = n <= 2 ? 2 : n <= 4 ? 4 : 8;
+    }
+
+    backend_kind backend() const override { return backend_kind::cuda; }
+    int device() const override { return d_device; }
+    input_format input() const override { return input_format::complex_float; }
+    output_format output() const override { return output_format::llr_float; }
+    size_t max_input_items_per_frame() const override
+    {
+        return d_cpu->max_input_items_per_frame();
+    }
+    size_t output_bits_for_input(size_t items) const override
+    {
+        return d_cpu->output_bits_for_input(items);
+    }
+    size_t aux_items_for_input(size_t items) const override
+    {
+        return d_cpu->aux_items_for_input(items);
+    }
+    size_t default_input_items() const override { return d_cpu->default_input_items(); }
+    size_t default_output_bits() const override { return d_cpu->default_output_bits(); }
+
+    void decode(const frame_batch& batch, exec_ctx& ctx) override
+    {
+        for (size_t f = 0; f < batch.num_frames; f++)
+            output_bits_for_input(batch.frames[f].in_items);
+        if (batch.num_frames == 0)
+            return;
+        if (!batch.device_frames || !batch.device_status || !batch.samples ||
+            !batch.channels || !batch.llrs_out)
+            throw error("mimo detector (cuda): the batch has no device frame table, "
+                        "status, samples, channels or LLR output; run it through "
+                        "batch_engine");
+        launch(reinterpret_cast<const float2*>(batch.samples),
+               reinterpret_cast<const float2*>(batch.channels),
+               batch.llrs_out,
+               batch.device_frames,
+               batch.num_frames,
+               batch.device_status,
+               static_cast<cudaStream_t>(ctx.stream));
+    }
+
+    void launch(const float2* samples,
+                const float2* channels,
+                float* llrs,
+                const frame_extent* frames,
+                size_t nf,
+                frame_status* status,
+                cudaStream_t stream) const
+    {
+        lmmse_params p = d_params;
+        p.samples = samples;
+        p.channels = channels;
+        p.llrs = llrs;
+        p.frames = frames;
+        p.num_frames = static_cast<uint32_t>(nf);
+        p.status = status;
+        device_guard guard(d_device);
+        const unsigned threads = 128;
+        const unsigned blocks =
+            static_cast<unsigned>(std::min<size_t>((nf + threads - 1) / threads, 65535));
+        d_kernel<<<blocks, threads, 0, stream>>>(p);
+        GPUFEC_CUDA_CHECK_LAUNCH();
+    }
+
+    std::string name() const override
+    {
+        return "mimo " + std::to_string(d_setup.nt) + "x" + std::to_string(d_setup.nr) +
+               " " + to_string(d_setup.mod) +
+               " lmmse on cuda:" + std::to_string(d_device) + " (" + d_device_name + ")";
+    }
+    std::string kernel_name() const
+    {
+        return "lmmse<" + std::to_string(d_bound) + "> 1 thread/coherence block";
+    }
+
+private:
+    mimo_setup d_setup;
+    mimo_detector_options d_opt;
+    int d_device;
+    std::string d_device_name;
+    std::unique_ptr<batch_decoder> d_cpu; // validation and lengths
+    lmmse_params d_params;
+    kernel_fn d_kernel = nullptr;
+    int d_bound = 0;
+};
+
+template <typename T>
+void upload(device_buffer<T>& buf, const std::vector<T>& host)
+{
+    buf.reset(std::max<size_t>(host.size(), 1));
+    if (!host.empty())
+        GPUFEC_CUDA_CHECK(cudaMemcpy(
+            buf.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+} // namespace
+
+std::unique_ptr<batch_decoder> make_mimo_detector(const mimo_setup& setup,
+                                                  const mimo_detector_options& options,
+                                                  int device)
+{
+    return std::make_unique<mimo_detector_cuda>(setup, options, device);
+}
+
+mimo_kernel_timing time_mimo_kernel(const mimo_setup& setup,
+                                    const mimo_detector_options& options,
+                                    int device,
+                                    size_t frames,
+                                    int reps)
+{
+    mimo_detector_cuda det(setup, options, device);
+    device_guard guard(device);
+    const constellation c(setup.mod);
+    const size_t nr = setup.nr, nt = setup.nt, v = setup.coherence;
+    std::mt19937 rng(1);
+    std::normal_distribution<float> g(0.0f, 1.0f);
+    std::vector<float2> h(frames * nr * nt), y(frames * v * nr);
+    for (auto& x : h)
+        x = make_float2(g(rng) * 0.70710678f, g(rng) * 0.70710678f);
+    const float w = std::sqrt(options.noise_var / 2);
+    for (size_t f = 0; f < frames; f++)
+        for (size_t k = 0; k < v; k++) {
+            std::vector<cfloat> s(nt);
+            for (auto& x : s)
+                x = c.points()[rng() % c.size()];
+            for (size_t r = 0; r < nr; r++) {
+                cfloat acc(g(rng) * w, g(rng) * w);
+                for (size_t t = 0; t < nt; t++) {
+                    const float2 hh = h[(f * nr + r) * nt + t];
+                    acc += cfloat(hh.x, hh.y) * s[t];
+                }
+                y[(f * v + k) * nr + r] = make_float2(acc.real(), acc.imag());
+            }
+        }
+    const size_t per_frame = det.output_bits_for_input(v * nr);
+    std::vector<frame_extent> table(frames);
+    for (size_t f = 0; f < frames; f++)
+        table[f] = frame_extent{ f * v * nr,
+                                 static_cast<uint32_t>(v * nr),
+                                 f * per_frame * sizeof(float),
+                                 static_cast<uint32_t>(per_frame) };
+    for (size_t f = 0; f < frames; f++) {
+        table[f].aux_offset = f * nr * nt;
+        table[f].aux_items = static_cast<uint32_t>(nr * nt);
+    }
+    device_buffer<float2> d_h, d_y;
+    device_buffer<frame_extent> d_table;
+    upload(d_h, h);
+    upload(d_y, y);
+    upload(d_table, table);
+    device_buffer<float> d_llrs(frames * per_frame);
+    device_buffer<frame_status> d_status(frames);
+    stream s;
+    event start(true), stop(true);
+    auto run = [&]() {
+        det.launch(d_y.get(),
+                   d_h.get(),
+                   d_llrs.get(),
+                   d_table.get(),
+                   frames,
+                   d_status.get(),
+                   s.get());
+    };
+    for (int i = 0; i < 3; i++)
+        run();
+    s.synchronize();
+    std::vector<double> times;
+    for (int r = 0; r < reps; r++) {
+        start.record(s.get());
+        run();
+        stop.record(s.get());
+        stop.synchronize();
+        times.push_back(stop.elapsed_ms_since(start));
+    }
+    std::sort(times.begin(), times.end());
+    mimo_kernel_timing t;
+    t.median_ms = times[times.size() / 2];
+    t.vectors = static_cast<double>(frames * v);
+    t.bits = static_cast<double>(frames * per_frame);
+    t.kernel = det.kernel_name();
+    return t;
+}
+
+} // namespace cuda
+} // namespace gpufec

@@ -1,0 +1,46 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// Internal entry points of the CUDA MIMO detectors (no CUDA types).
+#ifndef INCLUDED_GPUFEC_MIMO_CUDA_H
+#define INCLUDED_GPUFEC_MIMO_CUDA_H
+
+#include <gpufec/batch_decoder.h>
+#include <gpufec/mimo_detection.h>
+#include <memory>
+#include <string>
+
+namespace gpufec {
+namespace cuda {
+
+/*!
+ * The CUDA detector stage of make_mimo_detector_cpu()'s contract on `device`
+ * (registered in lib/backends/registry.cc). LMMSE only for now (float: its LLRs equal
+ * the CPU's double-precision ones within a relative 1e-3, the test's tolerance);
+ * throws gpufec::error naming lmmse for the other algorithms.
+ */
+std::unique_ptr<batch_decoder> make_mimo_detector(const mimo_setup& setup,
+                                                  const mimo_detector_options& options,
+                                                  int device);
+
+struct mimo_kernel_timing {
+    double median_ms = 0; //!< median kernel time of one batch (device events)
+    double vectors = 0;   //!< received vectors per batch
+    double bits = 0;      //!< detected bits (LLRs) per batch
+    std::string kernel;
+};
+
+//! Kernel-only timing: `frames` coherence blocks of random Rayleigh channels and noisy
+//! symbols on the device, detected `reps` times after a warm-up (CUDA events, median).
+mimo_kernel_timing time_mimo_kernel(const mimo_setup& setup,
+                                    const mimo_detector_options& options,
+                                    int device,
+                                    size_t frames,
+                                    int reps);
+
+} // namespace cuda
+} // namespace gpufec
+
+#endif
