@@ -9,9 +9,11 @@
 
 #include <cuda_runtime.h>
 #include <gpufec/common.h>
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace gpufec {
 namespace cuda {
@@ -167,6 +169,40 @@ public:
 private:
     cudaEvent_t d_e = nullptr;
 };
+
+//! A device buffer holding a copy of `host` (at least one element), copied once.
+template <typename T>
+void upload(device_buffer<T>& buf, const std::vector<T>& host)
+{
+    buf.reset(std::max<size_t>(host.size(), 1));
+    if (!host.empty())
+        GPUFEC_CUDA_CHECK(cudaMemcpy(
+            buf.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+/*!
+ * Kernel-only timing (docs METHOD): run(i) enqueues launch i on `s`; three warm-up
+ * launches, then `reps` launches each between two events. Returns the sorted times
+ * in milliseconds (median at size() / 2).
+ */
+template <typename Run>
+std::vector<double> time_launches(const stream& s, int reps, Run&& run)
+{
+    for (int i = 0; i < 3; i++)
+        run(i);
+    s.synchronize();
+    event start(true), stop(true);
+    std::vector<double> times;
+    for (int r = 0; r < reps; r++) {
+        start.record(s.get());
+        run(r);
+        stop.record(s.get());
+        stop.synchronize();
+        times.push_back(stop.elapsed_ms_since(start));
+    }
+    std::sort(times.begin(), times.end());
+    return times;
+}
 
 //! "NVIDIA H100 80GB HBM3" etc.; throws when the device does not exist.
 std::string device_name(int device);

@@ -321,14 +321,6 @@ kernel_fn pick_kernel(int max_degree, int& bound)
 
 // ---- host side ------------------------------------------------------------------------
 
-template <typename T>
-void upload(device_buffer<T>& buf, const std::vector<T>& host)
-{
-    buf.reset(std::max<size_t>(host.size(), 1));
-    if (!host.empty())
-        GPUFEC_CUDA_CHECK(cudaMemcpy(
-            buf.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-}
 
 class ldpc_decoder_cuda final : public batch_decoder
 {
@@ -789,8 +781,7 @@ ldpc_kernel_timing time_ldpc_kernel(const ldpc_graph& graph,
         std::max<size_t>(1, dec.device_workspace_bytes(limits)));
 
     stream s;
-    event start(true), stop(true);
-    auto run = [&](int i) {
+    const std::vector<double> times = time_launches(s, reps, [&](int i) {
         dec.launch(inputs[i % sets].get(),
                    nullptr,
                    d_frames.get(),
@@ -800,19 +791,7 @@ ldpc_kernel_timing time_ldpc_kernel(const ldpc_graph& graph,
                    status.get(),
                    scratch.get(),
                    s.get());
-    };
-    for (int i = 0; i < 3; i++)
-        run(i);
-    s.synchronize();
-    std::vector<double> times;
-    for (int r = 0; r < reps; r++) {
-        start.record(s.get());
-        run(r);
-        stop.record(s.get());
-        stop.synchronize();
-        times.push_back(stop.elapsed_ms_since(start));
-    }
-    std::sort(times.begin(), times.end());
+    });
     std::vector<frame_status> st(num_frames);
     GPUFEC_CUDA_CHECK(cudaMemcpy(st.data(),
                                  status.get(),

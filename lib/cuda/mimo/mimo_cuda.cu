@@ -346,14 +346,6 @@ private:
     int d_bound = 0;
 };
 
-template <typename T>
-void upload(device_buffer<T>& buf, const std::vector<T>& host)
-{
-    buf.reset(std::max<size_t>(host.size(), 1));
-    if (!host.empty())
-        GPUFEC_CUDA_CHECK(cudaMemcpy(
-            buf.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-}
 
 } // namespace
 
@@ -413,8 +405,7 @@ mimo_kernel_timing time_mimo_kernel(const mimo_setup& setup,
     device_buffer<float> d_llrs(frames * per_frame);
     device_buffer<frame_status> d_status(frames);
     stream s;
-    event start(true), stop(true);
-    auto run = [&]() {
+    const std::vector<double> times = time_launches(s, reps, [&](int) {
         det.launch(d_y.get(),
                    d_h.get(),
                    d_llrs.get(),
@@ -422,19 +413,7 @@ mimo_kernel_timing time_mimo_kernel(const mimo_setup& setup,
                    frames,
                    d_status.get(),
                    s.get());
-    };
-    for (int i = 0; i < 3; i++)
-        run();
-    s.synchronize();
-    std::vector<double> times;
-    for (int r = 0; r < reps; r++) {
-        start.record(s.get());
-        run();
-        stop.record(s.get());
-        stop.synchronize();
-        times.push_back(stop.elapsed_ms_since(start));
-    }
-    std::sort(times.begin(), times.end());
+    });
     mimo_kernel_timing t;
     t.median_ms = times[times.size() / 2];
     t.vectors = static_cast<double>(frames * v);
