@@ -190,6 +190,7 @@ TEST(MimoCuda, DISABLED_LmmseKernelThroughput)
         s.mod = k.m;
         s.coherence = k.coherence;
         mimo_detector_options o;
+        o.algorithm = mimo_algorithm::lmmse;
         const size_t frames = (size_t(1) << 22) / k.coherence;
         const auto t = cuda::time_mimo_kernel(s, o, 0, frames, 20);
         std::printf("lmmse %dx%d %s coherence %d: %.3f ms per %.0f vectors, %.1f Gb/s "
