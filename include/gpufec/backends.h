@@ -60,9 +60,11 @@ template <class Options>
 struct registration {
     maker<Options> cpu = nullptr;
     maker<Options> cuda = nullptr;
-    //! Null, or whether the CUDA maker takes these options: "auto" picks the CPU when it
-    //! does not (e.g. LDPC float arithmetic, which the GPU decoder lacks).
-    bool (*cuda_accepts)(const Options& options) = nullptr;
+    //! Null, or whether the CUDA maker takes this code and these options: "auto" picks
+    //! the CPU when it does not (e.g. LDPC float arithmetic, which the GPU decoder
+    //! lacks, or MIMO sizes beyond its kernels).
+    bool (*cuda_accepts)(const typename Options::code_type& code,
+                         const Options& options) = nullptr;
 };
 
 //! The registry entry of an algorithm, defined in lib/backends/registry.cc.
@@ -105,7 +107,7 @@ make(const typename Options::code_type& code,
     const registration<Options>& entry = registered<Options>();
     const bool cuda_usable =
         entry.cuda != nullptr &&
-        (backend != "auto" || !entry.cuda_accepts || entry.cuda_accepts(options));
+        (backend != "auto" || !entry.cuda_accepts || entry.cuda_accepts(code, options));
     const backend_spec spec = detail::choose_backend(
         Options::algorithm_name, entry.cpu != nullptr, cuda_usable, backend);
     if (spec.kind == backend_kind::cuda)

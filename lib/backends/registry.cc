@@ -110,23 +110,23 @@ awgn_conv_cuda(const conv_code& code, const awgn_source_options& options, int de
 }
 #endif
 
-//! The options a CUDA maker takes, for "auto" (registration::cuda_accepts); null: all.
+//! The codes and options a CUDA maker takes, for "auto" (registration::cuda_accepts);
+//! null: all.
 template <class Options>
-constexpr bool (*cuda_accepts)(const Options&) = nullptr;
-bool ldpc_cuda_accepts(const ldpc_decoder_options& o)
+constexpr bool (*cuda_accepts)(const typename Options::code_type&,
+                               const Options&) = nullptr;
+bool ldpc_cuda_accepts(const ldpc_graph&, const ldpc_decoder_options& o)
 {
     return o.arithmetic != ldpc_arithmetic::float32;
 }
 template <>
-constexpr bool (*cuda_accepts<ldpc_decoder_options>)(const ldpc_decoder_options&) =
-    ldpc_cuda_accepts;
-bool mimo_cuda_accepts(const mimo_detector_options& o)
-{
-    return o.algorithm == mimo_algorithm::lmmse;
-}
+constexpr bool (*cuda_accepts<ldpc_decoder_options>)(
+    const ldpc_graph&, const ldpc_decoder_options&) = ldpc_cuda_accepts;
+#if GPUFEC_HAVE_CUDA
 template <>
-constexpr bool (*cuda_accepts<mimo_detector_options>)(const mimo_detector_options&) =
-    mimo_cuda_accepts;
+constexpr bool (*cuda_accepts<mimo_detector_options>)(
+    const mimo_setup&, const mimo_detector_options&) = cuda::mimo_cuda_accepts;
+#endif
 
 } // namespace
 

@@ -5,6 +5,7 @@
  */
 // The CPU reference MIMO detectors (include/gpufec/mimo_detection.h), in double
 // precision: sorted QR, exhaustive max-log ML, LMMSE with max-log demapping.
+#include "cpu/mtt_float.h"
 #include <gpufec/mimo_detection.h>
 
 #include <algorithm>
@@ -427,6 +428,8 @@ public:
                         std::to_string(setup.nt) +
                         " hypotheses; allowed: up to 2^20 (use lmmse or kbest)");
         d_out_per_vector = static_cast<size_t>(setup.nt) * d_const.bits_per_symbol();
+        d_mtt_float = setup.nt <= mtt_float::max_nt && setup.nr <= mtt_float::max_nr &&
+                      d_const.size() <= mtt_float::max_q;
     }
 
     backend_kind backend() const override { return backend_kind::cpu; }
@@ -517,15 +520,36 @@ private:
                          d_opt.kbest_clip);
             break;
         case mimo_algorithm::mtt:
-            detect_mtt(h, y, nr, nt, d_const, d_opt.noise_var, llrs);
+            if (d_mtt_float)
+                detect_mtt_float(h, y, llrs);
+            else
+                detect_mtt(h, y, nr, nt, d_const, d_opt.noise_var, llrs);
             break;
         }
+    }
+
+    //! The float MTT the CUDA kernel runs (mtt_float.h): the stage's MTT within its
+    //! sizes, so that CPU and GPU stages give the same LLRs bit for bit.
+    void detect_mtt_float(const cfloat* h, const cfloat* y, float* llrs) const
+    {
+        const auto* hp = reinterpret_cast<const mtt_float::cplx*>(h);
+        const auto* yp = reinterpret_cast<const mtt_float::cplx*>(y);
+        const auto* pts =
+            reinterpret_cast<const mtt_float::cplx*>(d_const.points().data());
+        const int nr = d_setup.nr, nt = d_setup.nt, bits = d_const.bits_per_symbol();
+        if (d_const.size() <= 4)
+            mtt_float::detect<4>(hp, yp, nr, nt, pts, bits, d_opt.noise_var, llrs);
+        else if (d_const.size() <= 16)
+            mtt_float::detect<16>(hp, yp, nr, nt, pts, bits, d_opt.noise_var, llrs);
+        else
+            mtt_float::detect<64>(hp, yp, nr, nt, pts, bits, d_opt.noise_var, llrs);
     }
 
     mimo_setup d_setup;
     mimo_detector_options d_opt;
     constellation d_const;
     size_t d_out_per_vector = 0;
+    bool d_mtt_float = false;
 };
 
 } // namespace

@@ -155,6 +155,43 @@ TEST(MimoCuda, LmmseMatchesCpu)
     }
 }
 
+TEST(MimoCuda, MttMatchesCpuBitForBit)
+{
+    // The CPU stage runs the same float MTT (lib/cpu/mtt_float.h): equal LLRs.
+    REQUIRE_GPU();
+    struct cfg {
+        int nt, nr;
+        modulation m;
+        int coherence;
+    };
+    for (const cfg& k : { cfg{ 1, 1, modulation::qam64, 1 },
+                          cfg{ 2, 2, modulation::qpsk, 1 },
+                          cfg{ 2, 4, modulation::qam16, 3 },
+                          cfg{ 4, 4, modulation::qam16, 1 },
+                          cfg{ 4, 4, modulation::qam64, 2 },
+                          cfg{ 3, 3, modulation::bpsk, 2 },
+                          cfg{ 4, 8, modulation::qpsk, 1 } }) {
+        mimo_setup s;
+        s.nt = k.nt;
+        s.nr = k.nr;
+        s.mod = k.m;
+        s.coherence = k.coherence;
+        mimo_detector_options o;
+        o.algorithm = mimo_algorithm::mtt;
+        o.noise_var = 0.2f;
+        SCOPED_TRACE(std::to_string(k.nt) + "x" + std::to_string(k.nr) + " " +
+                     to_string(k.m));
+        auto gpu = std::shared_ptr<batch_decoder>(make_decoder(s, o, "cuda:0"));
+        auto cpu = std::shared_ptr<batch_decoder>(make_decoder(s, o, "cpu"));
+        ASSERT_EQ(gpu->backend(), backend_kind::cuda);
+        const auto blocks = draw_blocks(s, o.noise_var, 200, 51 + k.nt * 10 + k.nr);
+        const auto want = run(cpu, blocks), got = run(gpu, blocks);
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t f = 0; f < want.size(); f++)
+            ASSERT_EQ(got[f], want[f]) << "frame " << f;
+    }
+}
+
 TEST(MimoCuda, RefusesWhatItCannotDetect)
 {
     REQUIRE_GPU();
@@ -162,10 +199,16 @@ TEST(MimoCuda, RefusesWhatItCannotDetect)
     mimo_detector_options o;
     o.algorithm = mimo_algorithm::kbest;
     expect_error([&] { make_decoder(s, o, "cuda:0"); }, { "allowed on cuda: lmmse" });
-    // "auto" keeps the CPU-only algorithms on the CPU.
+    // "auto" keeps the CPU-only algorithms and sizes on the CPU.
     EXPECT_EQ(make_decoder(s, o, "auto")->backend(), backend_kind::cpu);
     o.algorithm = mimo_algorithm::lmmse;
     EXPECT_EQ(make_decoder(s, o, "auto")->backend(), backend_kind::cuda);
+    o.algorithm = mimo_algorithm::mtt;
+    EXPECT_EQ(make_decoder(s, o, "auto")->backend(), backend_kind::cuda);
+    mimo_setup big = s;
+    big.nt = big.nr = 8;
+    EXPECT_EQ(make_decoder(big, o, "auto")->backend(), backend_kind::cpu);
+    expect_error([&] { make_decoder(big, o, "cuda:0"); }, { "nt <= 4" });
     o.noise_var = 0;
     expect_error([&] { make_decoder(s, o, "cuda:0"); }, { "> 0" });
 }
@@ -189,20 +232,24 @@ TEST(MimoCuda, DISABLED_LmmseKernelThroughput)
         s.nr = k.nr;
         s.mod = k.m;
         s.coherence = k.coherence;
-        mimo_detector_options o;
-        o.algorithm = mimo_algorithm::lmmse;
-        const size_t frames = (size_t(1) << 22) / k.coherence;
-        const auto t = cuda::time_mimo_kernel(s, o, 0, frames, 20);
-        std::printf("lmmse %dx%d %s coherence %d: %.3f ms per %.0f vectors, %.1f Gb/s "
-                    "(%s)\n",
-                    k.nt,
-                    k.nr,
-                    to_string(k.m),
-                    k.coherence,
-                    t.median_ms,
-                    t.vectors,
-                    t.bits / (t.median_ms * 1e-3) / 1e9,
-                    t.kernel.c_str());
+        for (mimo_algorithm alg : { mimo_algorithm::lmmse, mimo_algorithm::mtt }) {
+            mimo_detector_options o;
+            o.algorithm = alg;
+            const size_t frames =
+                (size_t(1) << (alg == mimo_algorithm::mtt ? 20 : 22)) / k.coherence;
+            const auto t = cuda::time_mimo_kernel(s, o, 0, frames, 20);
+            std::printf("%s %dx%d %s coherence %d: %.3f ms per %.0f vectors, %.2f Gb/s "
+                        "(%s)\n",
+                        alg == mimo_algorithm::mtt ? "mtt" : "lmmse",
+                        k.nt,
+                        k.nr,
+                        to_string(k.m),
+                        k.coherence,
+                        t.median_ms,
+                        t.vectors,
+                        t.bits / (t.median_ms * 1e-3) / 1e9,
+                        t.kernel.c_str());
+        }
     }
 }
 #endif

@@ -9,7 +9,11 @@
 // (G^-1)_kk. Per received vector: s_hat = G^-1 H^H y, demapped per stream at
 // s_hat_k / mu_k with noise variance (1 - mu_k) / mu_k, as the CPU's detect_lmmse
 // (which solves the same system in double precision by Gauss-Jordan).
+//
+// MTT: one thread per coherence block runs lib/cpu/mtt_float.h (sorted QR, reduction
+// chain, extensions, max-log) per vector, the CPU stage's float code: the same LLRs.
 #include "../common/cuda_utils.h"
+#include "cpu/mtt_float.h"
 #include "mimo_cuda.h"
 
 #include <cuComplex.h>
@@ -223,7 +227,41 @@ __global__ void __launch_bounds__(128) lmmse_kernel(const lmmse_params p)
     }
 }
 
+//! MTT, one thread per coherence block, MaxQ: the constellation size bound (4, 16, 64).
+template <int MaxQ>
+__global__ void __launch_bounds__(128)
+    mtt_kernel(const lmmse_params p, const mtt_float::cplx* points)
+{
+    const int nr = p.nr, nt = p.nt;
+    for (uint32_t f = blockIdx.x * blockDim.x + threadIdx.x; f < p.num_frames;
+         f += gridDim.x * blockDim.x) {
+        const frame_extent e = p.frames[f];
+        const int vectors = static_cast<int>(e.in_items) / nr;
+        float* out = p.llrs + e.out_offset / sizeof(float);
+        const auto* h =
+            reinterpret_cast<const mtt_float::cplx*>(p.channels + e.aux_offset);
+        for (int v = 0; v < vectors; v++)
+            mtt_float::detect<MaxQ>(h,
+                                    reinterpret_cast<const mtt_float::cplx*>(
+                                        p.samples + e.in_offset + v * nr),
+                                    nr,
+                                    nt,
+                                    points,
+                                    p.bits,
+                                    p.noise_var,
+                                    out + v * nt * p.bits);
+        p.status[f] = frame_status{ 1, true };
+    }
+}
+
 using kernel_fn = void (*)(lmmse_params);
+using mtt_kernel_fn = void (*)(lmmse_params, const mtt_float::cplx*);
+
+bool mtt_fits(const mimo_setup& s)
+{
+    return s.nt <= mtt_float::max_nt && s.nr <= mtt_float::max_nr &&
+           s.mod != modulation::qam256;
+}
 
 class mimo_detector_cuda final : public batch_decoder
 {
@@ -235,9 +273,10 @@ public:
     {
         // The CPU stage validates the setup and options the same way.
         d_cpu = make_mimo_detector_cpu(setup, options);
-        if (options.algorithm != mimo_algorithm::lmmse)
-            throw error("mimo detector (cuda): this algorithm runs on the CPU only; "
-                        "allowed on cuda: lmmse");
+        if (!mimo_cuda_accepts(setup, options))
+            throw error("mimo detector (cuda): this algorithm or size runs on the CPU "
+                        "only; allowed on cuda: lmmse, and mtt with nt <= 4, nr <= 8, up "
+                        "to 64qam");
         require_device(device);
         d_device_name = device_name(device);
         const constellation c(setup.mod);
@@ -260,6 +299,17 @@ public:
         const int n = std::max(setup.nr, setup.nt);
         d_kernel = n <= 2 ? lmmse_kernel<2> : n <= 4 ? lmmse_kernel<4> : lmmse_kernel<8>;
         d_bound = n <= 2 ? 2 : n <= 4 ? 4 : 8;
+        d_mtt = options.algorithm == mimo_algorithm::mtt;
+        if (d_mtt) {
+            d_mtt_kernel = c.size() <= 4    ? mtt_kernel<4>
+                           : c.size() <= 16 ? mtt_kernel<16>
+                                            : mtt_kernel<64>;
+            d_bound = c.size() <= 4 ? 4 : c.size() <= 16 ? 16 : 64;
+            std::vector<mtt_float::cplx> pts(c.size());
+            for (int i = 0; i < c.size(); i++)
+                pts[i] = { c.points()[i].real(), c.points()[i].imag() };
+            upload(d_points, pts);
+        }
     }
 
     backend_kind backend() const override { return backend_kind::cuda; }
@@ -320,19 +370,23 @@ public:
         const unsigned threads = 128;
         const unsigned blocks =
             static_cast<unsigned>(std::min<size_t>((nf + threads - 1) / threads, 65535));
-        d_kernel<<<blocks, threads, 0, stream>>>(p);
+        if (d_mtt)
+            d_mtt_kernel<<<blocks, threads, 0, stream>>>(p, d_points.get());
+        else
+            d_kernel<<<blocks, threads, 0, stream>>>(p);
         GPUFEC_CUDA_CHECK_LAUNCH();
     }
 
     std::string name() const override
     {
         return "mimo " + std::to_string(d_setup.nt) + "x" + std::to_string(d_setup.nr) +
-               " " + to_string(d_setup.mod) +
-               " lmmse on cuda:" + std::to_string(d_device) + " (" + d_device_name + ")";
+               " " + to_string(d_setup.mod) + (d_mtt ? " mtt" : " lmmse") +
+               " on cuda:" + std::to_string(d_device) + " (" + d_device_name + ")";
     }
     std::string kernel_name() const
     {
-        return "lmmse<" + std::to_string(d_bound) + "> 1 thread/coherence block";
+        return std::string(d_mtt ? "mtt<" : "lmmse<") + std::to_string(d_bound) +
+               "> 1 thread/coherence block";
     }
 
 private:
@@ -343,11 +397,20 @@ private:
     std::unique_ptr<batch_decoder> d_cpu; // validation and lengths
     lmmse_params d_params;
     kernel_fn d_kernel = nullptr;
+    mtt_kernel_fn d_mtt_kernel = nullptr;
+    bool d_mtt = false;
+    device_buffer<mtt_float::cplx> d_points;
     int d_bound = 0;
 };
 
 
 } // namespace
+
+bool mimo_cuda_accepts(const mimo_setup& setup, const mimo_detector_options& options)
+{
+    return options.algorithm == mimo_algorithm::lmmse ||
+           (options.algorithm == mimo_algorithm::mtt && mtt_fits(setup));
+}
 
 std::unique_ptr<batch_decoder> make_mimo_detector(const mimo_setup& setup,
                                                   const mimo_detector_options& options,
