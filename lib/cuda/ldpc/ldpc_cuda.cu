@@ -4,8 +4,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // CUDA layered min-sum LDPC decoder of any ldpc_graph (NR BG1/BG2 at every Z, alist
-// codes, DVB-S2): the CPU decoder's int8 arithmetic (lib/cpu/min_sum_kernels.h), so bits,
-// soft output, iterations and parity status are the CPU's, bit for bit.
+// codes, DVB-S2): the CPU decoder's int8 and half arithmetics
+// (lib/cpu/min_sum_kernels.h), so bits, soft output, iterations and parity status are the
+// CPU's, bit for bit.
 //
 // Layout (docs/ldpc-gpu.md): a thread block decodes C codewords at a time (C from the
 // code size: many small codewords, or one large one), persistent over the batch. The

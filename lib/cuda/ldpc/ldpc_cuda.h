@@ -17,7 +17,7 @@ namespace cuda {
 
 /*!
  * The CUDA decoder of any code given as an ldpc_graph (NR, alist, DVB-S2) on `device`
- * (registered in lib/backends/registry.cc). int8 arithmetic only: on the same int8
+ * (registered in lib/backends/registry.cc). int8 and half arithmetic: on the same int8
  * input it gives the bits, soft output, iterations and parity status of
  * make_ldpc_decoder_cpu() with the same options. Throws gpufec::error for float
  * arithmetic, rows of degree > 64 or more than 255 LLRs on one codeword position.
