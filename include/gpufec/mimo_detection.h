@@ -139,7 +139,9 @@ struct mimo_detector_options {
  * The CPU detector as a batch stage (input_format::complex_float, output llr_float):
  * a frame is v received vectors of one coherence block (v * nr samples, 1 <= v <=
  * coherence, vector after vector) with its channel matrix as aux (nr * nt entries,
- * row-major); out: v * nt * bits_per_symbol LLRs, vector after vector. Throws
+ * row-major); out: v * nt * bits_per_symbol LLRs, vector after vector. MTT with nt
+ * <= 4, nr <= 8 and up to 64-QAM runs the float arithmetic of the CUDA kernel
+ * (lib/cpu/mtt_float.h: the same LLRs bit for bit), detect_mtt() beyond. Throws
  * gpufec::error naming the allowed values for a bad setup or options.
  */
 std::unique_ptr<batch_decoder>
