@@ -133,13 +133,21 @@ struct mimo_detector_options {
     float noise_var = 0.1f; //!< E|w_i|^2 per receive antenna, > 0
     int kbest_k = 0;        //!< kbest: paths kept; 0 = the constellation size
     float kbest_clip = kbest_default_clip;
+    /*!
+     * true: each frame carries its own noise variance as one more aux entry after the
+     * channel matrix (nr * nt + 1 entries, the last one's real part), e.g. from a
+     * stream tag or an estimator; a frame whose value is not finite and > 0 gets
+     * all-zero LLRs (nothing is known). false: every frame uses noise_var.
+     */
+    bool noise_var_per_frame = false;
 };
 
 /*!
  * The CPU detector as a batch stage (input_format::complex_float, output llr_float):
  * a frame is v received vectors of one coherence block (v * nr samples, 1 <= v <=
  * coherence, vector after vector) with its channel matrix as aux (nr * nt entries,
- * row-major); out: v * nt * bits_per_symbol LLRs, vector after vector. MTT with nt
+ * row-major, then the frame's noise variance with noise_var_per_frame); out: v * nt *
+ * bits_per_symbol LLRs, vector after vector. MTT with nt
  * <= 4, nr <= 8 and up to 64-QAM runs the float arithmetic of the CUDA kernel
  * (lib/cpu/mtt_float.h: the same LLRs bit for bit), detect_mtt() beyond. Throws
  * gpufec::error naming the allowed values for a bad setup or options.

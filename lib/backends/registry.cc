@@ -12,6 +12,7 @@
 #include <gpufec/awgn_source.h>
 #include <gpufec/backends.h>
 #include <gpufec/ldpc_decoding.h>
+#include <gpufec/mimo_channel.h>
 #include <gpufec/mimo_detection.h>
 #include <gpufec/nr_uci_small.h>
 #include <gpufec/polar_decoding.h>
@@ -71,6 +72,11 @@ mimo_cpu(const mimo_setup& setup, const mimo_detector_options& options, int)
 {
     return make_mimo_detector_cpu(setup, options);
 }
+std::unique_ptr<mimo_channel_source>
+mimo_source_cpu(const mimo_setup& setup, const mimo_source_options& options, int)
+{
+    return make_mimo_channel_source_cpu(setup, options);
+}
 std::unique_ptr<awgn_bpsk_source>
 awgn_conv_cpu(const conv_code& code, const awgn_source_options& options, int)
 {
@@ -96,6 +102,11 @@ std::unique_ptr<batch_decoder>
 mimo_cuda(const mimo_setup& setup, const mimo_detector_options& options, int device)
 {
     return cuda::make_mimo_detector(setup, options, device);
+}
+std::unique_ptr<mimo_channel_source>
+mimo_source_cuda(const mimo_setup& setup, const mimo_source_options& options, int device)
+{
+    return cuda::make_mimo_channel_source(setup, options, device);
 }
 std::unique_ptr<batch_decoder> uci_small_cuda(const nr_uci_small_code& code,
                                               const uci_small_decoder_options&,
@@ -164,5 +175,6 @@ GPUFEC_REGISTER(uci_small_decoder_options, uci_small_cpu, GPUFEC_CUDA(uci_small_
 GPUFEC_REGISTER(awgn_source_options, awgn_conv_cpu, GPUFEC_CUDA(awgn_conv_cuda))
 GPUFEC_REGISTER(awgn_frame_source_options, awgn_frame_cpu, nullptr)
 GPUFEC_REGISTER(mimo_detector_options, mimo_cpu, GPUFEC_CUDA(mimo_cuda))
+GPUFEC_REGISTER(mimo_source_options, mimo_source_cpu, GPUFEC_CUDA(mimo_source_cuda))
 
 } // namespace gpufec

@@ -452,7 +452,8 @@ public:
     }
     size_t aux_items_for_input(size_t) const override
     {
-        return static_cast<size_t>(d_setup.nr) * d_setup.nt;
+        return static_cast<size_t>(d_setup.nr) * d_setup.nt +
+               (d_opt.noise_var_per_frame ? 1 : 0);
     }
     size_t default_input_items() const override { return max_input_items_per_frame(); }
     size_t default_output_bits() const override
@@ -468,9 +469,18 @@ public:
             const size_t vectors = output_bits_for_input(e.in_items) / d_out_per_vector;
             const cfloat* h = batch.channels + e.aux_offset;
             float* out = batch.llrs_out + e.out_offset / sizeof(float);
-            for (size_t v = 0; v < vectors; v++)
-                detect(
-                    h, batch.samples + e.in_offset + v * nr, out + v * d_out_per_vector);
+            const float noise_var = d_opt.noise_var_per_frame
+                                        ? h[static_cast<size_t>(nr) * d_setup.nt].real()
+                                        : d_opt.noise_var;
+            if (!(noise_var > 0.0f) || !std::isfinite(noise_var)) {
+                std::fill(out, out + vectors * d_out_per_vector, 0.0f);
+            } else {
+                for (size_t v = 0; v < vectors; v++)
+                    detect(h,
+                           batch.samples + e.in_offset + v * nr,
+                           noise_var,
+                           out + v * d_out_per_vector);
+            }
             batch.status[f] = frame_status{ 1, true };
         });
     }
@@ -498,15 +508,15 @@ private:
         return "?";
     }
 
-    void detect(const cfloat* h, const cfloat* y, float* llrs) const
+    void detect(const cfloat* h, const cfloat* y, float noise_var, float* llrs) const
     {
         const int nr = d_setup.nr, nt = d_setup.nt;
         switch (d_opt.algorithm) {
         case mimo_algorithm::ml:
-            detect_ml(h, y, nr, nt, d_const, d_opt.noise_var, llrs);
+            detect_ml(h, y, nr, nt, d_const, noise_var, llrs);
             break;
         case mimo_algorithm::lmmse:
-            detect_lmmse(h, y, nr, nt, d_const, d_opt.noise_var, llrs);
+            detect_lmmse(h, y, nr, nt, d_const, noise_var, llrs);
             break;
         case mimo_algorithm::kbest:
             detect_kbest(h,
@@ -514,23 +524,24 @@ private:
                          nr,
                          nt,
                          d_const,
-                         d_opt.noise_var,
+                         noise_var,
                          d_opt.kbest_k ? d_opt.kbest_k : d_const.size(),
                          llrs,
                          d_opt.kbest_clip);
             break;
         case mimo_algorithm::mtt:
             if (d_mtt_float)
-                detect_mtt_float(h, y, llrs);
+                detect_mtt_float(h, y, noise_var, llrs);
             else
-                detect_mtt(h, y, nr, nt, d_const, d_opt.noise_var, llrs);
+                detect_mtt(h, y, nr, nt, d_const, noise_var, llrs);
             break;
         }
     }
 
     //! The float MTT the CUDA kernel runs (mtt_float.h): the stage's MTT within its
     //! sizes, so that CPU and GPU stages give the same LLRs bit for bit.
-    void detect_mtt_float(const cfloat* h, const cfloat* y, float* llrs) const
+    void
+    detect_mtt_float(const cfloat* h, const cfloat* y, float noise_var, float* llrs) const
     {
         const auto* hp = reinterpret_cast<const mtt_float::cplx*>(h);
         const auto* yp = reinterpret_cast<const mtt_float::cplx*>(y);
@@ -538,11 +549,11 @@ private:
             reinterpret_cast<const mtt_float::cplx*>(d_const.points().data());
         const int nr = d_setup.nr, nt = d_setup.nt, bits = d_const.bits_per_symbol();
         if (d_const.size() <= 4)
-            mtt_float::detect<4>(hp, yp, nr, nt, pts, bits, d_opt.noise_var, llrs);
+            mtt_float::detect<4>(hp, yp, nr, nt, pts, bits, noise_var, llrs);
         else if (d_const.size() <= 16)
-            mtt_float::detect<16>(hp, yp, nr, nt, pts, bits, d_opt.noise_var, llrs);
+            mtt_float::detect<16>(hp, yp, nr, nt, pts, bits, noise_var, llrs);
         else
-            mtt_float::detect<64>(hp, yp, nr, nt, pts, bits, d_opt.noise_var, llrs);
+            mtt_float::detect<64>(hp, yp, nr, nt, pts, bits, noise_var, llrs);
     }
 
     mimo_setup d_setup;

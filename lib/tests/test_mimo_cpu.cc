@@ -546,3 +546,72 @@ TEST(MimoCpu, FloatMttAgreesWithTheDoubleReference)
         EXPECT_GE(same, total * 995 / 1000) << to_string(m);
     }
 }
+
+TEST(MimoCpu, NoiseVariancePerFrameTravelsAsTheLastAuxEntry)
+{
+    // Frame f carries noise variance 0.05, 0.4, 0, NaN, ...: the first two give the
+    // LLRs of a stage built with that variance, the others all-zero LLRs.
+    std::mt19937 rng(21);
+    mimo_setup setup;
+    setup.nt = 2;
+    setup.nr = 2;
+    setup.mod = modulation::qpsk;
+    setup.coherence = 2;
+    const constellation c(setup.mod);
+    for (mimo_algorithm alg :
+         { mimo_algorithm::lmmse, mimo_algorithm::mtt, mimo_algorithm::kbest }) {
+        mimo_detector_options opt;
+        opt.algorithm = alg;
+        opt.noise_var_per_frame = true;
+        auto det = std::shared_ptr<batch_decoder>(make_decoder(setup, opt, "cpu"));
+        EXPECT_EQ(det->aux_items_for_input(4), 5u);
+        const float values[] = { 0.05f, 0.4f, 0.0f, std::nanf("") };
+        engine_config cfg;
+        cfg.max_batch_frames = 3;
+        batch_engine eng(det, cfg);
+        std::vector<channel_use> sent;
+        completed_frame done;
+        size_t got = 0;
+        auto check = [&](const completed_frame& f) {
+            const float nv = values[f.id % 4];
+            std::vector<float> want(8, 0.0f);
+            if (nv > 0) {
+                mimo_detector_options fixed = opt;
+                fixed.noise_var_per_frame = false;
+                fixed.noise_var = nv;
+                auto ref = make_decoder(setup, fixed, "cpu");
+                const channel_use& u = sent[f.id];
+                frame_extent e{ 0, 4, 0, 8 };
+                e.aux_offset = 0;
+                e.aux_items = 4;
+                frame_status st{};
+                frame_batch b;
+                b.samples = u.y.data();
+                b.channels = u.h.data();
+                b.llrs_out = want.data();
+                b.frames = &e;
+                b.num_frames = 1;
+                b.status = &st;
+                decode_on_this_thread(*ref, b);
+            }
+            for (int i = 0; i < 8; i++)
+                ASSERT_EQ(f.llrs[i], want[i]) << "frame " << f.id;
+            got++;
+        };
+        for (size_t i = 0; i < 12; i++) {
+            channel_use u = draw(rng, 2, 2, c, 0.1f);
+            const channel_use second = draw(rng, 2, 2, c, 0.1f);
+            u.y.insert(u.y.end(), second.y.begin(), second.y.end());
+            sent.push_back(u);
+            std::vector<cfloat> aux = u.h;
+            aux.push_back(cfloat(values[i % 4], 0.0f));
+            while (!eng.submit(u.y.data(), 4, aux.data(), aux.size(), i))
+                if (eng.pop_wait(done))
+                    check(done);
+        }
+        eng.flush();
+        while (eng.pop_wait(done))
+            check(done);
+        EXPECT_EQ(got, 12u);
+    }
+}

@@ -192,6 +192,42 @@ TEST(MimoCuda, MttMatchesCpuBitForBit)
     }
 }
 
+TEST(MimoCuda, NoiseVariancePerFrameMatchesCpu)
+{
+    // The frame's own noise variance (the aux entry after H): 0.05, 0.5, 0 and NaN in
+    // turn, the last two giving all-zero LLRs on both backends.
+    REQUIRE_GPU();
+    mimo_setup s;
+    s.nt = 4;
+    s.nr = 4;
+    s.mod = modulation::qam16;
+    s.coherence = 2;
+    const float values[] = { 0.05f, 0.5f, 0.0f, std::nanf("") };
+    auto blocks = draw_blocks(s, 0.1f, 240, 77);
+    for (size_t i = 0; i < blocks.size(); i++)
+        blocks[i].h.push_back(cfloat(values[i % 4], 0.0f));
+    for (mimo_algorithm alg : { mimo_algorithm::mtt, mimo_algorithm::lmmse }) {
+        mimo_detector_options o;
+        o.algorithm = alg;
+        o.noise_var_per_frame = true;
+        auto gpu = std::shared_ptr<batch_decoder>(make_decoder(s, o, "cuda:0"));
+        auto cpu = std::shared_ptr<batch_decoder>(make_decoder(s, o, "cpu"));
+        const auto want = run(cpu, blocks), got = run(gpu, blocks);
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t f = 0; f < want.size(); f++) {
+            ASSERT_EQ(got[f].size(), want[f].size());
+            for (size_t i = 0; i < want[f].size(); i++) {
+                if (alg == mimo_algorithm::mtt || f % 4 >= 2)
+                    ASSERT_EQ(got[f][i], want[f][i]) << "frame " << f;
+                else
+                    ASSERT_NEAR(
+                        got[f][i], want[f][i], 1e-3f * (1 + std::fabs(want[f][i])))
+                        << "frame " << f;
+            }
+        }
+    }
+}
+
 TEST(MimoCuda, RefusesWhatItCannotDetect)
 {
     REQUIRE_GPU();

@@ -34,6 +34,7 @@ struct lmmse_params {
     frame_status* status;
     int nr, nt, bits, axis_bits;
     bool bpsk;
+    bool noise_var_per_frame; //!< the frame's aux entry nr * nt holds its noise variance
     float noise_var;
     float level[16]; //!< the PAM levels of one axis (QAM), indexed by the axis bits
 };
@@ -90,6 +91,23 @@ demap(const lmmse_params& p, float2 est, float noise_var, float* out)
     }
 }
 
+//! The noise variance of frame e (the options' one, or its own); 0 when not finite
+//! and > 0, which the kernels turn into all-zero LLRs as the CPU stage does.
+__device__ __forceinline__ float frame_noise_var(const lmmse_params& p,
+                                                 const frame_extent& e)
+{
+    const float nv =
+        p.noise_var_per_frame ? p.channels[e.aux_offset + p.nr * p.nt].x : p.noise_var;
+    return nv > 0.0f && isfinite(nv) ? nv : 0.0f;
+}
+
+//! Zeros of a frame the kernels cannot detect (its noise variance is unusable).
+__device__ __forceinline__ void zero_frame(float* out, int count)
+{
+    for (int i = 0; i < count; i++)
+        out[i] = 0.0f;
+}
+
 //! N: the largest antenna count this instance takes (arrays in registers).
 template <int N>
 __global__ void __launch_bounds__(128) lmmse_kernel(const lmmse_params p)
@@ -101,6 +119,12 @@ __global__ void __launch_bounds__(128) lmmse_kernel(const lmmse_params p)
         const int vectors = static_cast<int>(e.in_items) / nr;
         float* out = p.llrs + e.out_offset / sizeof(float);
         const int per_vector = nt * p.bits;
+        const float noise_var = frame_noise_var(p, e);
+        if (noise_var == 0.0f) {
+            zero_frame(out, vectors * per_vector);
+            p.status[f] = frame_status{ 1, true };
+            continue;
+        }
         float2 h[N][N]; // h[row][col], row < nr, col < nt
         bool ok = true;
 #pragma unroll
@@ -128,7 +152,7 @@ __global__ void __launch_bounds__(128) lmmse_kernel(const lmmse_params p)
             for (int i = 0; i < N; i++) {
                 if (i < j || i >= nt)
                     continue;
-                float2 g = make_float2(i == j ? p.noise_var : 0.0f, 0.0f);
+                float2 g = make_float2(i == j ? noise_var : 0.0f, 0.0f);
 #pragma unroll
                 for (int r = 0; r < N; r++)
                     if (r < nr)
@@ -173,7 +197,7 @@ __global__ void __launch_bounds__(128) lmmse_kernel(const lmmse_params p)
             for (int i = 0; i < N; i++)
                 if (i < nt)
                     d += li[i][k].x * li[i][k].x + li[i][k].y * li[i][k].y;
-            mu[k] = 1.0f - p.noise_var * d;
+            mu[k] = 1.0f - noise_var * d;
         }
         for (int v = 0; v < vectors; v++) {
             float2 y[N], u[N], t[N];
@@ -240,6 +264,12 @@ __global__ void __launch_bounds__(128)
         float* out = p.llrs + e.out_offset / sizeof(float);
         const auto* h =
             reinterpret_cast<const mtt_float::cplx*>(p.channels + e.aux_offset);
+        const float noise_var = frame_noise_var(p, e);
+        if (noise_var == 0.0f) {
+            zero_frame(out, vectors * nt * p.bits);
+            p.status[f] = frame_status{ 1, true };
+            continue;
+        }
         for (int v = 0; v < vectors; v++)
             mtt_float::detect<MaxQ>(h,
                                     reinterpret_cast<const mtt_float::cplx*>(
@@ -248,7 +278,7 @@ __global__ void __launch_bounds__(128)
                                     nt,
                                     points,
                                     p.bits,
-                                    p.noise_var,
+                                    noise_var,
                                     out + v * nt * p.bits);
         p.status[f] = frame_status{ 1, true };
     }
@@ -288,6 +318,7 @@ public:
         p.bpsk = setup.mod == modulation::bpsk;
         p.axis_bits = p.bpsk ? 0 : p.bits / 2;
         p.noise_var = options.noise_var;
+        p.noise_var_per_frame = options.noise_var_per_frame;
         if (!p.bpsk)
             for (int a = 0; a < (1 << p.axis_bits); a++) {
                 // Point a's real part where a's bits sit on the even stream bits.

@@ -8,6 +8,7 @@
 #define INCLUDED_GPUFEC_MIMO_CUDA_H
 
 #include <gpufec/batch_decoder.h>
+#include <gpufec/mimo_channel.h>
 #include <gpufec/mimo_detection.h>
 #include <memory>
 #include <string>
@@ -29,6 +30,11 @@ bool mimo_cuda_accepts(const mimo_setup& setup, const mimo_detector_options& opt
 std::unique_ptr<batch_decoder> make_mimo_detector(const mimo_setup& setup,
                                                   const mimo_detector_options& options,
                                                   int device);
+
+//! The CUDA MIMO channel source (mimo_source_cuda.cu): the CPU source's frames, bit
+//! for bit, made on `device`.
+std::unique_ptr<mimo_channel_source> make_mimo_channel_source(
+    const mimo_setup& setup, const mimo_source_options& options, int device);
 
 struct mimo_kernel_timing {
     double median_ms = 0; //!< median kernel time of one batch (device events)
