@@ -43,6 +43,9 @@ void bind_polar_decoder_pdu(py::module& m);
 void bind_nr_uci_small_code(py::module& m);
 void bind_uci_small_decoder(py::module& m);
 void bind_uci_small_decoder_pdu(py::module& m);
+void bind_mimo_detector(py::module& m);
+void bind_mimo_detector_pdu(py::module& m);
+void bind_mimo_channel_source(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 
@@ -95,5 +98,8 @@ PYBIND11_MODULE(gpufec_python, m)
     bind_nr_uci_small_code(m);
     bind_uci_small_decoder(m);
     bind_uci_small_decoder_pdu(m);
+    bind_mimo_detector(m);
+    bind_mimo_detector_pdu(m);
+    bind_mimo_channel_source(m);
     // ) END BINDING_FUNCTION_CALLS
 }

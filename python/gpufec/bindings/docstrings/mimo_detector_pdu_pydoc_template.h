@@ -1,0 +1,42 @@
+/*
+ * Copyright 2026 Free Software Foundation, Inc.
+ *
+ * This file is part of GNU Radio
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ */
+#include "pydoc_macros.h"
+#define D(...) DOC(gr, gpufec, __VA_ARGS__)
+/*
+  This file contains placeholders for docstrings for the Python bindings.
+  Do not edit! These were automatically extracted during the binding process
+  and will be overwritten during the build process
+ */
+
+
+static const char* __doc_gr_gpufec_mimo_detector_pdu = R"doc()doc";
+
+
+static const char* __doc_gr_gpufec_mimo_detector_pdu_mimo_detector_pdu_0 = R"doc()doc";
+
+
+static const char* __doc_gr_gpufec_mimo_detector_pdu_mimo_detector_pdu_1 = R"doc()doc";
+
+
+static const char* __doc_gr_gpufec_mimo_detector_pdu_make = R"doc()doc";
+
+
+static const char* __doc_gr_gpufec_mimo_detector_pdu_set_noise_var = R"doc()doc";
+
+
+static const char* __doc_gr_gpufec_mimo_detector_pdu_noise_var = R"doc()doc";
+
+
+static const char* __doc_gr_gpufec_mimo_detector_pdu_backend_name = R"doc()doc";
+
+
+static const char* __doc_gr_gpufec_mimo_detector_pdu_detected_pdus = R"doc()doc";
+
+
+static const char* __doc_gr_gpufec_mimo_detector_pdu_dropped_pdus = R"doc()doc";
