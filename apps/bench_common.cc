@@ -275,7 +275,7 @@ std::string format_rate(double value, const std::string& unit)
         prefix = "k";
     }
     s << std::fixed << std::setprecision(value >= 100 ? 0 : (value >= 10 ? 1 : 2))
-      << value << ' ' << prefix << (unit == "B/s" ? "B/s" : "b/s");
+      << value << ' ' << prefix << (unit == "bit/s" ? "b/s" : unit);
     return s.str();
 }
 

@@ -142,7 +142,7 @@ std::function<double()> frame_loop(std::function<void(size_t)> decode_frame,
                                    size_t bits_per_frame,
                                    double seconds);
 
-//! "12.3 Mb/s" ("B/s" for unit "B/s").
+//! "12.3 Mb/s" for unit "bit/s", else the unit after the prefix ("1.2 GB/s", "3 Mvec/s").
 std::string format_rate(double value, const std::string& unit = "bit/s");
 
 std::string json_escape(const std::string& s);

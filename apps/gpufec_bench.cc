@@ -17,6 +17,7 @@
 // data already on the device.
 #include "bench_block_codes.h"
 #include "bench_common.h"
+#include "bench_mimo.h"
 
 #include <gpufec/awgn_source.h>
 #include <gpufec/backends.h>
@@ -77,6 +78,8 @@ struct options : run_options {
     bool source = true;
     //! --code and the block-code options; code "conv" runs the Viterbi bench.
     gpufec_bench::block_options block;
+    //! --code mimo (or --mimo): the MIMO detectors and channel source.
+    gpufec_bench::mimo_options mimo;
 };
 
 std::vector<int> parse_int_list(const std::string& text, int base, const char* what)
@@ -679,8 +682,9 @@ options parse_options(int argc, char** argv, bool& help)
          "on | off: time gr-fec's cc_decoder (needs a GNU Radio build)")
         ("json", po::value(&opt.json), "also write every figure to this JSON file")
         ("code", po::value(&opt.block.code)->default_value(opt.block.code),
-         "conv | turbo | ldpc | ldpc-alist | polar (conv: the Viterbi bench above; the "
-         "others: CPU decoders of that code, default --ebn0 1.5 / 2 / 3 / 3 dB)")
+         "conv | turbo | ldpc | ldpc-alist | polar | mimo (conv: the Viterbi bench above; "
+         "mimo: the MIMO detectors; the others: that code's decoders, default --ebn0 "
+         "1.5 / 2 / 3 / 3 dB)")
         ("turbo-k", po::value(&opt.block.turbo_k)->default_value(opt.block.turbo_k),
          "LTE turbo block size K (40..6144, a QPP size)")
         ("crc24b", po::value(&crc24b)->default_value(crc24b),
@@ -723,7 +727,18 @@ options parse_options(int argc, char** argv, bool& help)
         ("list-size", po::value(&opt.block.list_size)->default_value(opt.block.list_size),
          "polar SCL list size (ours and gr-fec's)")
         ("early-termination", po::value(&early_termination)->default_value(early_termination),
-         "on | off: turbo (with CRC24B), LDPC and polar BP early stop");
+         "on | off: turbo (with CRC24B), LDPC and polar BP early stop")
+        ("mimo", "the MIMO detectors and channel source (same as --code mimo)")
+        ("mimo-nt", po::value(&opt.mimo.nt)->default_value(opt.mimo.nt),
+         "MIMO transmit antennas")
+        ("mimo-nr", po::value(&opt.mimo.nr)->default_value(opt.mimo.nr),
+         "MIMO receive antennas")
+        ("modulation", po::value(&opt.mimo.modulation)->default_value(opt.mimo.modulation),
+         "MIMO constellation: bpsk | qpsk | 16qam | 64qam | 256qam")
+        ("coherence", po::value(&opt.mimo.coherence)->default_value(opt.mimo.coherence),
+         "MIMO received vectors per channel matrix")
+        ("esn0", po::value(&opt.mimo.esn0_db)->default_value(opt.mimo.esn0_db),
+         "MIMO Es/N0 (dB) of the source frames");
     // clang-format on
     po::variables_map vm;
     po::store(po::parse_command_line(argc, argv, desc), vm);
@@ -734,6 +749,8 @@ options parse_options(int argc, char** argv, bool& help)
     opt.block.ebn0_given = vm.count("ebn0") > 0;
 #endif
     help = vm.count("help") > 0;
+    if (vm.count("mimo"))
+        opt.block.code = "mimo";
     if (help) {
         std::cout << desc << "\n";
         return opt;
@@ -776,6 +793,22 @@ int main(int argc, char** argv)
 
         run_info info;
         info.stamp = { utc_now(), cpu_model(), GPUFEC_GIT_COMMIT };
+        if (opt.block.code == "mimo") {
+            gpufec_bench::mimo_options& m = opt.mimo;
+            static_cast<run_options&>(m) = opt;
+            m.stamp = info.stamp;
+            if (!opt.block.algorithm.empty())
+                m.algorithms = opt.block.algorithm;
+            const bool have_cuda = gpufec::cuda_device_count() > opt.device;
+            if (opt.backend == "cuda" && !have_cuda)
+                throw gpufec::error("--backend cuda: no CUDA device " +
+                                    std::to_string(opt.device));
+            if (opt.backend != "cpu" && have_cuda) {
+                m.cuda_backend = "cuda:" + std::to_string(opt.device);
+                m.gpu = gpufec::cuda_device_description(opt.device);
+            }
+            return gpufec_bench::run_mimo_bench(m);
+        }
         if (opt.block.code != "conv") {
             // Block codes: CPU decoders, and the CUDA ones of the codes that have one.
             const bool has_cuda_decoder =

@@ -22,6 +22,8 @@ Examples:
     gpufec-ber --code ldpc --ldpc-bg 1 --ldpc-z 384 --ldpc-e 25344 --ebn0 0.5:2:0.25
     gpufec-ber --code ldpc-alist --alist /usr/share/gnuradio/fec/ldpc/n_0100_k_0042_gap_02.alist
     gpufec-ber --code polar --polar-k 512 --polar-e 1024 --algorithm scl --list-size 8
+    gpufec-ber --mimo 4x4 --modulation 16qam --detector mtt --ebn0 4:14:2
+    gpufec-ber --mimo 4x4 --detector mtt --code ldpc --ldpc-z 64 --ldpc-e 2816 --ebn0 4:8:0.5
 
 Run it with /usr/bin/python3 (Debian's GNU Radio modules import only there). The
 functions below (run_point, sweep, make_code, make_block_code, make_decoder,
@@ -344,6 +346,12 @@ def run_point(code, ebn0_db, backend="auto", max_errors=100, max_bits=1e7, seed=
     tb.connect(decoder, head_decoded, (counter, 0))
     tb.connect((source, 1), head_reference, (counter, 1))
 
+    return _run_flowgraph(tb, counter, ebn0_db, max_errors, total_bits, progress, poll_s,
+                          decoder.backend_name())
+
+
+def _run_flowgraph(tb, counter, ebn0_db, max_errors, total_bits, progress, poll_s, backend):
+    """Runs tb until it ends or `counter` has seen max_errors bit errors; a point."""
     label = f"{ebn0_db:5.2f} dB"
     start = time.monotonic()
     tb.start()
@@ -366,19 +374,81 @@ def run_point(code, ebn0_db, backend="auto", max_errors=100, max_bits=1e7, seed=
         raise
     seconds = time.monotonic() - start
     result = point(float(ebn0_db), counter.bits(), counter.bit_errors(), counter.frames(),
-                   counter.frame_errors(), seconds, decoder.backend_name())
+                   counter.frame_errors(), seconds, backend)
     if progress is not None:
         progress.finish(label, f"{result.bits:.3g} bits, {result.bit_errors} errors, "
                                f"BER {result.ber:.2e}, {format_rate(result.bits_per_second)}")
     return result
 
 
-def sweep(code, ebn0_values, stop_at_zero=False, **point_args):
-    """run_point for each Eb/N0; with stop_at_zero, stops after the first error-free
-    point (higher Eb/N0 would only spend --max-bits each to find no error either)."""
+MODULATION_BITS = {"bpsk": 1, "qpsk": 2, "16qam": 4, "64qam": 6, "256qam": 8}
+
+
+def parse_antennas(spec):
+    """"4x4" -> (nt, nr) = (4, 4)."""
+    try:
+        nt, nr = (int(v) for v in spec.lower().split("x"))
+    except ValueError:
+        raise ValueError(f'--mimo takes NTxNR such as 4x4, got "{spec}"')
+    return nt, nr
+
+
+def run_mimo_point(ebn0_db, nt=4, nr=4, modulation="16qam", detector="mtt", code=None,
+                   coherence=1, backend="auto", max_errors=100, max_bits=1e7, seed=0,
+                   max_batch_frames=1024, progress=None, poll_s=0.05, decoder_options=None):
+    """One Eb/N0 point of a MIMO link (Eb/N0 per information bit, counting the bits per
+    symbol and the code rate):
+
+        gpufec.mimo_channel_source --y, H--> gpufec.mimo_detector --LLRs-->
+            uncoded: a slicer (LLR > 0 in GNU Radio's convention: bit 1)
+            coded:   gpufec.<decoder of code> --bits--> gpufec.ber_counter
+
+    against the source's bits (the transmitted ones, or the code's information bits).
+    Returns a point."""
+    from gnuradio import blocks, digital, gr, gpufec
+
+    bits_per_vector = nt * MODULATION_BITS[modulation]
+    source = gpufec.mimo_channel_source(nt, nr, modulation, float(ebn0_db), "ebn0",
+                                        int(seed), coherence, backend, code)
+    if code is None:
+        frame_bits = bits_per_vector * coherence
+        blocks_per_frame = 1
+    else:
+        frame_bits = code.frame_bits()
+        blocks_per_frame = code.coded_bits() // (bits_per_vector * coherence)
+    frames = max(1, int(math.ceil(float(max_bits) / frame_bits)))
+    total_bits = frames * frame_bits
+    det = gpufec.mimo_detector(nt, nr, modulation, detector, backend, coherence,
+                               source.noise_var(), max_batch_frames=max_batch_frames)
+    tb = gr.top_block("gpufec-ber mimo")
+    head_y = blocks.head(gr.sizeof_gr_complex * nr, frames * blocks_per_frame * coherence)
+    head_h = blocks.head(gr.sizeof_gr_complex * nr * nt, frames * blocks_per_frame)
+    head_ref = blocks.head(gr.sizeof_char, total_bits)
+    counter = gpufec.ber_counter(frame_bits)
+    tb.connect((source, 0), head_y, (det, 0))
+    tb.connect((source, 1), head_h, (det, 1))
+    tb.connect((source, 2), head_ref, (counter, 1))
+    to_stream = blocks.vector_to_stream(gr.sizeof_float, bits_per_vector)
+    if code is None:
+        tb.connect(det, to_stream, digital.binary_slicer_fb(), (counter, 0))
+    else:
+        decoder = make_decoder(code, "float", backend, 64, **(decoder_options or {}))
+        tb.connect(det, to_stream, decoder, (counter, 0))
+    return _run_flowgraph(tb, counter, ebn0_db, max_errors, total_bits, progress, poll_s,
+                          det.backend_name())
+
+
+def sweep(code, ebn0_values, stop_at_zero=False, mimo=None, **point_args):
+    """run_point (or run_mimo_point with `mimo`, a dict of its arguments) for each
+    Eb/N0; with stop_at_zero, stops after the first error-free point (higher Eb/N0
+    would only spend --max-bits each to find no error either)."""
     points = []
     for ebn0 in ebn0_values:
-        p = run_point(code, ebn0, **point_args)
+        if mimo is not None:
+            point_args.pop("input_type", None)
+            p = run_mimo_point(ebn0, code=code, **mimo, **point_args)
+        else:
+            p = run_point(code, ebn0, **point_args)
         points.append(p)
         if stop_at_zero and p.bit_errors == 0:
             break
@@ -418,7 +488,7 @@ def build_parser():
         formatter_class=_help_formatter)
     parser.add_argument("--ebn0", default="0:6:1",
                         help='Eb/N0 points in dB: "start:stop:step" or "1,2,3"')
-    parser.add_argument("--code", default="conv", choices=CODE_FAMILIES,
+    parser.add_argument("--code", default=None, choices=CODE_FAMILIES + ("none",),
                         help="code family (and with it the decoder)")
     parser.add_argument("--verbose", action="store_true",
                         help="keep GNU Radio's info-level log lines")
@@ -432,6 +502,15 @@ def build_parser():
                       choices=["terminated", "truncated", "tail_biting"])
     conv.add_argument("--puncture", default="",
                       help='"", 2/3, 3/4, 5/6, 7/8 or a keep-mask such as 110110')
+    mimo = parser.add_argument_group(
+        "MIMO link (--mimo): gpufec.mimo_channel_source -> gpufec.mimo_detector -> the "
+        "decoder of --code (default none: uncoded, the detector's hard decisions)")
+    mimo.add_argument("--mimo", default=None, metavar="NTxNR",
+                      help="transmit x receive antennas, e.g. 4x4")
+    mimo.add_argument("--modulation", default="16qam", choices=sorted(MODULATION_BITS))
+    mimo.add_argument("--detector", default="mtt", choices=["mtt", "lmmse", "kbest", "ml"])
+    mimo.add_argument("--coherence", type=int, default=1,
+                      help="received vectors per channel matrix")
     turbo = parser.add_argument_group("LTE turbo code (--code turbo)")
     turbo.add_argument("--turbo-k", type=int, default=6144,
                        help="code block size K, one of the 188 QPP sizes 40..6144")
@@ -538,10 +617,16 @@ def code_from_args(args):
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    if args.code is None:
+        args.code = "none" if args.mimo else "conv"
     load_gnuradio("gpufec-ber", args.verbose)
     try:
         ebn0_values = parse_ebn0(args.ebn0)
         parse_polys(args.polys)
+        if args.code == "none":
+            if not args.mimo:
+                raise ValueError("--code none (uncoded) needs --mimo")
+            return mimo_main(args, ebn0_values, None, {})
         decoder_options = decoder_options_from_args(args)
     except ValueError as e:
         print(f"gpufec-ber: {e}", file=sys.stderr)
@@ -553,6 +638,8 @@ def main(argv=None):
     except (ValueError, RuntimeError) as e:
         print(f"gpufec-ber: bad code or decoder: {e}", file=sys.stderr)
         return 2
+    if args.mimo:
+        return mimo_main(args, ebn0_values, code, decoder_options)
     os.makedirs(args.out_dir, exist_ok=True)
     decoder_text = describe_decoder(code.family(), decoder_options)
     title = f"{code.describe()}, {decoder_text}, backend {args.backend}"
@@ -573,6 +660,43 @@ def main(argv=None):
     if not args.no_plot:
         png_path = os.path.join(args.out_dir, args.name + ".png")
         plot_curves(png_path, points, title)
+        print(f"wrote {png_path}")
+    return 0
+
+
+def mimo_main(args, ebn0_values, code, decoder_options):
+    """--mimo: the sweep of one detector, uncoded (code None) or with a code."""
+    try:
+        nt, nr = parse_antennas(args.mimo)
+    except ValueError as e:
+        print(f"gpufec-ber: {e}", file=sys.stderr)
+        return 2
+    mimo = {"nt": nt, "nr": nr, "modulation": args.modulation, "detector": args.detector,
+            "coherence": args.coherence}
+    link = f"{nt}x{nr} {args.modulation} Rayleigh, {args.detector} detector"
+    coded = "uncoded" if code is None else (
+        f"{code.describe()}, {describe_decoder(code.family(), decoder_options)}")
+    title = f"{link}, {coded}"
+    print(f"gpufec-ber: {title}; up to {args.max_errors} errors or {args.max_bits:.3g} bits "
+          f"per point (Eb/N0 per information bit)", flush=True)
+    os.makedirs(args.out_dir, exist_ok=True)
+    try:
+        points = sweep(code, ebn0_values, stop_at_zero=args.stop_at_zero, mimo=mimo,
+                       backend=args.backend, max_errors=args.max_errors,
+                       max_bits=args.max_bits, seed=args.seed,
+                       max_batch_frames=max(args.batch_frames, 1024),
+                       progress=progress_bar(enabled=not args.quiet),
+                       decoder_options=decoder_options)
+    except (ValueError, RuntimeError) as e:
+        print(f"gpufec-ber: bad MIMO setup: {e}", file=sys.stderr)
+        return 2
+    print(format_table(points))
+    csv_path = os.path.join(args.out_dir, args.name + ".csv")
+    write_csv(csv_path, points)
+    print(f"wrote {csv_path}")
+    if not args.no_plot:
+        png_path = os.path.join(args.out_dir, args.name + ".png")
+        plot_curves(png_path, points, f"{title}, backend {points[0].backend}")
         print(f"wrote {png_path}")
     return 0
 

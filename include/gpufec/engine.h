@@ -109,6 +109,18 @@ public:
     size_t
     submit_frames(const llr8_t* llrs, size_t items, size_t count, uint64_t first_id);
     /*!
+     * The bulk path of complex_float stages: up to `count` frames of `items` samples
+     * each, back to back at `samples`, their channel matrices (aux_items entries each)
+     * back to back at `channels`, with ids first_id, first_id + 1, ...; copied a slot's
+     * worth at a time. Returns the frames taken (fewer when every slot is busy).
+     */
+    size_t submit_frames(const cfloat* samples,
+                         size_t items,
+                         const cfloat* channels,
+                         size_t aux_items,
+                         size_t count,
+                         uint64_t first_id);
+    /*!
      * Producer stages (input_format::none, e.g. make_source_stage()): asks for up to
      * `count` frames numbered first_id, first_id + 1, ..., which the stage makes and
      * which come back in order like decoded frames. Slots launch as they fill. Returns

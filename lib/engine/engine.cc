@@ -597,6 +597,68 @@ struct batch_engine::impl {
         return done;
     }
 
+    /*!
+     * The bulk paths' common part: frames [done, count) of `items` input items and
+     * `aux` channel entries each go into the filling slots a slot's worth at a time;
+     * copy(index, first_item, first_aux, frame, k) copies frames [frame, frame + k)
+     * to slot `index` at those positions. Returns the frame count reached.
+     */
+    template <typename Copy>
+    size_t take_bulk(size_t items,
+                     size_t aux,
+                     size_t done,
+                     size_t count,
+                     uint64_t first_id,
+                     Copy&& copy)
+    {
+        size_t bits = 0;
+        const size_t out_bytes = checked_output_bytes(items, bits);
+        while (done < count && has_filling_slot()) {
+            const int index = fill_index();
+            slot& s = slots[index];
+            size_t room =
+                std::min({ limits.max_frames - s.num_frames,
+                           (limits.max_input_items - s.input_items) / items,
+                           (limits.max_output_bytes - s.output_bytes) / out_bytes });
+            if (aux > 0)
+                room = std::min(room, (limits.max_aux_items - s.aux_items) / aux);
+            if (room == 0) {
+                launch_filling();
+                continue;
+            }
+            const size_t k = std::min(room, count - done);
+            frame_extent* extents = backend->host_frames(index) + s.num_frames;
+            frame_status* status = backend->host_status(index) + s.num_frames;
+            for (size_t j = 0; j < k; ++j) {
+                extents[j] = frame_extent{ s.input_items + j * items,
+                                           uint32_t(items),
+                                           s.output_bytes + j * out_bytes,
+                                           uint32_t(bits) };
+                extents[j].aux_offset = s.aux_items + j * aux;
+                extents[j].aux_items = uint32_t(aux);
+                status[j] = frame_status{};
+                s.ids.push_back(first_id + done + j);
+            }
+            copy(index, s.input_items, s.aux_items, done, k);
+            if (s.num_frames == 0) {
+                s.state = slot_state::filling;
+                filling_since = steady::now();
+            }
+            s.num_frames += k;
+            s.input_items += k * items;
+            s.aux_items += k * aux;
+            s.output_bytes += k * out_bytes;
+            pending += k;
+            done += k;
+            if (s.num_frames == limits.max_frames ||
+                limits.max_input_items - s.input_items < items ||
+                limits.max_output_bytes - s.output_bytes < out_bytes ||
+                (aux > 0 && limits.max_aux_items - s.aux_items < aux))
+                launch_filling();
+        }
+        return done;
+    }
+
     template <typename T>
     size_t submit_frames(const T* llrs, size_t items, size_t count, uint64_t first_id)
     {
@@ -614,57 +676,66 @@ struct batch_engine::impl {
                 ++done;
             return done;
         }
-        size_t bits = 0;
-        const size_t out_bytes = checked_output_bytes(items, bits);
-        size_t done = 0;
-        while (done < count && has_filling_slot()) {
-            const int index = fill_index();
-            slot& s = slots[index];
-            const size_t room =
-                std::min({ limits.max_frames - s.num_frames,
-                           (limits.max_input_items - s.input_items) / items,
-                           (limits.max_output_bytes - s.output_bytes) / out_bytes });
-            if (room == 0) {
-                launch_filling();
-                continue;
-            }
-            const size_t k = std::min(room, count - done);
-            frame_extent* extents = backend->host_frames(index) + s.num_frames;
-            frame_status* status = backend->host_status(index) + s.num_frames;
-            for (size_t j = 0; j < k; ++j) {
-                extents[j] = frame_extent{ s.input_items + j * items,
-                                           uint32_t(items),
-                                           s.output_bytes + j * out_bytes,
-                                           uint32_t(bits) };
-                status[j] = frame_status{};
-                s.ids.push_back(first_id + done + j);
-            }
-            if (int4_bulk)
-                copy_llrs_int4(llrs + done * items,
-                               backend->host_input(index) + s.input_items / 2,
-                               k * items,
-                               flip);
-            else
-                copy_llrs(llrs + done * items,
-                          reinterpret_cast<llr8_t*>(backend->host_input(index)) +
-                              s.input_items,
-                          k * items,
-                          flip);
-            if (s.num_frames == 0) {
-                s.state = slot_state::filling;
-                filling_since = steady::now();
-            }
-            s.num_frames += k;
-            s.input_items += k * items;
-            s.output_bytes += k * out_bytes;
-            pending += k;
-            done += k;
-            if (s.num_frames == limits.max_frames ||
-                limits.max_input_items - s.input_items < items ||
-                limits.max_output_bytes - s.output_bytes < out_bytes)
-                launch_filling();
+        return take_bulk(
+            items,
+            0,
+            0,
+            count,
+            first_id,
+            [&](int index, size_t at, size_t, size_t frame, size_t k) {
+                if (int4_bulk)
+                    copy_llrs_int4(llrs + frame * items,
+                                   backend->host_input(index) + at / 2,
+                                   k * items,
+                                   flip);
+                else
+                    copy_llrs(llrs + frame * items,
+                              reinterpret_cast<llr8_t*>(backend->host_input(index)) + at,
+                              k * items,
+                              flip);
+            });
+    }
+
+    //! The bulk path of complex_float stages: equal frames and their channel
+    //! matrices back to back, copied a slot's worth at a time.
+    size_t submit_frames_complex(const cfloat* samples,
+                                 size_t items,
+                                 const cfloat* channels,
+                                 size_t aux,
+                                 size_t count,
+                                 uint64_t first_id)
+    {
+        if (count == 0)
+            return 0;
+        check_input_type<cfloat>();
+        if (device_input) {
+            size_t done = 0;
+            while (done < count && submit(samples + done * items,
+                                          items,
+                                          first_id + done,
+                                          channels + done * aux,
+                                          aux))
+                ++done;
+            return done;
         }
-        return done;
+        // The first frame goes through submit() for its checks (lengths, aux count).
+        if (!submit(samples, items, first_id, channels, aux))
+            return 0;
+        return take_bulk(
+            items,
+            aux,
+            1,
+            count,
+            first_id,
+            [&](int index, size_t at, size_t aux_at, size_t frame, size_t k) {
+                std::memcpy(backend->host_input(index) + at * sizeof(cfloat),
+                            samples + frame * items,
+                            k * items * sizeof(cfloat));
+                if (aux > 0)
+                    std::memcpy(backend->host_aux(index) + aux_at,
+                                channels + frame * aux,
+                                k * aux * sizeof(cfloat));
+            });
     }
 };
 
@@ -756,6 +827,16 @@ bool batch_engine::submit(const cfloat* samples,
                           uint64_t id)
 {
     return d->submit(samples, items, id, channels, aux_items);
+}
+
+size_t batch_engine::submit_frames(const cfloat* samples,
+                                   size_t items,
+                                   const cfloat* channels,
+                                   size_t aux_items,
+                                   size_t count,
+                                   uint64_t first_id)
+{
+    return d->submit_frames_complex(samples, items, channels, aux_items, count, first_id);
 }
 
 size_t batch_engine::submit_frames(const float* llrs,
