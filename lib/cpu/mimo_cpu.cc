@@ -430,6 +430,9 @@ public:
         d_out_per_vector = static_cast<size_t>(setup.nt) * d_const.bits_per_symbol();
         d_mtt_float = setup.nt <= mtt_float::max_nt && setup.nr <= mtt_float::max_nr &&
                       d_const.size() <= mtt_float::max_q;
+        d_view = mtt_float::make_view(
+            reinterpret_cast<const mtt_float::cplx*>(d_const.points().data()),
+            d_const.bits_per_symbol());
     }
 
     backend_kind backend() const override { return backend_kind::cpu; }
@@ -545,15 +548,13 @@ private:
     {
         const auto* hp = reinterpret_cast<const mtt_float::cplx*>(h);
         const auto* yp = reinterpret_cast<const mtt_float::cplx*>(y);
-        const auto* pts =
-            reinterpret_cast<const mtt_float::cplx*>(d_const.points().data());
-        const int nr = d_setup.nr, nt = d_setup.nt, bits = d_const.bits_per_symbol();
+        const int nr = d_setup.nr, nt = d_setup.nt;
         if (d_const.size() <= 4)
-            mtt_float::detect<4>(hp, yp, nr, nt, pts, bits, noise_var, llrs);
+            mtt_float::detect<4>(hp, yp, nr, nt, d_view, noise_var, llrs);
         else if (d_const.size() <= 16)
-            mtt_float::detect<16>(hp, yp, nr, nt, pts, bits, noise_var, llrs);
+            mtt_float::detect<16>(hp, yp, nr, nt, d_view, noise_var, llrs);
         else
-            mtt_float::detect<64>(hp, yp, nr, nt, pts, bits, noise_var, llrs);
+            mtt_float::detect<64>(hp, yp, nr, nt, d_view, noise_var, llrs);
     }
 
     mimo_setup d_setup;
@@ -561,6 +562,7 @@ private:
     constellation d_const;
     size_t d_out_per_vector = 0;
     bool d_mtt_float = false;
+    mtt_float::view d_view; //!< points into d_const
 };
 
 } // namespace

@@ -273,18 +273,24 @@ TEST(MimoCuda, DISABLED_LmmseKernelThroughput)
             o.algorithm = alg;
             const size_t frames =
                 (size_t(1) << (alg == mimo_algorithm::mtt ? 20 : 22)) / k.coherence;
-            const auto t = cuda::time_mimo_kernel(s, o, 0, frames, 20);
-            std::printf("%s %dx%d %s coherence %d: %.3f ms per %.0f vectors, %.2f Gb/s "
-                        "(%s)\n",
-                        alg == mimo_algorithm::mtt ? "mtt" : "lmmse",
-                        k.nt,
-                        k.nr,
-                        to_string(k.m),
-                        k.coherence,
-                        t.median_ms,
-                        t.vectors,
-                        t.bits / (t.median_ms * 1e-3) / 1e9,
-                        t.kernel.c_str());
+            // MTT: the group kernel (1) and the thread-per-block one (2) side by side.
+            for (int kernel : { 1, 2 }) {
+                if (kernel == 2 && alg != mimo_algorithm::mtt)
+                    continue;
+                const auto t = cuda::time_mimo_kernel(s, o, 0, frames, 20, kernel);
+                std::printf(
+                    "%s %dx%d %s coherence %d: %.3f ms per %.0f vectors, %.2f Gb/s "
+                    "(%s)\n",
+                    alg == mimo_algorithm::mtt ? "mtt" : "lmmse",
+                    k.nt,
+                    k.nr,
+                    to_string(k.m),
+                    k.coherence,
+                    t.median_ms,
+                    t.vectors,
+                    t.bits / (t.median_ms * 1e-3) / 1e9,
+                    t.kernel.c_str());
+            }
         }
     }
 }

@@ -254,7 +254,7 @@ __global__ void __launch_bounds__(128) lmmse_kernel(const lmmse_params p)
 //! MTT, one thread per coherence block, MaxQ: the constellation size bound (4, 16, 64).
 template <int MaxQ>
 __global__ void __launch_bounds__(128)
-    mtt_kernel(const lmmse_params p, const mtt_float::cplx* points)
+    mtt_kernel(const lmmse_params p, const mtt_float::view c)
 {
     const int nr = p.nr, nt = p.nt;
     for (uint32_t f = blockIdx.x * blockDim.x + threadIdx.x; f < p.num_frames;
@@ -276,16 +276,225 @@ __global__ void __launch_bounds__(128)
                                         p.samples + e.in_offset + v * nr),
                                     nr,
                                     nt,
-                                    points,
-                                    p.bits,
+                                    c,
                                     noise_var,
                                     out + v * nt * p.bits);
         p.status[f] = frame_status{ 1, true };
     }
 }
 
+//! What phase A of the group kernel leaves for one received vector.
+struct qr_slot {
+    mtt_float::sorted_qr qr;
+    float* out;      //!< its nt * bits LLRs
+    float noise_var; //!< 0: write zeros (non-finite input or noise variance)
+};
+
+/*!
+ * MTT with the paper's mapping, G = min(Q, 32) lanes per received vector, so that the
+ * per-vector state is a vertex per lane rather than Q vertices per thread (no local
+ * memory, few registers, full occupancy). Per round: phase A, each thread takes the
+ * next vector of its coherence block and leaves its sorted QR in shared memory (the
+ * decompose() the CPU runs); phase B, groups of G lanes detect those vectors one
+ * after another: lane v owns vertex v (and v + 32 for 64-QAM), the reduction reads the
+ * predecessors' z - delta, distances and paths from shared memory, each lane extends
+ * its own list paths, and the per-bit minima are reduced by shuffles (min is exact, so
+ * the order does not matter). The same operations as mtt_float::detect: the same LLRs.
+ */
+template <int MaxQ>
+__global__ void __launch_bounds__(128)
+    mtt_group_kernel(const lmmse_params p, const mtt_float::view c)
+{
+    using mtt_float::cplx;
+    constexpr int threads = 128;
+    constexpr int G = MaxQ < 32 ? MaxQ : 32;
+    constexpr int per_lane = MaxQ / G;
+    constexpr int groups = threads / G;
+    constexpr int unroll_q = MaxQ <= 16 ? MaxQ : 1; // 64-QAM: keep the code small
+    __shared__ qr_slot slots[threads];
+    __shared__ cplx points[MaxQ];
+    // The chain at the previous stage, one 16-byte load per predecessor.
+    struct alignas(16) node {
+        float re, im; //!< z_row - the interference of its path
+        float d;
+        uint32_t path;
+    };
+    __shared__ node nodes[groups][MaxQ];
+    const int nr = p.nr, nt = p.nt, bits = c.bits, q = 1 << bits;
+    const int tid = threadIdx.x, group = tid / G, lane = tid % G;
+    // The lanes of this thread's group within its warp, for __syncwarp and shuffles.
+    const unsigned group_mask = (G == 32 ? 0xFFFFFFFFu : ((1u << G) - 1u))
+                                << ((tid % 32) / G * G);
+    for (int i = tid; i < q; i += threads)
+        points[i] = c.points[i];
+
+    for (uint32_t base = blockIdx.x * threads; base < p.num_frames;
+         base += gridDim.x * threads) {
+        const uint32_t f = base + tid;
+        frame_extent e{};
+        int vectors = 0;
+        float noise_var = 0.0f;
+        if (f < p.num_frames) {
+            e = p.frames[f];
+            vectors = static_cast<int>(e.in_items) / nr;
+            noise_var = frame_noise_var(p, e);
+        }
+        // Rounds: the block's coherence blocks' vectors, one per thread per round.
+        int rounds = vectors;
+        for (int o = 16; o > 0; o /= 2)
+            rounds = max(rounds, __shfl_xor_sync(0xFFFFFFFFu, rounds, o));
+        __shared__ int block_rounds[threads / 32];
+        if (tid % 32 == 0)
+            block_rounds[tid / 32] = rounds;
+        __syncthreads();
+        rounds = 0;
+        for (int w = 0; w < threads / 32; w++)
+            rounds = max(rounds, block_rounds[w]);
+        for (int round = 0; round < rounds; round++) {
+            qr_slot& mine = slots[tid];
+            mine.out = nullptr;
+            if (round < vectors) {
+                const auto* h = reinterpret_cast<const cplx*>(p.channels + e.aux_offset);
+                const auto* y =
+                    reinterpret_cast<const cplx*>(p.samples + e.in_offset + round * nr);
+                mine.out = p.llrs + e.out_offset / sizeof(float) + round * nt * bits;
+                mine.noise_var = noise_var;
+                if (noise_var != 0.0f && mtt_float::inputs_finite(h, y, nr, nt))
+                    mtt_float::decompose(h, y, nr, nt, mine.qr);
+                else
+                    mine.noise_var = 0.0f;
+            }
+            __syncthreads();
+            for (int s = group; s < threads; s += groups) {
+                const qr_slot& slot = slots[s];
+                if (!slot.out)
+                    continue; // uniform over the group
+                if (slot.noise_var == 0.0f) {
+                    for (int i = lane; i < nt * bits; i += G)
+                        slot.out[i] = 0.0f;
+                    continue;
+                }
+                const mtt_float::sorted_qr& qr = slot.qr;
+                float d[per_lane];
+                uint32_t path[per_lane];
+#pragma unroll
+                for (int j = 0; j < per_lane; j++) {
+                    const int v = lane + j * G;
+                    if (v < q) {
+                        const cplx r = mtt_float::mul(qr.r[nt - 1][nt - 1], points[v]);
+                        d[j] = mtt_float::norm2(
+                            { qr.z[nt - 1].re - r.re, qr.z[nt - 1].im - r.im });
+                        path[j] = static_cast<uint32_t>(v);
+                    }
+                }
+                for (int t = 0; t < nt; t++) {
+                    if (t > 0) { // the reduction to stage t
+                        const int row = nt - 1 - t;
+#pragma unroll
+                        for (int j = 0; j < per_lane; j++) {
+                            const int k = lane + j * G;
+                            if (k < q) {
+                                const uint32_t pk = path[j];
+                                const cplx delta = mtt_float::path_interference(
+                                    qr, points, nt, pk, bits, t, row);
+                                nodes[group][k] = node{ qr.z[row].re - delta.re,
+                                                        qr.z[row].im - delta.im,
+                                                        d[j],
+                                                        pk };
+                            }
+                        }
+                        __syncwarp(group_mask);
+#pragma unroll
+                        for (int j = 0; j < per_lane; j++) {
+                            const int v = lane + j * G;
+                            if (v < q) {
+                                const cplx r = mtt_float::mul(qr.r[row][row], points[v]);
+                                const node n0 = nodes[group][0];
+                                float best_d = n0.d + mtt_float::norm2(
+                                                          { n0.re - r.re, n0.im - r.im });
+                                uint32_t best_path = n0.path;
+#pragma unroll unroll_q
+                                for (int k = 1; k < MaxQ; k++)
+                                    if (k < q) {
+                                        const node n = nodes[group][k];
+                                        const float dk =
+                                            n.d + mtt_float::norm2(
+                                                      { n.re - r.re, n.im - r.im });
+                                        if (dk < best_d) {
+                                            best_d = dk;
+                                            best_path = n.path;
+                                        }
+                                    }
+                                d[j] = best_d;
+                                path[j] =
+                                    best_path | (static_cast<uint32_t>(v) << (t * bits));
+                            }
+                        }
+                        __syncwarp(group_mask);
+                    }
+                    // List t: each lane extends its paths; per-bit minima over the group.
+                    float m0[8], m1[8];
+#pragma unroll
+                    for (int b = 0; b < 8; b++)
+                        m0[b] = m1[b] = INFINITY;
+#pragma unroll
+                    for (int j = 0; j < per_lane; j++) {
+                        const int k = lane + j * G;
+                        if (k >= q)
+                            continue;
+                        uint32_t pk = path[j];
+                        float dk = d[j];
+                        for (int st = t + 1; st < nt; st++) {
+                            const int row = nt - 1 - st;
+                            const cplx delta = mtt_float::path_interference(
+                                qr, points, nt, pk, bits, st, row);
+                            const cplx zd = { qr.z[row].re - delta.re,
+                                              qr.z[row].im - delta.im };
+                            uint32_t best = 0;
+                            const float best_w =
+                                mtt_float::nearest(qr, c, points, row, zd, best);
+                            pk |= best << (st * bits);
+                            dk = dk + best_w;
+                        }
+#pragma unroll
+                        for (int b = 0; b < 8; b++)
+                            if (b < bits) {
+                                if ((k >> (bits - 1 - b)) & 1)
+                                    m1[b] = dk < m1[b] ? dk : m1[b];
+                                else
+                                    m0[b] = dk < m0[b] ? dk : m0[b];
+                            }
+                    }
+                    // Per bit, the least over the group (min is exact: any order).
+#pragma unroll
+                    for (int b = 0; b < 8; b++)
+                        if (b < bits)
+#pragma unroll
+                            for (int o = G / 2; o > 0; o /= 2) {
+                                m0[b] = fminf(m0[b],
+                                              __shfl_xor_sync(group_mask, m0[b], o, G));
+                                m1[b] = fminf(m1[b],
+                                              __shfl_xor_sync(group_mask, m1[b], o, G));
+                            }
+                    if (lane == 0) {
+                        const int antenna = qr.order[nt - 1 - t];
+#pragma unroll
+                        for (int b = 0; b < 8; b++)
+                            if (b < bits)
+                                slot.out[antenna * bits + b] =
+                                    (m1[b] - m0[b]) / slot.noise_var;
+                    }
+                }
+            }
+            __syncthreads();
+        }
+        if (f < p.num_frames)
+            p.status[f] = frame_status{ 1, true };
+    }
+}
+
 using kernel_fn = void (*)(lmmse_params);
-using mtt_kernel_fn = void (*)(lmmse_params, const mtt_float::cplx*);
+using mtt_kernel_fn = void (*)(lmmse_params, const mtt_float::view);
 
 bool mtt_fits(const mimo_setup& s)
 {
@@ -332,14 +541,22 @@ public:
         d_bound = n <= 2 ? 2 : n <= 4 ? 4 : 8;
         d_mtt = options.algorithm == mimo_algorithm::mtt;
         if (d_mtt) {
-            d_mtt_kernel = c.size() <= 4    ? mtt_kernel<4>
-                           : c.size() <= 16 ? mtt_kernel<16>
-                                            : mtt_kernel<64>;
+            d_mtt_kernel = c.size() <= 4    ? mtt_group_kernel<4>
+                           : c.size() <= 16 ? mtt_group_kernel<16>
+                                            : mtt_group_kernel<64>;
+            // Up to QPSK a thread holds a whole vector's chain in registers and is the
+            // faster mapping (docs/mimo.md).
+            d_group = c.size() > 4;
+            d_thread_kernel = c.size() <= 4    ? mtt_kernel<4>
+                              : c.size() <= 16 ? mtt_kernel<16>
+                                               : mtt_kernel<64>;
             d_bound = c.size() <= 4 ? 4 : c.size() <= 16 ? 16 : 64;
             std::vector<mtt_float::cplx> pts(c.size());
             for (int i = 0; i < c.size(); i++)
                 pts[i] = { c.points()[i].real(), c.points()[i].imag() };
             upload(d_points, pts);
+            d_view = mtt_float::make_view(pts.data(), c.bits_per_symbol());
+            d_view.points = d_points.get();
         }
     }
 
@@ -402,7 +619,8 @@ public:
         const unsigned blocks =
             static_cast<unsigned>(std::min<size_t>((nf + threads - 1) / threads, 65535));
         if (d_mtt)
-            d_mtt_kernel<<<blocks, threads, 0, stream>>>(p, d_points.get());
+            (d_group ? d_mtt_kernel
+                     : d_thread_kernel)<<<blocks, threads, 0, stream>>>(p, d_view);
         else
             d_kernel<<<blocks, threads, 0, stream>>>(p);
         GPUFEC_CUDA_CHECK_LAUNCH();
@@ -416,9 +634,14 @@ public:
     }
     std::string kernel_name() const
     {
+        if (d_mtt && d_group)
+            return "mtt_group<" + std::to_string(d_bound) + "> " +
+                   std::to_string(std::min(d_bound, 32)) + " lanes/vector";
         return std::string(d_mtt ? "mtt<" : "lmmse<") + std::to_string(d_bound) +
                "> 1 thread/coherence block";
     }
+    //! MTT: the group kernel (default) or the thread-per-block one (for comparison).
+    void use_group_kernel(bool group) { d_group = group; }
 
 private:
     mimo_setup d_setup;
@@ -428,9 +651,11 @@ private:
     std::unique_ptr<batch_decoder> d_cpu; // validation and lengths
     lmmse_params d_params;
     kernel_fn d_kernel = nullptr;
-    mtt_kernel_fn d_mtt_kernel = nullptr;
+    mtt_kernel_fn d_mtt_kernel = nullptr, d_thread_kernel = nullptr;
+    bool d_group = true;
     bool d_mtt = false;
     device_buffer<mtt_float::cplx> d_points;
+    mtt_float::view d_view; //!< its points are d_points
     int d_bound = 0;
 };
 
@@ -454,9 +679,12 @@ mimo_kernel_timing time_mimo_kernel(const mimo_setup& setup,
                                     const mimo_detector_options& options,
                                     int device,
                                     size_t frames,
-                                    int reps)
+                                    int reps,
+                                    int mtt_kernel)
 {
     mimo_detector_cuda det(setup, options, device);
+    if (mtt_kernel)
+        det.use_group_kernel(mtt_kernel == 1);
     device_guard guard(device);
     const constellation c(setup.mod);
     const size_t nr = setup.nr, nt = setup.nt, v = setup.coherence;

@@ -45,11 +45,14 @@ struct mimo_kernel_timing {
 
 //! Kernel-only timing: `frames` coherence blocks of random Rayleigh channels and noisy
 //! symbols on the device, detected `reps` times after a warm-up (CUDA events, median).
+//! mtt_kernel: 0 the detector's choice, 1 MTT's group kernel, 2 its
+//! thread-per-coherence-block kernel.
 mimo_kernel_timing time_mimo_kernel(const mimo_setup& setup,
                                     const mimo_detector_options& options,
                                     int device,
                                     size_t frames,
-                                    int reps);
+                                    int reps,
+                                    int mtt_kernel = 0);
 
 } // namespace cuda
 } // namespace gpufec
