@@ -229,6 +229,7 @@ GPUFEC_MTT_HD view make_view(const cplx* points, int bits)
  * the least |zd - r_row,row point|^2 (lowest index among equal weights), written to
  * `best`; returns that weight. Per axis for the QAMs (view above).
  */
+template <int Bits = 0> // > 0: c.bits known at compile time (loops unroll)
 GPUFEC_MTT_HD float nearest(const sorted_qr& qr,
                             const view& c,
                             const cplx* points,
@@ -237,12 +238,13 @@ GPUFEC_MTT_HD float nearest(const sorted_qr& qr,
                             uint32_t& best)
 {
     const float rr = qr.r[row][row].re;
+    const int levels = Bits ? (Bits % 2 == 0 ? 1 << (Bits / 2) : 0) : c.axis_levels;
     if (c.axis_levels) {
         int best_re = 0, best_im = 0;
         const float dre = zd.re - rr * c.re_level[0];
         const float dim = zd.im - rr * c.im_level[0];
         float wre = dre * dre, wim = dim * dim;
-        for (int a = 1; a < c.axis_levels; a++) {
+        for (int a = 1; a < levels; a++) {
             const float xr = zd.re - rr * c.re_level[a];
             const float xi = zd.im - rr * c.im_level[a];
             const float vr = xr * xr, vi = xi * xi;
@@ -258,7 +260,7 @@ GPUFEC_MTT_HD float nearest(const sorted_qr& qr,
         best = c.point_of[best_re][best_im];
         return wre + wim;
     }
-    const int q = 1 << c.bits;
+    const int q = 1 << (Bits ? Bits : c.bits);
     const cplx r0 = mul(qr.r[row][row], points[0]);
     float best_w = norm2({ zd.re - r0.re, zd.im - r0.im });
     best = 0;
@@ -295,17 +297,18 @@ GPUFEC_MTT_HD float nearest(const sorted_qr& qr,
  * QAMs (view above); an exact tie between points may then resolve to another point
  * than a search over every point would (it cannot change the distance).
  */
-template <int MaxQ>
+template <int MaxQ, int NT = 0, int NR = 0, int Bits = 0> // > 0: known at compile time
 GPUFEC_MTT_HD void detect(const cplx* h,
                           const cplx* y,
-                          int nr,
-                          int nt,
+                          int nr_given,
+                          int nt_given,
                           const view& c,
                           float noise_var,
                           float* llrs)
 {
     constexpr bool unrolled = MaxQ <= 16;
-    const int bits = c.bits, q = 1 << bits;
+    const int nt = NT ? NT : nt_given, nr = NR ? NR : nr_given;
+    const int bits = Bits ? Bits : c.bits, q = 1 << bits;
     if (!inputs_finite(h, y, nr, nt)) {
         for (int i = 0; i < nt * bits; i++)
             llrs[i] = 0.0f;
@@ -395,7 +398,7 @@ GPUFEC_MTT_HD void detect(const cplx* h,
                         path_interference(qr, c.points, nt, path, bits, st, row);
                     const cplx zd = { qr.z[row].re - delta.re, qr.z[row].im - delta.im };
                     uint32_t best = 0;
-                    const float best_w = nearest(qr, c, c.points, row, zd, best);
+                    const float best_w = nearest<Bits>(qr, c, c.points, row, zd, best);
                     path |= best << (st * bits);
                     d = d + best_w;
                 }

@@ -170,7 +170,8 @@ TEST(MimoCuda, MttMatchesCpuBitForBit)
                           cfg{ 4, 4, modulation::qam16, 1 },
                           cfg{ 4, 4, modulation::qam64, 2 },
                           cfg{ 3, 3, modulation::bpsk, 2 },
-                          cfg{ 4, 8, modulation::qpsk, 1 } }) {
+                          cfg{ 4, 8, modulation::qpsk, 1 },
+                          cfg{ 4, 4, modulation::qpsk, 2 } }) {
         mimo_setup s;
         s.nt = k.nt;
         s.nr = k.nr;

@@ -252,11 +252,11 @@ __global__ void __launch_bounds__(128) lmmse_kernel(const lmmse_params p)
 }
 
 //! MTT, one thread per coherence block, MaxQ: the constellation size bound (4, 16, 64).
-template <int MaxQ>
+template <int MaxQ, int NT = 0, int NR = 0, int Bits = 0> // > 0: compile-time sizes
 __global__ void __launch_bounds__(128)
     mtt_kernel(const lmmse_params p, const mtt_float::view c)
 {
-    const int nr = p.nr, nt = p.nt;
+    const int nr = NR ? NR : p.nr, nt = NT ? NT : p.nt;
     for (uint32_t f = blockIdx.x * blockDim.x + threadIdx.x; f < p.num_frames;
          f += gridDim.x * blockDim.x) {
         const frame_extent e = p.frames[f];
@@ -271,14 +271,15 @@ __global__ void __launch_bounds__(128)
             continue;
         }
         for (int v = 0; v < vectors; v++)
-            mtt_float::detect<MaxQ>(h,
-                                    reinterpret_cast<const mtt_float::cplx*>(
-                                        p.samples + e.in_offset + v * nr),
-                                    nr,
-                                    nt,
-                                    c,
-                                    noise_var,
-                                    out + v * nt * p.bits);
+            mtt_float::detect<MaxQ, NT, NR, Bits>(
+                h,
+                reinterpret_cast<const mtt_float::cplx*>(p.samples + e.in_offset +
+                                                         v * nr),
+                nr,
+                nt,
+                c,
+                noise_var,
+                out + v * nt * p.bits);
         p.status[f] = frame_status{ 1, true };
     }
 }
@@ -301,7 +302,7 @@ struct qr_slot {
  * its own list paths, and the per-bit minima are reduced by shuffles (min is exact, so
  * the order does not matter). The same operations as mtt_float::detect: the same LLRs.
  */
-template <int MaxQ>
+template <int MaxQ, int NT = 0, int NR = 0, int Bits = 0> // > 0: compile-time sizes
 __global__ void __launch_bounds__(128)
     mtt_group_kernel(const lmmse_params p, const mtt_float::view c)
 {
@@ -320,7 +321,8 @@ __global__ void __launch_bounds__(128)
         uint32_t path;
     };
     __shared__ node nodes[groups][MaxQ];
-    const int nr = p.nr, nt = p.nt, bits = c.bits, q = 1 << bits;
+    const int nr = NR ? NR : p.nr, nt = NT ? NT : p.nt;
+    const int bits = Bits ? Bits : c.bits, q = 1 << bits;
     const int tid = threadIdx.x, group = tid / G, lane = tid % G;
     // The lanes of this thread's group within its warp, for __syncwarp and shuffles.
     const unsigned group_mask = (G == 32 ? 0xFFFFFFFFu : ((1u << G) - 1u))
@@ -452,7 +454,7 @@ __global__ void __launch_bounds__(128)
                                               qr.z[row].im - delta.im };
                             uint32_t best = 0;
                             const float best_w =
-                                mtt_float::nearest(qr, c, points, row, zd, best);
+                                mtt_float::nearest<Bits>(qr, c, points, row, zd, best);
                             pk |= best << (st * bits);
                             dk = dk + best_w;
                         }
@@ -547,6 +549,17 @@ public:
             // Up to QPSK a thread holds a whole vector's chain in registers and is the
             // faster mapping (docs/mimo.md).
             d_group = c.size() > 4;
+            // The common shapes compiled for their sizes: every loop over antennas,
+            // bits and axis levels unrolls (the same operations, so the same LLRs).
+            const int b = c.bits_per_symbol();
+            if (setup.nt == 4 && setup.nr == 4 && b == 4)
+                d_mtt_kernel = mtt_group_kernel<16, 4, 4, 4>;
+            if (setup.nt == 4 && setup.nr == 4 && b == 6)
+                d_mtt_kernel = mtt_group_kernel<64, 4, 4, 6>;
+            if (setup.nt == 2 && setup.nr == 2 && b == 2)
+                d_thread_kernel = mtt_kernel<4, 2, 2, 2>;
+            if (setup.nt == 4 && setup.nr == 4 && b == 2)
+                d_thread_kernel = mtt_kernel<4, 4, 4, 2>;
             d_thread_kernel = c.size() <= 4    ? mtt_kernel<4>
                               : c.size() <= 16 ? mtt_kernel<16>
                                                : mtt_kernel<64>;
