@@ -62,32 +62,44 @@ __device__ __forceinline__ bool finite2(float2 a)
 }
 
 //! Max-log LLRs of one stream estimate (the constellation's per-axis PAM), as
-//! constellation::demap_maxlog.
+//! constellation::demap_maxlog. AB >= 0: the bits per axis known at compile time (0:
+//! BPSK), so the loops unroll and `out` may be a register array.
+template <int AB = -1>
 __device__ __forceinline__ void
 demap(const lmmse_params& p, float2 est, float noise_var, float* out)
 {
     const float inv = 1.0f / noise_var;
-    if (p.bpsk) {
+    if (AB >= 0 ? AB == 0 : p.bpsk) {
         out[0] = 4.0f * 0.70710678f * inv * (est.x + est.y);
         return;
     }
-    const int levels = 1 << p.axis_bits;
+    const int axis_bits = AB >= 0 ? AB : p.axis_bits;
+    const int levels = 1 << axis_bits;
+#pragma unroll
     for (int axis = 0; axis < 2; axis++) {
         const float v = axis ? est.y : est.x;
         float best0[4], best1[4];
+#pragma unroll
         for (int k = 0; k < 4; k++)
             best0[k] = best1[k] = INFINITY;
-        for (int a = 0; a < levels; a++) {
+#pragma unroll
+        for (int a = 0; a < 16; a++) {
+            if (a >= levels)
+                break;
             const float d = (v - p.level[a]) * (v - p.level[a]);
-            for (int k = 0; k < p.axis_bits; k++) {
-                if ((a >> (p.axis_bits - 1 - k)) & 1)
-                    best1[k] = fminf(best1[k], d);
-                else
-                    best0[k] = fminf(best0[k], d);
-            }
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                if (k < axis_bits) {
+                    if ((a >> (axis_bits - 1 - k)) & 1)
+                        best1[k] = fminf(best1[k], d);
+                    else
+                        best0[k] = fminf(best0[k], d);
+                }
         }
-        for (int k = 0; k < p.axis_bits; k++)
-            out[2 * k + axis] = (best1[k] - best0[k]) * inv;
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if (k < axis_bits)
+                out[2 * k + axis] = (best1[k] - best0[k]) * inv;
     }
 }
 
@@ -108,17 +120,22 @@ __device__ __forceinline__ void zero_frame(float* out, int count)
         out[i] = 0.0f;
 }
 
-//! N: the largest antenna count this instance takes (arrays in registers).
-template <int N>
+//! N: the largest antenna count this instance takes (arrays in registers). NT, NR, AB
+//! (bits per axis) > 0 / >= 0: compiled for those sizes (loops unroll, each vector's
+//! LLRs leave in 16-byte stores when aligned).
+template <int N, int NT = 0, int NR = 0, int AB = -1>
 __global__ void __launch_bounds__(128) lmmse_kernel(const lmmse_params p)
 {
-    const int nr = p.nr, nt = p.nt;
+    constexpr bool fixed = NT > 0 && NR > 0 && AB >= 0;
+    constexpr int fixed_bits = AB > 0 ? 2 * AB : 1;
+    const int nr = NR ? NR : p.nr, nt = NT ? NT : p.nt;
+    const int bits = AB >= 0 ? fixed_bits : p.bits;
     for (uint32_t f = blockIdx.x * blockDim.x + threadIdx.x; f < p.num_frames;
          f += gridDim.x * blockDim.x) {
         const frame_extent e = p.frames[f];
         const int vectors = static_cast<int>(e.in_items) / nr;
         float* out = p.llrs + e.out_offset / sizeof(float);
-        const int per_vector = nt * p.bits;
+        const int per_vector = nt * bits;
         const float noise_var = frame_noise_var(p, e);
         if (noise_var == 0.0f) {
             zero_frame(out, vectors * per_vector);
@@ -225,6 +242,8 @@ __global__ void __launch_bounds__(128) lmmse_kernel(const lmmse_params p)
                         t[i] = cadd(t[i], cmul(li[i][k], u[k]));
             }
             float* o = out + v * per_vector;
+            float buf[fixed ? NT * fixed_bits : 1];
+            float* dst = fixed ? buf : o;
 #pragma unroll
             for (int k = 0; k < N; k++) { // s_hat = L^-H t
                 if (k >= nt)
@@ -234,17 +253,32 @@ __global__ void __launch_bounds__(128) lmmse_kernel(const lmmse_params p)
                 for (int i = 0; i < N; i++)
                     if (i >= k && i < nt)
                         s = cadd(s, cmulc(li[i][k], t[i]));
-                float* ok_out = o + k * p.bits;
+                float* ok_out = dst + k * bits;
                 if (!vok || !(mu[k] > 1e-6f)) {
-                    for (int b = 0; b < p.bits; b++)
-                        ok_out[b] = 0.0f; // nothing known of this stream
+#pragma unroll
+                    for (int b = 0; b < 8; b++)
+                        if (b < bits)
+                            ok_out[b] = 0.0f; // nothing known of this stream
                     continue;
                 }
                 const float m = mu[k];
-                demap(p,
-                      make_float2(s.x / m, s.y / m),
-                      fmaxf((1.0f - m) / m, 1e-12f),
-                      ok_out);
+                demap<AB>(p,
+                          make_float2(s.x / m, s.y / m),
+                          fmaxf((1.0f - m) / m, 1e-12f),
+                          ok_out);
+            }
+            if constexpr (fixed) {
+                constexpr int count = NT * fixed_bits;
+                if (count % 4 == 0 && (reinterpret_cast<uintptr_t>(o) & 15) == 0) {
+#pragma unroll
+                    for (int i = 0; i < count; i += 4)
+                        *reinterpret_cast<float4*>(o + i) =
+                            make_float4(buf[i], buf[i + 1], buf[i + 2], buf[i + 3]);
+                } else {
+#pragma unroll
+                    for (int i = 0; i < count; i++)
+                        o[i] = buf[i];
+                }
             }
         }
         p.status[f] = frame_status{ 1, true };
@@ -540,6 +574,13 @@ public:
             }
         const int n = std::max(setup.nr, setup.nt);
         d_kernel = n <= 2 ? lmmse_kernel<2> : n <= 4 ? lmmse_kernel<4> : lmmse_kernel<8>;
+        // The common shapes compiled for their sizes (the same operations, same LLRs).
+        if (setup.nt == 4 && setup.nr == 4 && p.axis_bits == 2 && !p.bpsk)
+            d_kernel = lmmse_kernel<4, 4, 4, 2>;
+        if (setup.nt == 4 && setup.nr == 4 && p.axis_bits == 3 && !p.bpsk)
+            d_kernel = lmmse_kernel<4, 4, 4, 3>;
+        if (setup.nt == 2 && setup.nr == 2 && p.axis_bits == 1 && !p.bpsk)
+            d_kernel = lmmse_kernel<2, 2, 2, 1>;
         d_bound = n <= 2 ? 2 : n <= 4 ? 4 : 8;
         d_mtt = options.algorithm == mimo_algorithm::mtt;
         if (d_mtt) {
