@@ -582,9 +582,17 @@ def build_parser():
     return parser
 
 
+def code_family_of(args):
+    """--code as given, else its default: "none" (uncoded) with --mimo, "conv" without."""
+    if args.code is not None:
+        return args.code
+    return "none" if getattr(args, "mimo", None) else "conv"
+
+
 def decoder_options_from_args(args):
     """The decoder keyword arguments the command line set, for args.code's decoder.
     Raises ValueError for an option that decoder does not take."""
+    args.code = code_family_of(args)
     family = "ldpc" if args.code in ("ldpc-alist", "dvbs2") else args.code
     given = {"algorithm": args.algorithm, "arithmetic": args.arithmetic,
              "extrinsic_scale": args.extrinsic_scale, "sub_blocks": args.sub_blocks,
@@ -604,6 +612,7 @@ def decoder_options_from_args(args):
 
 def code_from_args(args):
     """The code the command line describes (ValueError for bad parameters)."""
+    args.code = code_family_of(args)
     if args.code == "conv":
         return make_code(args.frame_bits, args.k, parse_polys(args.polys), args.termination,
                          args.puncture)
@@ -617,8 +626,7 @@ def code_from_args(args):
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    if args.code is None:
-        args.code = "none" if args.mimo else "conv"
+    args.code = code_family_of(args)
     load_gnuradio("gpufec-ber", args.verbose)
     try:
         ebn0_values = parse_ebn0(args.ebn0)

@@ -219,6 +219,30 @@ class qa_gpufec_ber(gr_unittest.TestCase):
                                "--algorithm", algorithm], 6400)
             self.assertEqual(p.frames, 100)
 
+    def test_011_mimo_runs(self):
+        """--mimo: uncoded 4x4 16-QAM MTT at Eb/N0 = 8 dB makes errors at the rate the
+        detector's curve has there (docs/mimo.md: ~5.7e-3, so 2e-3..1.5e-2 over 32000
+        bits), LMMSE more of them; 2x2 QPSK coded with NR LDPC at 8 dB is error free;
+        bad --mimo values return 2."""
+        mtt = gpufec_ber.run_mimo_point(8.0, detector="mtt", backend="cpu", max_errors=0,
+                                        max_bits=32000, seed=3)
+        self.assertEqual((mtt.bits, mtt.frames), (32000, 2000))
+        self.assertGreater(mtt.ber, 2e-3)
+        self.assertLess(mtt.ber, 1.5e-2)
+        lmmse = gpufec_ber.run_mimo_point(8.0, detector="lmmse", backend="cpu",
+                                          max_errors=0, max_bits=32000, seed=3)
+        self.assertGreater(lmmse.bit_errors, mtt.bit_errors)
+        p = self.tiny_run(["--mimo", "2x2", "--modulation", "qpsk", "--code", "ldpc",
+                           "--ldpc-bg", "2", "--ldpc-z", "16", "--ldpc-e", "320"], 1600,
+                          ebn0=8.0)
+        self.assertEqual(p.frames, 10)
+        for argv in (["--mimo", "4by4"], ["--mimo", "4x2"], ["--mimo", "2x2", "--code", "ldpc",
+                                                             "--ldpc-z", "16", "--ldpc-e", "330"]):
+            with tempfile.TemporaryDirectory() as out:
+                rc = gpufec_ber.main(argv + ["--ebn0", "5", "--quiet", "--no-plot",
+                                             "--out-dir", out])
+                self.assertEqual(rc, 2, argv)
+
 
 if __name__ == "__main__":
     gr_unittest.run(qa_gpufec_ber)
