@@ -250,36 +250,63 @@ private:
         const auto* nv =
             d_noise_input ? static_cast<const float*>(input_items[2]) : nullptr;
         const uint64_t first_vector = nitems_read(0);
+        // The blocks go in with one bulk submit per run of free slot space: their aux
+        // entries (H, then the block's noise variance) staged back to back, their
+        // input-0 tags kept for their output vectors.
+        const size_t aux_per_block = entries + 1;
         size_t taken = 0;
         while (taken < blocks) {
-            if (!engine.can_submit(coh * nr)) {
-                // Every slot is busy: free one into the output, or leave the rest of
-                // the input for the next call when the output has no room.
-                if (!pop_one(true))
-                    break;
-                continue;
-            }
+            const size_t n = blocks - taken;
+            const uint64_t start = first_vector + taken * coh;
             std::vector<gr::tag_t> tags;
-            get_tags_in_range(
-                tags, 0, first_vector + taken * coh, first_vector + (taken + 1) * coh);
-            if (!d_noise_input)
-                for (const auto& tag : tags)
-                    if (pmt::eqv(tag.key, noise_var_key()))
-                        apply_noise_tag(tag);
-            const double block_nv =
-                nv ? static_cast<double>(nv[taken]) : d_noise_var.load();
-            fill_aux(d_aux, h + taken * entries, entries, block_nv);
-            if (!engine.submit(y + taken * coh * nr,
-                               coh * nr,
-                               d_aux.data(),
-                               d_aux.size(),
-                               d_next_id))
-                break; // cannot happen after can_submit(); the block stays in the input
-            pending_block& p = d_pending.emplace_back();
-            p.id = d_next_id++;
-            p.first_vector = first_vector + taken * coh;
-            p.tags = std::move(tags);
-            taken++;
+            get_tags_in_range(tags, 0, start, start + n * coh);
+            std::stable_sort(tags.begin(), tags.end(), gr::tag_t::offset_compare);
+            d_aux.resize(n * aux_per_block);
+            d_block_tags.resize(n);
+            d_noise_after.resize(n);
+            double tag_nv = d_noise_var.load();
+            bool tag_seen = false;
+            size_t next_tag = 0;
+            for (size_t b = 0; b < n; b++) {
+                d_block_tags[b].clear();
+                const uint64_t end = start + (b + 1) * coh;
+                for (; next_tag < tags.size() && tags[next_tag].offset < end;
+                     next_tag++) {
+                    const gr::tag_t& tag = tags[next_tag];
+                    d_block_tags[b].push_back(tag);
+                    double v = 0.0;
+                    if (!d_noise_input && pmt::eqv(tag.key, noise_var_key()) &&
+                        noise_tag_value(tag, v)) {
+                        tag_nv = v;
+                        tag_seen = true;
+                    }
+                }
+                d_noise_after[b] = tag_nv;
+                const cfloat* hb = h + (taken + b) * entries;
+                std::copy(hb, hb + entries, d_aux.begin() + b * aux_per_block);
+                d_aux[b * aux_per_block + entries] = cfloat(
+                    static_cast<float>(nv ? static_cast<double>(nv[taken + b]) : tag_nv),
+                    0.0f);
+            }
+            const size_t k = engine.submit_frames(y + taken * coh * nr,
+                                                  coh * nr,
+                                                  d_aux.data(),
+                                                  aux_per_block,
+                                                  n,
+                                                  d_next_id);
+            for (size_t b = 0; b < k; b++) {
+                pending_block& p = d_pending.emplace_back();
+                p.id = d_next_id++;
+                p.first_vector = start + b * coh;
+                p.tags = std::move(d_block_tags[b]);
+            }
+            if (k > 0 && tag_seen)
+                d_noise_var.store(d_noise_after[k - 1]);
+            taken += k;
+            // Every slot is busy: free one into the output, or leave the rest of the
+            // input for the next call when the output has no room.
+            if (k < n && !pop_one(true))
+                break;
         }
         consume(0, static_cast<int>(taken * coh));
         consume(1, static_cast<int>(taken));
@@ -301,19 +328,20 @@ private:
         return static_cast<int>(d_produced);
     }
 
-    void apply_noise_tag(const gr::tag_t& tag)
+    //! The value of a noise_var tag, or false (with a warning) when it is not a
+    //! finite real number > 0.
+    bool noise_tag_value(const gr::tag_t& tag, double& value) const
     {
         if (pmt::is_number(tag.value) && !pmt::is_complex(tag.value)) {
-            const double v = pmt::to_double(tag.value);
-            if (v > 0.0 && std::isfinite(v)) {
-                d_noise_var.store(v);
-                return;
-            }
+            value = pmt::to_double(tag.value);
+            if (value > 0.0 && std::isfinite(value))
+                return true;
         }
         d_logger->warn("ignoring the noise_var tag at vector {}: its value {} is not a "
                        "finite number > 0",
                        tag.offset,
                        pmt::write_string(tag.value));
+        return false;
     }
 
     bool room_for_next() const
@@ -367,7 +395,9 @@ private:
     float d_sign = -1.0f;
     float d_scale = -8.0f;
     size_t d_per_vector = 0;
-    std::vector<cfloat> d_aux;
+    std::vector<cfloat> d_aux;                        //!< staged aux entries
+    std::vector<std::vector<gr::tag_t>> d_block_tags; //!< staged blocks' tags
+    std::vector<double> d_noise_after; //!< the tag noise variance after each block
     std::deque<pending_block> d_pending;
     uint64_t d_next_id = 0;
     std::atomic<uint64_t> d_detected{ 0 };

@@ -128,6 +128,34 @@ class qa_mimo(gr_unittest.TestCase):
         self.assertTrue(np.all(bad[7 * 4:8 * 4] == 0))
         np.testing.assert_array_equal(np.delete(bad, range(28, 32)), np.delete(ref, range(28, 32)))
 
+    def test_small_batches_and_a_mid_stream_noise_tag(self):
+        """Batches of 4 blocks (every slot busy most of the time) give the LLRs of the
+        default batching; a noise_var tag at vector 151 (coherence 2: inside block 75)
+        applies from that block on, as two detectors with fixed variances say."""
+        src = gpufec.mimo_channel_source(nt=2, nr=2, modulation="16qam", snr_db=12.0,
+                                         seed=8, coherence=2, backend="cpu")
+        y, h, _ = run_source(src, 150, coherence=2)
+        tag = gr.tag_t()
+        tag.offset = 151
+        tag.key = pmt.intern("noise_var")
+        tag.value = pmt.from_double(0.4)
+
+        def run(batch, tags=(), nv=0.1):
+            return detect_stream(gpufec.mimo_detector(nt=2, nr=2, modulation="16qam",
+                                                      coherence=2, noise_var=nv,
+                                                      backend="cpu", max_batch_frames=batch),
+                                 y, h, 2, 2, tags=tags)
+
+        small, small_tags = run(4, [tag])
+        big, _ = run(1024, [tag])
+        np.testing.assert_array_equal(small, big)
+        self.assertEqual([t.offset for t in small_tags], [151])
+        before, _ = run(1024, nv=0.1)
+        after, _ = run(1024, nv=0.4)
+        per_block = 2 * 8
+        np.testing.assert_array_equal(small[:75 * per_block], before[:75 * per_block])
+        np.testing.assert_array_equal(small[75 * per_block:], after[75 * per_block:])
+
     def test_byte_output_is_the_quantized_float_output(self):
         src = gpufec.mimo_channel_source(nt=2, nr=2, modulation="16qam", snr_db=12.0, seed=4, backend="cpu")
         y, h, _ = run_source(src, 64)
