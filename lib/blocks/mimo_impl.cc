@@ -113,11 +113,11 @@ const pmt::pmt_t& noise_var_key()
     return key;
 }
 
-//! The aux entries of one frame: its channel matrix, then its noise variance.
-void fill_aux(std::vector<cfloat>& aux, const cfloat* h, size_t entries, double nv)
+//! The entries + 1 aux entries of one frame at `aux`: its channel matrix, then its
+//! noise variance (the detector stage's noise_var_per_frame layout).
+void stage_aux(cfloat* aux, const cfloat* h, size_t entries, double nv)
 {
-    aux.resize(entries + 1);
-    std::copy(h, h + entries, aux.begin());
+    std::copy(h, h + entries, aux);
     aux[entries] = cfloat(static_cast<float>(nv), 0.0f);
 }
 
@@ -282,11 +282,10 @@ private:
                     }
                 }
                 d_noise_after[b] = tag_nv;
-                const cfloat* hb = h + (taken + b) * entries;
-                std::copy(hb, hb + entries, d_aux.begin() + b * aux_per_block);
-                d_aux[b * aux_per_block + entries] = cfloat(
-                    static_cast<float>(nv ? static_cast<double>(nv[taken + b]) : tag_nv),
-                    0.0f);
+                stage_aux(d_aux.data() + b * aux_per_block,
+                          h + (taken + b) * entries,
+                          entries,
+                          nv ? static_cast<double>(nv[taken + b]) : tag_nv);
             }
             const size_t k = engine.submit_frames(y + taken * coh * nr,
                                                   coh * nr,
@@ -517,7 +516,8 @@ private:
         };
         for (size_t b = 0; b < blocks; b++) {
             const size_t in_block = std::min(coh, vectors - b * coh);
-            fill_aux(d_aux, h + b * entries, entries, nv);
+            d_aux.resize(entries + 1);
+            stage_aux(d_aux.data(), h + b * entries, entries, nv);
             while (!engine.submit(
                 y + b * coh * nr, in_block * nr, d_aux.data(), d_aux.size(), b))
                 if (engine.pop_wait(done))
