@@ -187,7 +187,7 @@ int run_mimo_bench(const mimo_options& opt)
             std::cerr << "[bench] " << a << " kernel-only\n";
             const int device = std::stoi(opt.cuda_backend.substr(5));
             const size_t frames =
-                (size_t(1) << (o.algorithm == gpufec::mimo_algorithm::mtt ? 20 : 22)) /
+                (size_t(1) << (o.algorithm == gpufec::mimo_algorithm::lmmse ? 22 : 20)) /
                 s.coherence;
             const auto t = gpufec::cuda::time_mimo_kernel(
                 s, o, device, frames, std::max(opt.runs, 20));

@@ -5,6 +5,7 @@
  */
 // The CPU reference MIMO detectors (include/gpufec/mimo_detection.h), in double
 // precision: sorted QR, exhaustive max-log ML, LMMSE with max-log demapping.
+#include "cpu/kbest_float.h"
 #include "cpu/mtt_float.h"
 #include <gpufec/mimo_detection.h>
 
@@ -123,6 +124,67 @@ sorted_qr sorted_qr_decompose(const cfloat* h, int nr, int nt, const cfloat* y)
     return out;
 }
 
+namespace {
+
+/*!
+ * Exhaustive max-log ML as a depth-first walk of the whole tree (no pruning): every
+ * hypothesis s gets its distance ||z - R s||^2 (= ||y - H s||^2 less a constant), but
+ * a row's interference from the positions above it is computed once per subtree, and
+ * each bit's least distance is taken per subtree (min is exact), so a leaf costs one
+ * complex subtraction, a norm and its own bits instead of the whole of R s and every
+ * bit. best0/best1: the least distance per bit value (antenna-major bits).
+ */
+struct ml_tree {
+    ml_tree(const sorted_qr& qr, const constellation& c, int nt)
+        : qr(qr), nt(nt), q(c.size()), bits(c.bits_per_symbol())
+    {
+        best0.assign(static_cast<size_t>(nt) * bits,
+                     std::numeric_limits<double>::infinity());
+        best1 = best0;
+        // r(row, pos) * point x for every row <= pos: products made once per vector.
+        rp.resize(static_cast<size_t>(nt) * nt * q);
+        for (int row = 0; row < nt; row++)
+            for (int pos = row; pos < nt; pos++)
+                for (int x = 0; x < q; x++)
+                    rp[(static_cast<size_t>(row) * nt + pos) * q + x] =
+                        qr.r[row * nt + pos] * cd(c.points()[x]);
+    }
+
+    //! The subtree below a choice at every position above `pos`: part[row] = z_row less
+    //! the interference of those choices (rows 0..pos), `above` their rows' distance.
+    //! Returns the least distance in the subtree.
+    double node(int pos, const cd* part, double above)
+    {
+        cd next[mimo_max_antennas];
+        double least = std::numeric_limits<double>::infinity();
+        const cd* own = &rp[(static_cast<size_t>(pos) * nt + pos) * q];
+        for (int x = 0; x < q; x++) {
+            const double d = above + std::norm(part[pos] - own[x]);
+            double sub = d;
+            if (pos > 0) {
+                for (int row = 0; row < pos; row++)
+                    next[row] = part[row] - rp[(static_cast<size_t>(row) * nt + pos) * q + x];
+                sub = node(pos - 1, next, d);
+            }
+            const int antenna = qr.order[pos];
+            for (int k = 0; k < bits; k++) {
+                double& best = (x >> (bits - 1 - k)) & 1 ? best1[antenna * bits + k]
+                                                         : best0[antenna * bits + k];
+                best = std::min(best, sub);
+            }
+            least = std::min(least, sub);
+        }
+        return least;
+    }
+
+    const sorted_qr& qr;
+    int nt, q, bits;
+    std::vector<cd> rp;
+    std::vector<double> best0, best1;
+};
+
+} // namespace
+
 void detect_ml(const cfloat* h,
                const cfloat* y,
                int nr,
@@ -141,38 +203,11 @@ void detect_ml(const cfloat* h,
     if (!all_finite(h, y, nr, nt))
         return;
     const sorted_qr qr = sorted_qr_decompose(h, nr, nt, y);
-    // Every hypothesis s (index[i]: the point at position i of R), its distance
-    // ||z - R s||^2 (= ||y - H s||^2 less a constant), the least per bit value.
-    std::vector<double> best0(total_bits, std::numeric_limits<double>::infinity());
-    std::vector<double> best1(total_bits, std::numeric_limits<double>::infinity());
-    std::vector<int> index(nt, 0);
-    const auto& pts = c.points();
-    for (;;) {
-        double d = 0;
-        for (int row = 0; row < nt; row++) {
-            cd acc = qr.z[row];
-            for (int col = row; col < nt; col++)
-                acc -= qr.r[row * nt + col] * cd(pts[index[col]]);
-            d += std::norm(acc);
-        }
-        for (int pos = 0; pos < nt; pos++) {
-            const int antenna = qr.order[pos];
-            for (int k = 0; k < bits; k++) {
-                const int b = antenna * bits + k;
-                if ((index[pos] >> (bits - 1 - k)) & 1)
-                    best1[b] = std::min(best1[b], d);
-                else
-                    best0[b] = std::min(best0[b], d);
-            }
-        }
-        int pos = 0;
-        while (pos < nt && ++index[pos] == q)
-            index[pos++] = 0;
-        if (pos == nt)
-            break;
-    }
+    ml_tree search(qr, c, nt);
+    std::vector<cd> part(qr.z.begin(), qr.z.end());
+    search.node(nt - 1, part.data(), 0.0);
     for (int b = 0; b < total_bits; b++)
-        llrs[b] = static_cast<float>((best1[b] - best0[b]) / noise_var);
+        llrs[b] = static_cast<float>((search.best1[b] - search.best0[b]) / noise_var);
 }
 
 void detect_lmmse(const cfloat* h,
@@ -430,6 +465,8 @@ public:
         d_out_per_vector = static_cast<size_t>(setup.nt) * d_const.bits_per_symbol();
         d_mtt_float = setup.nt <= mtt_float::max_nt && setup.nr <= mtt_float::max_nr &&
                       d_const.size() <= mtt_float::max_q;
+        d_kbest_k = options.kbest_k ? options.kbest_k : d_const.size();
+        d_kbest_float = d_mtt_float && d_kbest_k <= kbest_float::max_k;
         d_view = mtt_float::make_view(
             reinterpret_cast<const mtt_float::cplx*>(d_const.points().data()),
             d_const.bits_per_symbol());
@@ -522,15 +559,11 @@ private:
             detect_lmmse(h, y, nr, nt, d_const, noise_var, llrs);
             break;
         case mimo_algorithm::kbest:
-            detect_kbest(h,
-                         y,
-                         nr,
-                         nt,
-                         d_const,
-                         noise_var,
-                         d_opt.kbest_k ? d_opt.kbest_k : d_const.size(),
-                         llrs,
-                         d_opt.kbest_clip);
+            if (d_kbest_float)
+                detect_kbest_float(h, y, noise_var, llrs);
+            else
+                detect_kbest(
+                    h, y, nr, nt, d_const, noise_var, d_kbest_k, llrs, d_opt.kbest_clip);
             break;
         case mimo_algorithm::mtt:
             if (d_mtt_float)
@@ -557,10 +590,31 @@ private:
             mtt_float::detect<64>(hp, yp, nr, nt, d_view, noise_var, llrs);
     }
 
+    //! The float K-best the CUDA kernel runs (kbest_float.h), likewise.
+    void detect_kbest_float(const cfloat* h,
+                            const cfloat* y,
+                            float noise_var,
+                            float* llrs) const
+    {
+        const auto* hp = reinterpret_cast<const mtt_float::cplx*>(h);
+        const auto* yp = reinterpret_cast<const mtt_float::cplx*>(y);
+        const auto* pts =
+            reinterpret_cast<const mtt_float::cplx*>(d_const.points().data());
+        const int nr = d_setup.nr, nt = d_setup.nt, bits = d_const.bits_per_symbol();
+        if (d_kbest_k <= 16)
+            kbest_float::detect<16>(
+                hp, yp, nr, nt, pts, bits, d_kbest_k, d_opt.kbest_clip, noise_var, llrs);
+        else
+            kbest_float::detect<kbest_float::max_k>(
+                hp, yp, nr, nt, pts, bits, d_kbest_k, d_opt.kbest_clip, noise_var, llrs);
+    }
+
     mimo_setup d_setup;
     mimo_detector_options d_opt;
     constellation d_const;
     size_t d_out_per_vector = 0;
+    int d_kbest_k = 0;
+    bool d_kbest_float = false; //!< kbest within kbest_float's sizes
     bool d_mtt_float = false;
     mtt_float::view d_view; //!< points into d_const
 };

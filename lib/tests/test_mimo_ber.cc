@@ -209,12 +209,14 @@ TEST(MimoBer, DISABLED_CodedMttWithinPointThreeDbOfMl)
     // Where each curve crosses BER 1e-4 on an Eb/N0 grid: [lo, hi] brackets the
     // crossing (the last point at or above 1e-4, the first below; log-linear inside
     // when both have errors). Conservative: MTT's upper end minus ML's lower end must
-    // be at most 0.3 dB (issue 10). 710 codewords (1e6 information bits) per point;
-    // ML takes minutes per point on two cores. A failed codeword costs ~100-200 bit
-    // errors, so near 1e-4 a point holds only a few failed codewords: raise `codewords`
-    // for a tighter bracket.
-    const std::vector<double> grid = { 3.5, 3.625, 3.75, 3.875, 4.0, 4.125, 4.25 };
-    const size_t codewords = 710;
+    // be at most 0.3 dB (issue 10). 7100 codewords (1e7 information bits) per point:
+    // a failed codeword costs ~100-200 bit errors, so near 1e-4 a point holds 50-100
+    // failed codewords. A curve stops at its first point below 1e-4. ML takes about
+    // three minutes per point on two cores.
+    std::vector<double> grid;
+    for (double e = 3.0; e < 4.3; e += 0.125)
+        grid.push_back(e);
+    const size_t codewords = 7100;
     auto crossing = [&](mimo_algorithm a, const char* name) {
         std::vector<double> ber;
         for (double e : grid) {
@@ -227,8 +229,10 @@ TEST(MimoBer, DISABLED_CodedMttWithinPointThreeDbOfMl)
                         p.bits,
                         p.ber());
             std::fflush(stdout);
+            if (p.ber() < 1e-4)
+                break;
         }
-        for (size_t i = 1; i < grid.size(); i++)
+        for (size_t i = 1; i < ber.size(); i++)
             if (ber[i - 1] >= 1e-4 && ber[i] < 1e-4) {
                 if (ber[i] > 0) {
                     const double x =

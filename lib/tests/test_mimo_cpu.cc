@@ -10,6 +10,7 @@
 #include <gpufec/engine.h>
 #include <gpufec/mimo_detection.h>
 
+#include "cpu/kbest_float.h"
 #include "cpu/mtt_float.h"
 #include "test_helpers.h"
 #include <gtest/gtest.h>
@@ -307,6 +308,74 @@ TEST(MimoCpu, KBestWithEveryPathIsMlAndClipsWhatItLacks)
                  { "allowed: 1..4096" });
 }
 
+TEST(MimoCpu, FloatKBestFollowsTheDoublePrecisionReference)
+{
+    // kbest_float (the stage's and the CUDA kernel's K-best) against detect_kbest: the
+    // same algorithm in float. With every path kept (2x2, K = Q^2) both are max-log ML;
+    // with K < Q^nt a near tie at a cut may keep another path in float, so 4x4 asks
+    // for agreement on nearly every LLR (and every hard decision of |L| > 1).
+    std::mt19937 rng(21);
+    auto run_float = [](const channel_use& u,
+                        int nr,
+                        int nt,
+                        const constellation& c,
+                        float nv,
+                        int k,
+                        float* out) {
+        kbest_float::detect<kbest_float::max_k>(
+            reinterpret_cast<const mtt_float::cplx*>(u.h.data()),
+            reinterpret_cast<const mtt_float::cplx*>(u.y.data()),
+            nr,
+            nt,
+            reinterpret_cast<const mtt_float::cplx*>(c.points().data()),
+            c.bits_per_symbol(),
+            k,
+            kbest_default_clip,
+            nv,
+            out);
+    };
+    for (modulation m : { modulation::qpsk, modulation::qam16 }) {
+        const constellation c(m);
+        const int q = c.size(), bits = c.bits_per_symbol();
+        for (int trial = 0; trial < 50; trial++) {
+            const channel_use u = draw(rng, 2, 2, c, 0.3f);
+            std::vector<float> fl(2 * bits), ml(2 * bits);
+            run_float(u, 2, 2, c, 0.3f, std::min(q * q, kbest_float::max_k), fl.data());
+            if (q * q > kbest_float::max_k)
+                continue;
+            detect_ml(u.h.data(), u.y.data(), 2, 2, c, 0.3f, ml.data());
+            for (int i = 0; i < 2 * bits; i++)
+                ASSERT_NEAR(fl[i], ml[i], 1e-3f * (1 + std::fabs(ml[i]))) << to_string(m);
+        }
+    }
+    for (modulation m : { modulation::qpsk, modulation::qam16, modulation::qam64 }) {
+        const constellation c(m);
+        const int q = c.size(), bits = c.bits_per_symbol();
+        size_t close = 0, total = 0;
+        for (int trial = 0; trial < 300; trial++) {
+            const float nv = trial % 2 ? 0.1f : 0.02f;
+            const channel_use u = draw(rng, 4, 4, c, nv);
+            std::vector<float> fl(4 * bits), db(4 * bits);
+            run_float(u, 4, 4, c, nv, q, fl.data());
+            detect_kbest(u.h.data(), u.y.data(), 4, 4, c, nv, q, db.data());
+            for (int i = 0; i < 4 * bits; i++) {
+                total++;
+                close += std::fabs(fl[i] - db[i]) <= 1e-3f * (1 + std::fabs(db[i]));
+                if (std::fabs(db[i]) > 1.0f)
+                    ASSERT_EQ(fl[i] < 0, db[i] < 0) << to_string(m) << " trial " << trial;
+            }
+        }
+        EXPECT_GE(close, total * 995 / 1000) << to_string(m);
+    }
+    // One path: +/-clip everywhere, as the reference.
+    const constellation c(modulation::qam16);
+    const channel_use u = draw(rng, 4, 4, c, 0.1f);
+    std::vector<float> fl(16), db(16);
+    run_float(u, 4, 4, c, 0.1f, 1, fl.data());
+    detect_kbest(u.h.data(), u.y.data(), 4, 4, c, 0.1f, 1, db.data());
+    EXPECT_EQ(fl, db);
+}
+
 TEST(MimoCpu, DetectorStageThroughTheEngineEqualsThePerVectorDetectors)
 {
     // Coherence blocks of 3 vectors (and shorter last blocks) through batch_engine on
@@ -363,9 +432,18 @@ TEST(MimoCpu, DetectorStageThroughTheEngineEqualsThePerVectorDetectors)
                         4,
                         0.2f,
                         want.data());
-                if (alg == mimo_algorithm::kbest)
-                    detect_kbest(
-                        b.u.h.data(), b.y.data() + 3 * v, 3, 2, c, 0.2f, 16, want.data());
+                if (alg == mimo_algorithm::kbest) // the stage runs the float K-best
+                    kbest_float::detect<16>(
+                        reinterpret_cast<const mtt_float::cplx*>(b.u.h.data()),
+                        reinterpret_cast<const mtt_float::cplx*>(b.y.data() + 3 * v),
+                        3,
+                        2,
+                        reinterpret_cast<const mtt_float::cplx*>(c.points().data()),
+                        4,
+                        16,
+                        kbest_default_clip,
+                        0.2f,
+                        want.data());
                 for (int i = 0; i < 8; i++)
                     ASSERT_EQ(f.llrs[v * 8 + i], want[i]);
             }

@@ -11,6 +11,7 @@
 #include <gpufec/engine.h>
 #include <gpufec/mimo_detection.h>
 
+#include "cpu/kbest_float.h"
 #include "test_helpers.h"
 #include <gtest/gtest.h>
 
@@ -193,6 +194,45 @@ TEST(MimoCuda, MttMatchesCpuBitForBit)
     }
 }
 
+TEST(MimoCuda, KBestMatchesCpuBitForBit)
+{
+    // The CPU stage runs the same float K-best (lib/cpu/kbest_float.h): equal LLRs,
+    // the default K (the constellation size) and others, clipped LLRs included.
+    REQUIRE_GPU();
+    struct cfg {
+        int nt, nr;
+        modulation m;
+        int coherence, k;
+    };
+    for (const cfg& k : { cfg{ 2, 2, modulation::qpsk, 1, 0 },
+                          cfg{ 2, 4, modulation::qam16, 3, 0 },
+                          cfg{ 4, 4, modulation::qam16, 1, 0 },
+                          cfg{ 4, 4, modulation::qam16, 4, 5 },
+                          cfg{ 4, 4, modulation::qam64, 2, 0 },
+                          cfg{ 3, 3, modulation::bpsk, 2, 1 },
+                          cfg{ 4, 8, modulation::qpsk, 1, 64 } }) {
+        mimo_setup s;
+        s.nt = k.nt;
+        s.nr = k.nr;
+        s.mod = k.m;
+        s.coherence = k.coherence;
+        mimo_detector_options o;
+        o.algorithm = mimo_algorithm::kbest;
+        o.kbest_k = k.k;
+        o.noise_var = 0.2f;
+        SCOPED_TRACE(std::to_string(k.nt) + "x" + std::to_string(k.nr) + " " +
+                     to_string(k.m) + " K " + std::to_string(k.k));
+        auto gpu = std::shared_ptr<batch_decoder>(make_decoder(s, o, "cuda:0"));
+        auto cpu = std::shared_ptr<batch_decoder>(make_decoder(s, o, "cpu"));
+        ASSERT_EQ(gpu->backend(), backend_kind::cuda);
+        const auto blocks = draw_blocks(s, o.noise_var, 200, 91 + k.nt * 10 + k.nr);
+        const auto want = run(cpu, blocks), got = run(gpu, blocks);
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t f = 0; f < want.size(); f++)
+            ASSERT_EQ(got[f], want[f]) << "frame " << f;
+    }
+}
+
 TEST(MimoCuda, NoiseVariancePerFrameMatchesCpu)
 {
     // The frame's own noise variance (the aux entry after H): 0.05, 0.5, 0 and NaN in
@@ -207,7 +247,8 @@ TEST(MimoCuda, NoiseVariancePerFrameMatchesCpu)
     auto blocks = draw_blocks(s, 0.1f, 240, 77);
     for (size_t i = 0; i < blocks.size(); i++)
         blocks[i].h.push_back(cfloat(values[i % 4], 0.0f));
-    for (mimo_algorithm alg : { mimo_algorithm::mtt, mimo_algorithm::lmmse }) {
+    for (mimo_algorithm alg :
+         { mimo_algorithm::mtt, mimo_algorithm::lmmse, mimo_algorithm::kbest }) {
         mimo_detector_options o;
         o.algorithm = alg;
         o.noise_var_per_frame = true;
@@ -218,7 +259,7 @@ TEST(MimoCuda, NoiseVariancePerFrameMatchesCpu)
         for (size_t f = 0; f < want.size(); f++) {
             ASSERT_EQ(got[f].size(), want[f].size());
             for (size_t i = 0; i < want[f].size(); i++) {
-                if (alg == mimo_algorithm::mtt || f % 4 >= 2)
+                if (alg != mimo_algorithm::lmmse || f % 4 >= 2)
                     ASSERT_EQ(got[f][i], want[f][i]) << "frame " << f;
                 else
                     ASSERT_NEAR(
@@ -234,10 +275,16 @@ TEST(MimoCuda, RefusesWhatItCannotDetect)
     REQUIRE_GPU();
     mimo_setup s;
     mimo_detector_options o;
-    o.algorithm = mimo_algorithm::kbest;
+    o.algorithm = mimo_algorithm::ml;
     expect_error([&] { make_decoder(s, o, "cuda:0"); }, { "allowed on cuda: lmmse" });
     // "auto" keeps the CPU-only algorithms and sizes on the CPU.
     EXPECT_EQ(make_decoder(s, o, "auto")->backend(), backend_kind::cpu);
+    o.algorithm = mimo_algorithm::kbest;
+    EXPECT_EQ(make_decoder(s, o, "auto")->backend(), backend_kind::cuda);
+    o.kbest_k = kbest_float::max_k + 1;
+    EXPECT_EQ(make_decoder(s, o, "auto")->backend(), backend_kind::cpu);
+    expect_error([&] { make_decoder(s, o, "cuda:0"); }, { "kbest_k <= 64" });
+    o.kbest_k = 0;
     o.algorithm = mimo_algorithm::lmmse;
     EXPECT_EQ(make_decoder(s, o, "auto")->backend(), backend_kind::cuda);
     o.algorithm = mimo_algorithm::mtt;

@@ -12,7 +12,10 @@
 //
 // MTT: one thread per coherence block runs lib/cpu/mtt_float.h (sorted QR, reduction
 // chain, extensions, max-log) per vector, the CPU stage's float code: the same LLRs.
+//
+// K-best: one thread per received vector runs lib/cpu/kbest_float.h, likewise.
 #include "../common/cuda_utils.h"
+#include "cpu/kbest_float.h"
 #include "cpu/mtt_float.h"
 #include "mimo_cuda.h"
 
@@ -318,6 +321,45 @@ __global__ void __launch_bounds__(128)
     }
 }
 
+//! K-best, one thread per received vector: thread i takes vector i % coherence of
+//! frame i / coherence (idle past a short frame's end). Its sorted lists live in local
+//! memory (dynamically indexed); the same operations as the CPU stage: the same LLRs.
+template <int MaxK, int NT = 0, int NR = 0, int Bits = 0> // > 0: compile-time sizes
+__global__ void __launch_bounds__(128) kbest_kernel(
+    const lmmse_params p, const mtt_float::cplx* points, int k, float clip, int coherence)
+{
+    const int nr = NR ? NR : p.nr, nt = NT ? NT : p.nt;
+    const uint64_t total = static_cast<uint64_t>(p.num_frames) * coherence;
+    for (uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
+         i < total;
+         i += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+        const uint32_t f = static_cast<uint32_t>(i / coherence);
+        const int v = static_cast<int>(i % coherence);
+        const frame_extent e = p.frames[f];
+        if (v == 0)
+            p.status[f] = frame_status{ 1, true };
+        if (v >= static_cast<int>(e.in_items) / nr)
+            continue;
+        float* out = p.llrs + e.out_offset / sizeof(float) + v * nt * p.bits;
+        const float noise_var = frame_noise_var(p, e);
+        if (noise_var == 0.0f) {
+            zero_frame(out, nt * p.bits);
+            continue;
+        }
+        kbest_float::detect<MaxK, NT, NR, Bits>(
+            reinterpret_cast<const mtt_float::cplx*>(p.channels + e.aux_offset),
+            reinterpret_cast<const mtt_float::cplx*>(p.samples + e.in_offset + v * nr),
+            nr,
+            nt,
+            points,
+            p.bits,
+            k,
+            clip,
+            noise_var,
+            out);
+    }
+}
+
 //! What phase A of the group kernel leaves for one received vector.
 struct qr_slot {
     mtt_float::sorted_qr qr;
@@ -531,11 +573,18 @@ __global__ void __launch_bounds__(128)
 
 using kernel_fn = void (*)(lmmse_params);
 using mtt_kernel_fn = void (*)(lmmse_params, const mtt_float::view);
+using kbest_kernel_fn = void (*)(lmmse_params, const mtt_float::cplx*, int, float, int);
 
 bool mtt_fits(const mimo_setup& s)
 {
     return s.nt <= mtt_float::max_nt && s.nr <= mtt_float::max_nr &&
            s.mod != modulation::qam256;
+}
+
+//! The paths K-best keeps: kbest_k, 0 meaning the constellation size.
+int kbest_paths(const mimo_setup& s, const mimo_detector_options& o)
+{
+    return o.kbest_k ? o.kbest_k : constellation(s.mod).size();
 }
 
 class mimo_detector_cuda final : public batch_decoder
@@ -550,8 +599,9 @@ public:
         d_cpu = make_mimo_detector_cpu(setup, options);
         if (!mimo_cuda_accepts(setup, options))
             throw error("mimo detector (cuda): this algorithm or size runs on the CPU "
-                        "only; allowed on cuda: lmmse, and mtt with nt <= 4, nr <= 8, up "
-                        "to 64qam");
+                        "only; allowed on cuda: lmmse, and mtt or kbest (kbest_k <= " +
+                        std::to_string(kbest_float::max_k) +
+                        ") with nt <= 4, nr <= 8, up to 64qam");
         require_device(device);
         d_device_name = device_name(device);
         const constellation c(setup.mod);
@@ -590,6 +640,9 @@ public:
             // Up to QPSK a thread holds a whole vector's chain in registers and is the
             // faster mapping (docs/mimo.md).
             d_group = c.size() > 4;
+            d_thread_kernel = c.size() <= 4    ? mtt_kernel<4>
+                              : c.size() <= 16 ? mtt_kernel<16>
+                                               : mtt_kernel<64>;
             // The common shapes compiled for their sizes: every loop over antennas,
             // bits and axis levels unrolls (the same operations, so the same LLRs).
             const int b = c.bits_per_symbol();
@@ -601,9 +654,6 @@ public:
                 d_thread_kernel = mtt_kernel<4, 2, 2, 2>;
             if (setup.nt == 4 && setup.nr == 4 && b == 2)
                 d_thread_kernel = mtt_kernel<4, 4, 4, 2>;
-            d_thread_kernel = c.size() <= 4    ? mtt_kernel<4>
-                              : c.size() <= 16 ? mtt_kernel<16>
-                                               : mtt_kernel<64>;
             d_bound = c.size() <= 4 ? 4 : c.size() <= 16 ? 16 : 64;
             std::vector<mtt_float::cplx> pts(c.size());
             for (int i = 0; i < c.size(); i++)
@@ -611,6 +661,19 @@ public:
             upload(d_points, pts);
             d_view = mtt_float::make_view(pts.data(), c.bits_per_symbol());
             d_view.points = d_points.get();
+        }
+        d_kbest = options.algorithm == mimo_algorithm::kbest;
+        if (d_kbest) {
+            d_k = kbest_paths(setup, options);
+            d_kbest_kernel =
+                d_k <= 16 ? kbest_kernel<16> : kbest_kernel<kbest_float::max_k>;
+            if (setup.nt == 4 && setup.nr == 4 && c.bits_per_symbol() == 4 && d_k <= 16)
+                d_kbest_kernel = kbest_kernel<16, 4, 4, 4>;
+            d_bound = d_k <= 16 ? 16 : kbest_float::max_k;
+            std::vector<mtt_float::cplx> pts(c.size());
+            for (int i = 0; i < c.size(); i++)
+                pts[i] = { c.points()[i].real(), c.points()[i].imag() };
+            upload(d_points, pts);
         }
     }
 
@@ -670,6 +733,15 @@ public:
         p.status = status;
         device_guard guard(d_device);
         const unsigned threads = 128;
+        if (d_kbest) {
+            const size_t vectors = nf * static_cast<size_t>(d_setup.coherence);
+            const unsigned kb_blocks = static_cast<unsigned>(
+                std::min<size_t>((vectors + threads - 1) / threads, 1u << 20));
+            d_kbest_kernel<<<kb_blocks, threads, 0, stream>>>(
+                p, d_points.get(), d_k, d_opt.kbest_clip, d_setup.coherence);
+            GPUFEC_CUDA_CHECK_LAUNCH();
+            return;
+        }
         const unsigned blocks =
             static_cast<unsigned>(std::min<size_t>((nf + threads - 1) / threads, 65535));
         if (d_mtt)
@@ -683,7 +755,10 @@ public:
     std::string name() const override
     {
         return "mimo " + std::to_string(d_setup.nt) + "x" + std::to_string(d_setup.nr) +
-               " " + to_string(d_setup.mod) + (d_mtt ? " mtt" : " lmmse") +
+               " " + to_string(d_setup.mod) +
+               (d_mtt     ? " mtt"
+                : d_kbest ? " kbest"
+                          : " lmmse") +
                " on cuda:" + std::to_string(d_device) + " (" + d_device_name + ")";
     }
     std::string kernel_name() const
@@ -691,6 +766,9 @@ public:
         if (d_mtt && d_group)
             return "mtt_group<" + std::to_string(d_bound) + "> " +
                    std::to_string(std::min(d_bound, 32)) + " lanes/vector";
+        if (d_kbest)
+            return "kbest<" + std::to_string(d_bound) +
+                   "> 1 thread/vector, K = " + std::to_string(d_k);
         return std::string(d_mtt ? "mtt<" : "lmmse<") + std::to_string(d_bound) +
                "> 1 thread/coherence block";
     }
@@ -706,8 +784,10 @@ private:
     lmmse_params d_params;
     kernel_fn d_kernel = nullptr;
     mtt_kernel_fn d_mtt_kernel = nullptr, d_thread_kernel = nullptr;
+    kbest_kernel_fn d_kbest_kernel = nullptr;
+    int d_k = 0; //!< kbest: paths kept
     bool d_group = true;
-    bool d_mtt = false;
+    bool d_mtt = false, d_kbest = false;
     device_buffer<mtt_float::cplx> d_points;
     mtt_float::view d_view; //!< its points are d_points
     int d_bound = 0;
@@ -719,7 +799,9 @@ private:
 bool mimo_cuda_accepts(const mimo_setup& setup, const mimo_detector_options& options)
 {
     return options.algorithm == mimo_algorithm::lmmse ||
-           (options.algorithm == mimo_algorithm::mtt && mtt_fits(setup));
+           (options.algorithm == mimo_algorithm::mtt && mtt_fits(setup)) ||
+           (options.algorithm == mimo_algorithm::kbest && mtt_fits(setup) &&
+            kbest_paths(setup, options) <= kbest_float::max_k);
 }
 
 std::unique_ptr<batch_decoder> make_mimo_detector(const mimo_setup& setup,

@@ -19,10 +19,10 @@ namespace cuda {
 /*!
  * The CUDA detector stage of make_mimo_detector_cpu()'s contract on `device`
  * (registered in lib/backends/registry.cc): LMMSE (float: its LLRs equal the CPU's
- * double-precision ones within a relative 1e-3, the test's tolerance) and MTT for nt
- * <= 4, nr <= 8, up to 64-QAM (the float arithmetic of lib/cpu/mtt_float.h, which the
- * CPU stage runs too: the same LLRs bit for bit). Throws gpufec::error naming what it
- * takes for anything else.
+ * double-precision ones within a relative 1e-3, the test's tolerance), MTT and K-best
+ * (kbest_k <= 64) for nt <= 4, nr <= 8, up to 64-QAM (the float arithmetic of
+ * lib/cpu/mtt_float.h and kbest_float.h, which the CPU stage runs too: the same LLRs
+ * bit for bit). Throws gpufec::error naming what it takes for anything else.
  */
 //! True when make_mimo_detector() takes this setup and these options.
 bool mimo_cuda_accepts(const mimo_setup& setup, const mimo_detector_options& options);
