@@ -25,6 +25,7 @@
 
 #ifdef GPUFEC_HAVE_CUDA
 #include "cuda/ldpc/ldpc_cuda.h"
+#include "cuda/polar/polar_cuda.h"
 #endif
 
 #ifdef GPUFEC_HAVE_GNURADIO
@@ -78,6 +79,8 @@ struct bench_code {
     //! LDPC codes: the graph, and the options of each int8 row (CUDA kernel-only rows).
     std::shared_ptr<const gpufec::ldpc_graph> ldpc;
     std::vector<std::pair<std::string, gpufec::ldpc_decoder_options>> ldpc_kernel_rows;
+    //! Polar: the options of each algorithm the CUDA backend takes (kernel-only rows).
+    std::vector<std::pair<std::string, gpufec::polar_decoder_options>> polar_kernel_rows;
     std::vector<std::string> notes;
 };
 
@@ -527,6 +530,17 @@ bench_code make_bench_code(const block_options& opt)
             v.make = [pc, o]() { return gpufec::make_polar_decoder_cpu(*pc, o); };
             v.make(); // validates the options before any frame is generated
             code.variants.push_back(v);
+            if (!opt.cuda_backend.empty() &&
+                gpufec::registered<gpufec::polar_decoder_options>().cuda_accepts(*pc, o)) {
+                variant g = v;
+                g.grfec_peer.clear();
+                g.cuda_backend = opt.cuda_backend;
+                const std::string b = opt.cuda_backend;
+                g.make = [pc, o, b]() { return gpufec::make_decoder(*pc, o, b); };
+                g.make();
+                code.variants.push_back(g);
+                code.polar_kernel_rows.emplace_back(v.label, o);
+            }
         }
     } else if (opt.code == "uci") {
         auto uc = std::make_shared<const gpufec::nr_uci_small_code>(
@@ -744,6 +758,40 @@ int run_block_code_bench(const block_options& opt)
                         " frames per launch, " + t.kernel + ", median " +
                         std::to_string(t.median_ms) + " ms, mean " +
                         std::to_string(t.mean_iterations) + " iterations");
+    }
+#endif
+
+#ifdef GPUFEC_HAVE_CUDA
+    for (const auto& row : code.polar_kernel_rows) {
+        std::cerr << "[bench] " << row.first << " kernel-only\n";
+        const size_t k = code.frame.info_bits;
+        const size_t frames = std::min<size_t>(
+            1 << 20, std::max<size_t>(1024, ((size_t(1) << 24) + k - 1) / k));
+        const std::vector<int8_t> llrs(pool.llrs8.begin(), pool.llrs8.end());
+        const size_t colon = opt.cuda_backend.find(':');
+        const int device = colon == std::string::npos
+                               ? 0
+                               : std::stoi(opt.cuda_backend.substr(colon + 1));
+        const auto t = gpufec::cuda::time_polar_kernel(
+            *code.polar, row.second, device, llrs, frames, std::max(opt.runs, 20));
+        result r;
+        r.group = "gpufec";
+        r.label = row.first + " kernel-only";
+        r.backend = opt.cuda_backend;
+        r.path = "kernel-only";
+        r.input = "int8";
+        r.info_bits = k;
+        r.iterations = 1;
+        r.runs = { t.info_bits / (t.median_ms * 1e-3) };
+        r.info_bits_per_s = r.runs.front();
+        results.push_back(r);
+        const auto one = gpufec::cuda::time_polar_kernel(
+            *code.polar, row.second, device, llrs, 1, std::max(opt.runs, 20));
+        notes.push_back(row.first + " latency: one frame per launch, kernel time " +
+                        std::to_string(one.median_ms * 1e3) + " us");
+        notes.push_back(row.first + " kernel-only: " + std::to_string(frames) +
+                        " frames per launch, " + t.kernel + ", median " +
+                        std::to_string(t.median_ms) + " ms");
     }
 #endif
 

@@ -23,6 +23,7 @@
 #include "cuda/channel/awgn_source_cuda.h"
 #include "cuda/ldpc/ldpc_cuda.h"
 #include "cuda/mimo/mimo_cuda.h"
+#include "cuda/polar/polar_cuda.h"
 #include "cuda/uci_small/uci_small_cuda.h"
 #include "cuda/viterbi/viterbi_cuda.h"
 #define GPUFEC_CUDA(maker) (maker)
@@ -108,6 +109,11 @@ mimo_source_cuda(const mimo_setup& setup, const mimo_source_options& options, in
 {
     return cuda::make_mimo_channel_source(setup, options, device);
 }
+std::unique_ptr<batch_decoder>
+polar_cuda(const nr_polar_code& code, const polar_decoder_options& options, int device)
+{
+    return cuda::make_polar_decoder(code, options, device);
+}
 std::unique_ptr<batch_decoder> uci_small_cuda(const nr_uci_small_code& code,
                                               const uci_small_decoder_options&,
                                               int device)
@@ -137,6 +143,9 @@ constexpr bool (*cuda_accepts<ldpc_decoder_options>)(
 template <>
 constexpr bool (*cuda_accepts<mimo_detector_options>)(
     const mimo_setup&, const mimo_detector_options&) = cuda::mimo_cuda_accepts;
+template <>
+constexpr bool (*cuda_accepts<polar_decoder_options>)(
+    const nr_polar_code&, const polar_decoder_options&) = cuda::polar_cuda_accepts;
 #endif
 
 } // namespace
@@ -170,7 +179,7 @@ const registration<Options>& registered()
 GPUFEC_REGISTER(viterbi_options, viterbi_cpu, GPUFEC_CUDA(viterbi_cuda))
 GPUFEC_REGISTER(turbo_decoder_options, turbo_cpu, nullptr)
 GPUFEC_REGISTER(ldpc_decoder_options, ldpc_cpu, GPUFEC_CUDA(ldpc_cuda))
-GPUFEC_REGISTER(polar_decoder_options, polar_cpu, nullptr)
+GPUFEC_REGISTER(polar_decoder_options, polar_cpu, GPUFEC_CUDA(polar_cuda))
 GPUFEC_REGISTER(uci_small_decoder_options, uci_small_cpu, GPUFEC_CUDA(uci_small_cuda))
 GPUFEC_REGISTER(awgn_source_options, awgn_conv_cpu, GPUFEC_CUDA(awgn_conv_cuda))
 GPUFEC_REGISTER(awgn_frame_source_options, awgn_frame_cpu, nullptr)

@@ -1,0 +1,414 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// CUDA successive-cancellation polar decoder (issue 11): one warp per frame, four
+// frames per block, the frame's whole state in shared memory (11 N bytes: the LLR tree
+// and the channel LLRs in float, the stored left children, the running partial sums
+// and the decisions in bytes).
+//
+// It runs the CPU decoder's schedule and arithmetic (lib/cpu/polar_cpu.cc): channel
+// LLRs = the fill (0, or 1e5 on shortened positions) plus the received int8 LLRs of the
+// position in increasing order; per leaf the levels from ctz(i) down, f = min-sum with
+// the sign rule of f_minsum, g = b +/- a; the same float operations in the same order,
+// so bits, CRC status and soft output are the CPU's. A level of s values is spread over
+// the 32 lanes (lane j takes j, j + 32, ...), __syncwarp between levels.
+//
+// One exact shortcut: a node whose leaves are all frozen (rate 0) decides zeros
+// whatever its LLRs, and its LLRs are read by nothing outside it, so the walk jumps
+// over it (the host marks where such a node starts and its size): its partial sums are
+// zeros, committed like a leaf's.
+#include "../common/cuda_utils.h"
+#include "polar_cuda.h"
+
+#include <algorithm>
+
+namespace gpufec {
+namespace cuda {
+namespace {
+
+constexpr float known_zero_llr = 1e5f; // as lib/cpu/polar_cpu.cc
+constexpr int warps_per_block = 4;
+
+struct polar_params {
+    const llr8_t* in;
+    const frame_extent* frames;
+    uint32_t num_frames;
+    uint8_t* out;
+    float* soft; //!< null: no soft output
+    frame_status* status;
+    int n, N, k, crc_len;
+    const float* fill;         //!< N: channel LLR before the received values
+    const uint32_t* src_begin; //!< N + 1: position d's received LLRs are
+    const uint16_t* src;       //!< src[src_begin[d] .. src_begin[d + 1]) (increasing)
+    //! N: -1 an information leaf; m >= 0 a frozen leaf where an all-frozen node of 2^m
+    //! leaves starts (the largest such node).
+    const int8_t* skip;
+    const uint16_t* info;       //!< K information positions, increasing
+    const int16_t* payload_of;  //!< N: payload index j < k of leaf i, else -1
+    const uint32_t* crc_column; //!< k: parity of payload bit j alone, XOR crc_zero
+    uint32_t crc_zero;          //!< parity of the all-zero payload
+};
+
+__device__ __forceinline__ float f_minsum(float a, float b)
+{
+    const float m = fminf(fabsf(a), fabsf(b));
+    return ((a < 0.0f) != (b < 0.0f)) ? -m : m;
+}
+
+//! Shared-memory bytes of one frame.
+constexpr size_t frame_bytes(int N) { return 11 * static_cast<size_t>(N); }
+
+template <bool Soft>
+__global__ void __launch_bounds__(32 * warps_per_block)
+    polar_sc_kernel(const polar_params p)
+{
+    extern __shared__ float smem[];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int N = p.N, n = p.n;
+    float* L = smem + warp * (frame_bytes(N) / sizeof(float)); // level l at offset 2^l
+    float* ch = L + N;
+    uint8_t* B = reinterpret_cast<uint8_t*>(ch + N); // left children, level l at 2^l
+    uint8_t* cur = B + N;                            // partial sums being combined
+    uint8_t* u = cur + N;                            // decisions (information leaves)
+    for (uint32_t f = blockIdx.x * warps_per_block + warp; f < p.num_frames;
+         f += gridDim.x * warps_per_block) {
+        const frame_extent fe = p.frames[f];
+        const llr8_t* x = p.in + fe.in_offset;
+        for (int d = lane; d < N; d += 32) {
+            float s = p.fill[d];
+            for (uint32_t r = p.src_begin[d]; r < p.src_begin[d + 1]; r++)
+                s += static_cast<float>(x[p.src[r]]);
+            ch[d] = s;
+        }
+        __syncwarp();
+        float* soft = Soft ? p.soft + 8 * fe.out_offset : nullptr;
+        for (int i = 0; i < N;) {
+            const int m = p.skip[i];
+            const int top = i == 0 ? n - 1 : __ffs(i) - 1;
+            const int stop = m >= 0 ? m + 1 : 0; // an all-frozen node needs no LLRs
+            if (top >= stop) {
+                int s = 1 << top;
+                const float* a = top == n - 1 ? ch : L + 2 * s;
+                float* o = L + s;
+                if (i == 0) {
+                    for (int j = lane; j < s; j += 32)
+                        o[j] = f_minsum(a[j], a[j + s]);
+                } else {
+                    for (int j = lane; j < s; j += 32)
+                        o[j] = B[s + j] ? a[j + s] - a[j] : a[j + s] + a[j];
+                }
+                __syncwarp();
+                for (int l = top - 1; l >= stop; l--) {
+                    s = 1 << l;
+                    for (int j = lane; j < s; j += 32)
+                        L[s + j] = f_minsum(L[2 * s + j], L[3 * s + j]);
+                    __syncwarp();
+                }
+            }
+            int level = 0;
+            if (m < 0) {
+                const float leaf = L[1];
+                const uint8_t bit = leaf < 0.0f ? 1 : 0;
+                if (lane == 0) {
+                    u[i] = bit;
+                    cur[0] = bit;
+                    if (Soft) {
+                        const int j = p.payload_of[i];
+                        if (j >= 0)
+                            soft[j] = bit ? -fabsf(leaf) : fabsf(leaf);
+                    }
+                }
+            } else {
+                level = m;
+                for (int j = lane; j < (1 << m); j += 32)
+                    cur[j] = 0;
+            }
+            __syncwarp();
+            // Commit the node of 2^level leaves starting at i: a left child is stored
+            // at its level; a right child combines with its stored left sibling into
+            // the parent, [left ^ right, right], and goes on up.
+            for (int l = level, len = 1 << level; l < n; l++, len *= 2) {
+                if (!((i >> l) & 1)) {
+                    for (int j = lane; j < len; j += 32)
+                        B[len + j] = cur[j];
+                    break;
+                }
+                for (int j = lane; j < len; j += 32) {
+                    const uint8_t c = cur[j];
+                    cur[len + j] = c;
+                    cur[j] = B[len + j] ^ c;
+                }
+                __syncwarp();
+            }
+            __syncwarp();
+            i += m < 0 ? 1 : 1 << m;
+        }
+
+        // Payload bits, CRC over them (linear: XOR of the set bits' columns).
+        uint32_t parity = 0;
+        for (int j = lane; j < p.k; j += 32)
+            if (u[p.info[j]])
+                parity ^= p.crc_column[j];
+        for (int o = 16; o > 0; o /= 2)
+            parity ^= __shfl_xor_sync(0xffffffffu, parity, o);
+        parity ^= p.crc_zero;
+        bool ok = true;
+        for (int t = lane; t < p.crc_len; t += 32)
+            ok = ok && u[p.info[p.k + t]] == ((parity >> t) & 1u);
+        ok = __all_sync(0xffffffffu, ok);
+        uint8_t* out = p.out + fe.out_offset;
+        for (int byte = lane; byte < (p.k + 7) / 8; byte += 32) {
+            unsigned bits = 0;
+            for (int b = 0; b < 8; b++) {
+                const int j = byte * 8 + b;
+                if (j < p.k && u[p.info[j]])
+                    bits |= 0x80u >> b;
+            }
+            out[byte] = static_cast<uint8_t>(bits);
+        }
+        if (lane == 0)
+            p.status[f] = frame_status{ 1, ok };
+        __syncwarp(); // the buffers are reused by the next frame
+    }
+}
+
+class polar_decoder_cuda final : public batch_decoder
+{
+public:
+    polar_decoder_cuda(const nr_polar_code& code,
+                       const polar_decoder_options& options,
+                       int device)
+        : d_code(code), d_device(device)
+    {
+        d_cpu = make_polar_decoder_cpu(code, options); // validates the options
+        if (!polar_cuda_accepts(code, options))
+            throw error(std::string("polar decoder (cuda): algorithm \"") +
+                        to_string(options.algorithm) +
+                        "\" runs on the CPU only so far; allowed on cuda: sc");
+        require_device(device);
+        d_device_name = device_name(device);
+        device_guard guard(device);
+        const int N = code.N(), n = code.n(), k = code.k(), K = code.K();
+        const auto& map = code.output_to_codeword();
+        const auto& frozen = code.frozen();
+        std::vector<float> fill(N, 0.0f);
+        std::vector<uint32_t> begin(N + 1, 0);
+        for (uint16_t d : map)
+            begin[d + 1]++;
+        for (int d = 0; d < N; d++)
+            begin[d + 1] += begin[d];
+        std::vector<uint16_t> src(std::max<size_t>(map.size(), 1));
+        std::vector<uint32_t> at(begin.begin(), begin.end() - 1);
+        for (size_t j = 0; j < map.size(); j++)
+            src[at[map[j]]++] = static_cast<uint16_t>(j);
+        if (code.rate_matching() == polar_rate_matching::shortening)
+            for (int d = 0; d < N; d++)
+                if (begin[d] == begin[d + 1])
+                    fill[d] = known_zero_llr;
+        std::vector<int8_t> skip(N, -1);
+        for (int i = 0; i < N; i++) {
+            if (!frozen[i])
+                continue;
+            int m = 0;
+            while (m < n && i % (2 << m) == 0 &&
+                   std::all_of(frozen.begin() + i,
+                               frozen.begin() + i + (2 << m),
+                               [](uint8_t v) { return v != 0; }))
+                m++;
+            skip[i] = static_cast<int8_t>(m);
+        }
+        const auto& info = code.info_positions();
+        std::vector<int16_t> payload_of(N, -1);
+        for (int j = 0; j < k; j++)
+            payload_of[info[j]] = static_cast<int16_t>(j);
+        // The CRC is affine in the payload: parity(a) = parity(0) ^ XOR of the
+        // columns of a's set bits.
+        const int crc_len = code.crc_bits();
+        std::vector<uint32_t> column(std::max(k, 1), 0u);
+        uint32_t zero = 0;
+        if (crc_len > 0) {
+            std::vector<uint8_t> a(k, 0), parity(crc_len);
+            auto word = [&]() {
+                nr_crc_parity(code.crc(), a.data(), k, parity.data());
+                uint32_t w = 0;
+                for (int t = 0; t < crc_len; t++)
+                    w |= static_cast<uint32_t>(parity[t] & 1u) << t;
+                return w;
+            };
+            zero = word();
+            for (int j = 0; j < k; j++) {
+                a[j] = 1;
+                column[j] = word() ^ zero;
+                a[j] = 0;
+            }
+        }
+        upload(d_fill, fill);
+        upload(d_begin, begin);
+        upload(d_src, src);
+        upload(d_skip, skip);
+        upload(d_info, std::vector<uint16_t>(info.begin(), info.end()));
+        upload(d_payload_of, payload_of);
+        upload(d_column, column);
+        d_params = polar_params{};
+        d_params.n = n;
+        d_params.N = N;
+        d_params.k = k;
+        d_params.crc_len = crc_len;
+        d_params.fill = d_fill.get();
+        d_params.src_begin = d_begin.get();
+        d_params.src = d_src.get();
+        d_params.skip = d_skip.get();
+        d_params.info = d_info.get();
+        d_params.payload_of = d_payload_of.get();
+        d_params.crc_column = d_column.get();
+        d_params.crc_zero = zero;
+        (void)K;
+    }
+
+    backend_kind backend() const override { return backend_kind::cuda; }
+    int device() const override { return d_device; }
+    size_t max_input_items_per_frame() const override { return d_code.e(); }
+    size_t default_input_items() const override { return d_code.e(); }
+    size_t default_output_bits() const override { return d_code.k(); }
+    bool has_soft_output() const override { return true; }
+    size_t output_bits_for_input(size_t items) const override
+    {
+        return d_cpu->output_bits_for_input(items);
+    }
+
+    void decode(const frame_batch& batch, exec_ctx& ctx) override
+    {
+        const size_t nf = batch.num_frames;
+        for (size_t f = 0; f < nf; f++) {
+            output_bits_for_input(batch.frames[f].in_items);
+            if (batch.frames[f].out_bits != static_cast<uint32_t>(d_code.k()))
+                throw error(
+                    "polar decoder: frame " + std::to_string(f) +
+                    " has out_bits = " + std::to_string(batch.frames[f].out_bits) +
+                    "; allowed: k = " + std::to_string(d_code.k()));
+        }
+        if (nf == 0)
+            return;
+        if (!batch.device_frames || !batch.device_status || !batch.in)
+            throw error("polar decoder (cuda): the batch has no device frame table, "
+                        "status or int8 input; run the decoder through batch_engine");
+        launch(batch.in,
+               batch.device_frames,
+               nf,
+               batch.out,
+               batch.soft_out,
+               batch.device_status,
+               static_cast<cudaStream_t>(ctx.stream));
+    }
+
+    void launch(const llr8_t* in,
+                const frame_extent* frames,
+                size_t nf,
+                uint8_t* out,
+                float* soft,
+                frame_status* status,
+                cudaStream_t stream) const
+    {
+        polar_params p = d_params;
+        p.in = in;
+        p.frames = frames;
+        p.num_frames = static_cast<uint32_t>(nf);
+        p.out = out;
+        p.soft = soft;
+        p.status = status;
+        device_guard guard(d_device);
+        const unsigned blocks = static_cast<unsigned>(std::min<size_t>(
+            (nf + warps_per_block - 1) / warps_per_block, size_t(1) << 20));
+        const size_t smem = warps_per_block * frame_bytes(d_code.N());
+        (soft
+             ? polar_sc_kernel<true>
+             : polar_sc_kernel<false>)<<<blocks, 32 * warps_per_block, smem, stream>>>(p);
+        GPUFEC_CUDA_CHECK_LAUNCH();
+    }
+
+    std::string name() const override
+    {
+        return "polar sc (k=" + std::to_string(d_code.k()) +
+               ", e=" + std::to_string(d_code.e()) + ", N=" + std::to_string(d_code.N()) +
+               ", " + to_string(d_code.crc()) + ") on cuda:" + std::to_string(d_device) +
+               " (" + d_device_name + ")";
+    }
+    std::string kernel_name() const
+    {
+        return "polar_sc: 1 warp/frame, " + std::to_string(warps_per_block) +
+               " frames/block, " + std::to_string(frame_bytes(d_code.N())) +
+               " B shared memory per frame";
+    }
+
+private:
+    nr_polar_code d_code;
+    int d_device;
+    std::string d_device_name;
+    std::unique_ptr<batch_decoder> d_cpu; // validation and lengths
+    polar_params d_params;
+    device_buffer<float> d_fill;
+    device_buffer<uint32_t> d_begin, d_column;
+    device_buffer<uint16_t> d_src, d_info;
+    device_buffer<int8_t> d_skip;
+    device_buffer<int16_t> d_payload_of;
+};
+
+} // namespace
+
+bool polar_cuda_accepts(const nr_polar_code&, const polar_decoder_options& options)
+{
+    return options.algorithm == polar_algorithm::sc;
+}
+
+std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,
+                                                  const polar_decoder_options& options,
+                                                  int device)
+{
+    return std::make_unique<polar_decoder_cuda>(code, options, device);
+}
+
+polar_kernel_timing time_polar_kernel(const nr_polar_code& code,
+                                      const polar_decoder_options& options,
+                                      int device,
+                                      const std::vector<int8_t>& llrs,
+                                      size_t num_frames,
+                                      int reps)
+{
+    polar_decoder_cuda dec(code, options, device);
+    device_guard guard(device);
+    const size_t e = code.e(), k = code.k();
+    const size_t distinct = std::max<size_t>(llrs.size() / e, 1);
+    std::vector<frame_extent> table(num_frames);
+    const size_t out_bytes = aligned_packed_bytes(k);
+    for (size_t f = 0; f < num_frames; f++)
+        table[f] = frame_extent{ (f % distinct) * e,
+                                 static_cast<uint32_t>(e),
+                                 f * out_bytes,
+                                 static_cast<uint32_t>(k) };
+    device_buffer<int8_t> d_in;
+    device_buffer<frame_extent> d_table;
+    upload(d_in, llrs);
+    upload(d_table, table);
+    device_buffer<uint8_t> d_out(num_frames * out_bytes);
+    device_buffer<frame_status> d_status(num_frames);
+    stream s;
+    const std::vector<double> times = time_launches(s, reps, [&](int) {
+        dec.launch(reinterpret_cast<const llr8_t*>(d_in.get()),
+                   d_table.get(),
+                   num_frames,
+                   d_out.get(),
+                   nullptr,
+                   d_status.get(),
+                   s.get());
+    });
+    polar_kernel_timing t;
+    t.median_ms = times[times.size() / 2];
+    t.info_bits = static_cast<double>(num_frames * k);
+    t.kernel = dec.kernel_name();
+    return t;
+}
+
+} // namespace cuda
+} // namespace gpufec

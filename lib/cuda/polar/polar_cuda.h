@@ -1,0 +1,52 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// Internal entry points of the CUDA polar decoders (no CUDA types).
+#ifndef INCLUDED_GPUFEC_POLAR_CUDA_H
+#define INCLUDED_GPUFEC_POLAR_CUDA_H
+
+#include <gpufec/batch_decoder.h>
+#include <gpufec/polar.h>
+#include <gpufec/polar_decoding.h>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpufec {
+namespace cuda {
+
+//! True when make_polar_decoder() takes these options (algorithm "sc" so far).
+bool polar_cuda_accepts(const nr_polar_code& code, const polar_decoder_options& options);
+
+/*!
+ * The CUDA polar decoder on `device` (registered in lib/backends/registry.cc): SC with
+ * the CPU decoder's float min-sum arithmetic, so bits, status and soft output equal
+ * make_polar_decoder_cpu()'s on the same int8 input. Rate recovery (repetition sums,
+ * punctured zeros, shortened known zeros) runs on the device. Throws gpufec::error
+ * naming what it takes for other algorithms.
+ */
+std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,
+                                                  const polar_decoder_options& options,
+                                                  int device);
+
+struct polar_kernel_timing {
+    double median_ms = 0; //!< median kernel time of one batch (device events)
+    double info_bits = 0; //!< decoded payload bits per batch
+    std::string kernel;
+};
+
+//! Kernel-only timing: `num_frames` frames (the int8 `llrs`, one or more frames of e,
+//! repeated to fill the batch) on the device, decoded `reps` times after a warm-up.
+polar_kernel_timing time_polar_kernel(const nr_polar_code& code,
+                                      const polar_decoder_options& options,
+                                      int device,
+                                      const std::vector<int8_t>& llrs,
+                                      size_t num_frames,
+                                      int reps);
+
+} // namespace cuda
+} // namespace gpufec
+
+#endif
