@@ -813,7 +813,8 @@ int main(int argc, char** argv)
             // Block codes: CPU decoders, and the CUDA ones of the codes that have one.
             const bool has_cuda_decoder =
                 opt.block.code == "uci" || opt.block.code == "ldpc" ||
-                opt.block.code == "ldpc-alist" || opt.block.code == "dvbs2";
+                opt.block.code == "polar" || opt.block.code == "ldpc-alist" ||
+                opt.block.code == "dvbs2";
             if (opt.backend == "cuda" && !has_cuda_decoder)
                 throw gpufec::error("--code " + opt.block.code +
                                     ": only the CPU backend has these decoders; use "

@@ -18,10 +18,13 @@ namespace gpufec {
 enum class polar_algorithm {
     sc,  //!< successive cancellation
     scl, //!< CRC-aided successive cancellation list
-    bp   //!< belief propagation on the factor graph
+    bp,  //!< belief propagation on the factor graph
+    //! SC with rate-0, rate-1, repetition and single-parity-check nodes decided at once
+    //! (fast-SSC); hard output only
+    fast_ssc
 };
 
-//! "sc" | "scl" | "bp"; throws gpufec::error naming the allowed values.
+//! "sc" | "fast-ssc" | "scl" | "bp"; throws gpufec::error naming the allowed values.
 polar_algorithm parse_polar_algorithm(const std::string& s);
 //! The name parse_polar_algorithm() reads.
 const char* to_string(polar_algorithm a);
@@ -66,6 +69,13 @@ struct polar_decoder_options {
  * iterations run (1..bp_iterations), ok = CRC of u_hat passes (true without CRC).
  * Soft output: the u-side a-posteriori LLR of each payload bit (left message plus the
  * zero prior), the sign of which is the decision.
+ *
+ * fast-ssc: SC's tree with four node rules (lib/cpu/polar_program.h): all-frozen nodes
+ * decide zeros and repetition nodes the sign of the sum of their LLRs (both exactly
+ * SC's decisions), nodes with no frozen leaf take the hard decisions of their LLRs and
+ * single-parity-check nodes flip the least reliable hard decision when the parity is
+ * odd (ML for those nodes; plain SC can differ there, and on LLRs of exactly 0).
+ * frame_status as sc. No soft output. The CUDA decoder runs the same program.
  *
  * Soft outputs are in the units of the int8 input (L > 0 means bit 0); the sign bit is
  * always the decision, also for a zero LLR (-0 for a 1, which SCL can choose on L = 0).

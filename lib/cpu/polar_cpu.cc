@@ -14,6 +14,7 @@
 // last left child (left + 2^l) are kept. Going from leaf i-1 to leaf i only levels
 // 0..ctz(i) change: a g at level ctz(i), then f down to the leaf.
 #include "cpu/fixed_length_decoder.h"
+#include "cpu/polar_program.h"
 #include <gpufec/polar_decoding.h>
 
 #include <algorithm>
@@ -401,6 +402,191 @@ private:
     std::vector<float> d_fill; // channel LLR before adding the received values
 };
 
+/*!
+ * Fast-SSC (polar_program.h): the SC tree with rate-0, rate-1, repetition and SPC
+ * nodes decided at once, the CUDA kernel's program run op by op with the same float
+ * expressions. Hard output only.
+ */
+class polar_fast_ssc_cpu : public fixed_length_cpu_decoder
+{
+public:
+    explicit polar_fast_ssc_cpu(const nr_polar_code& code)
+        : fixed_length_cpu_decoder("polar", code.e(), code.k()), d_code(code)
+    {
+        const int N = code.N();
+        std::vector<uint8_t> sent(N, 0);
+        for (uint16_t d : code.output_to_codeword())
+            sent[d] = 1;
+        d_fill.assign(N, 0.f);
+        if (code.rate_matching() == polar_rate_matching::shortening)
+            for (int j = 0; j < N; j++)
+                if (!sent[j])
+                    d_fill[j] = known_zero_llr;
+        d_program = polar_program::make(code.frozen(), code.n(), fast_ssc_rules());
+    }
+
+    //! The node rules of "fast-ssc".
+    static polar_program::node_rules fast_ssc_rules()
+    {
+        polar_program::node_rules r;
+        r.rate1 = r.rep = r.spc = true;
+        return r;
+    }
+
+    bool has_soft_output() const override { return false; }
+
+    struct work : scratch {
+        explicit work(int N) : llr(N), channel(N), left(N), right(N), u(N), tmp(N), c(N)
+        {
+        }
+        std::vector<float> llr, channel;
+        std::vector<uint8_t> left, right, u;
+        std::vector<float> tmp;
+        std::vector<uint8_t> c;
+    };
+    std::unique_ptr<scratch> make_scratch() const override
+    {
+        return std::make_unique<work>(d_code.N());
+    }
+
+    frame_status decode_one(const llr8_t* in,
+                            uint8_t* out,
+                            float*,
+                            const exec_ctx& ctx,
+                            size_t worker) override
+    {
+        work& w = ctx.worker_scratch<work>(worker);
+        const int n = d_code.n(), N = d_code.N();
+        std::copy(d_fill.begin(), d_fill.end(), w.channel.begin());
+        const auto& map = d_code.output_to_codeword();
+        for (size_t j = 0; j < map.size(); j++)
+            w.channel[map[j]] += static_cast<float>(in[j]);
+        float* L = w.llr.data();
+        auto llrs_of = [&](int level) {
+            return level == n ? w.channel.data() : L + (1 << level);
+        };
+        auto beta_of = [&](int level, int first) {
+            return ((first >> level) & 1 ? w.right.data() : w.left.data()) + (1 << level);
+        };
+        // u = beta G over the node's 2^level leaves (the transform is an involution).
+        auto decide = [&](const uint8_t* beta, int level, int first) {
+            const int size = 1 << level;
+            uint8_t* u = w.u.data() + first;
+            for (int j = 0; j < size; j++)
+                u[j] = beta[j];
+            for (int s = 1; s < size; s *= 2)
+                for (int j = 0; j < size; j++)
+                    if (!(j & s))
+                        u[j] ^= u[j + s];
+        };
+        for (const polar_program::op& o : d_program) {
+            const int l = o.level, size = 1 << l;
+            switch (o.kind) {
+            case polar_program::f_op: {
+                const float* a = llrs_of(l + 1);
+                for (int j = 0; j < size; j++)
+                    L[size + j] = f_minsum(a[j], a[j + size]);
+                break;
+            }
+            case polar_program::g_op: {
+                const float* a = llrs_of(l + 1);
+                const uint8_t* v = w.left.data() + size;
+                for (int j = 0; j < size; j++)
+                    L[size + j] = v[j] ? a[j + size] - a[j] : a[j + size] + a[j];
+                break;
+            }
+            case polar_program::leaf_op: {
+                const uint8_t bit = L[1] < 0 ? 1 : 0;
+                w.u[o.first] = bit;
+                *beta_of(0, o.first) = bit;
+                break;
+            }
+            case polar_program::rate0_op: {
+                uint8_t* beta = beta_of(l, o.first);
+                std::fill(beta, beta + size, 0);
+                std::fill(w.u.begin() + o.first, w.u.begin() + o.first + size, 0);
+                break;
+            }
+            case polar_program::rate1_op: {
+                const float* a = llrs_of(l);
+                uint8_t* beta = beta_of(l, o.first);
+                for (int j = 0; j < size; j++)
+                    beta[j] = a[j] < 0 ? 1 : 0;
+                decide(beta, l, o.first);
+                break;
+            }
+            case polar_program::rep_op: {
+                const float* a = llrs_of(l);
+                float* t = w.tmp.data();
+                std::copy(a, a + size, t);
+                for (int s = size / 2; s >= 1; s /= 2)
+                    for (int j = 0; j < s; j++)
+                        t[j] = t[j + s] + t[j];
+                const uint8_t bit = t[0] < 0 ? 1 : 0;
+                uint8_t* beta = beta_of(l, o.first);
+                std::fill(beta, beta + size, bit);
+                std::fill(w.u.begin() + o.first, w.u.begin() + o.first + size, 0);
+                w.u[o.first + size - 1] = bit;
+                break;
+            }
+            case polar_program::spc_op: {
+                const float* a = llrs_of(l);
+                uint8_t* beta = beta_of(l, o.first);
+                uint8_t parity = 0;
+                int weakest = 0;
+                for (int j = 0; j < size; j++) {
+                    beta[j] = a[j] < 0 ? 1 : 0;
+                    parity ^= beta[j];
+                    if (std::fabs(a[j]) < std::fabs(a[weakest]))
+                        weakest = j;
+                }
+                beta[weakest] ^= parity;
+                decide(beta, l, o.first);
+                break;
+            }
+            case polar_program::combine_op: {
+                const uint8_t* left = w.left.data() + size;
+                const uint8_t* right = w.right.data() + size;
+                uint8_t* parent = beta_of(l + 1, o.first);
+                for (int j = 0; j < size; j++) {
+                    parent[j] = left[j] ^ right[j];
+                    parent[j + size] = right[j];
+                }
+                break;
+            }
+            }
+        }
+        const auto& info = d_code.info_positions();
+        const int K = d_code.K(), k = d_code.k(), crc_len = d_code.crc_bits();
+        for (int j = 0; j < K; j++)
+            w.c[j] = w.u[info[j]];
+        bool ok = true;
+        if (crc_len > 0) {
+            uint8_t parity[24];
+            nr_crc_parity(d_code.crc(), w.c.data(), k, parity);
+            ok = std::equal(parity, parity + crc_len, w.c.data() + k);
+        }
+        std::memset(out, 0, packed_bytes(k));
+        for (int j = 0; j < k; j++)
+            if (w.c[j])
+                out[j >> 3] |= static_cast<uint8_t>(0x80u >> (j & 7));
+        (void)N;
+        return frame_status{ 1, ok };
+    }
+
+    std::string name() const override
+    {
+        return "polar fast-ssc (k=" + std::to_string(d_code.k()) +
+               ", e=" + std::to_string(d_code.e()) + ", N=" + std::to_string(d_code.N()) +
+               ", " + to_string(d_code.crc()) + ") on cpu";
+    }
+
+private:
+    nr_polar_code d_code;
+    std::vector<float> d_fill;
+    std::vector<polar_program::op> d_program;
+};
+
 } // namespace
 
 // polar_bp_cpu.cc
@@ -415,8 +601,10 @@ polar_algorithm parse_polar_algorithm(const std::string& s)
         return polar_algorithm::scl;
     if (s == "bp")
         return polar_algorithm::bp;
+    if (s == "fast-ssc")
+        return polar_algorithm::fast_ssc;
     throw error("polar decoder: algorithm \"" + s +
-                "\" unknown; allowed: \"sc\", \"scl\", \"bp\"");
+                "\" unknown; allowed: \"sc\", \"fast-ssc\", \"scl\", \"bp\"");
 }
 
 const char* to_string(polar_algorithm a)
@@ -428,6 +616,8 @@ const char* to_string(polar_algorithm a)
         return "scl";
     case polar_algorithm::bp:
         return "bp";
+    case polar_algorithm::fast_ssc:
+        return "fast-ssc";
     }
     return "unknown";
 }
@@ -437,8 +627,9 @@ make_polar_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& o
 {
     const polar_algorithm alg = options.algorithm;
     if (alg != polar_algorithm::sc && alg != polar_algorithm::scl &&
-        alg != polar_algorithm::bp)
-        throw error("polar decoder: algorithm unknown; allowed: \"sc\", \"scl\", \"bp\"");
+        alg != polar_algorithm::bp && alg != polar_algorithm::fast_ssc)
+        throw error("polar decoder: algorithm unknown; allowed: \"sc\", \"fast-ssc\", "
+                    "\"scl\", \"bp\"");
     if (options.list_size < 1 || options.list_size > 32)
         throw error("polar decoder: list_size " + std::to_string(options.list_size) +
                     " out of range; allowed: 1..32");
@@ -448,6 +639,8 @@ make_polar_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& o
                     " out of range; allowed: 1..200");
     if (alg == polar_algorithm::bp)
         return make_polar_bp_decoder_cpu(code, options);
+    if (alg == polar_algorithm::fast_ssc)
+        return std::make_unique<polar_fast_ssc_cpu>(code);
     return std::make_unique<polar_decoder_cpu>(code, options);
 }
 

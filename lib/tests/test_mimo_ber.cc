@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <memory>
 #include <random>
@@ -189,6 +190,9 @@ ber_point coded(mimo_algorithm algorithm, double ebn0_db, size_t codewords)
             out += detect.pop_frames(
                 llrs.data() + out * src->bits_per_frame(), nullptr, per_cw - out, true);
         }
+        if (const char* g = std::getenv("GPUFEC_EXPERIMENT_GAIN"))
+            for (auto& l : llrs)
+                l *= std::strtof(g, nullptr);
         decode.submit(llrs.data(), llrs.size(), c);
         decode.flush();
         while (decode.pop_wait(done)) {
@@ -216,7 +220,11 @@ TEST(MimoBer, DISABLED_CodedMttWithinPointThreeDbOfMl)
     std::vector<double> grid;
     for (double e = 3.0; e < 4.3; e += 0.125)
         grid.push_back(e);
-    const size_t codewords = 7100;
+    size_t codewords = 7100;
+    if (const char* g = std::getenv("GPUFEC_EXPERIMENT_GRID")) {
+        grid = { std::strtod(g, nullptr) };
+        codewords = 1500;
+    }
     auto crossing = [&](mimo_algorithm a, const char* name) {
         std::vector<double> ber;
         for (double e : grid) {

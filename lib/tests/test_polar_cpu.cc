@@ -475,7 +475,7 @@ TEST(PolarDecoderCpu, BadOptionsAndLengthsThrow)
     using gpufec::test::expect_error;
     nr_polar_code code(64, 128);
     expect_error([&] { gpufec::parse_polar_algorithm("ml"); },
-                 { "\"sc\"", "\"scl\"", "\"bp\"" });
+                 { "\"sc\"", "\"fast-ssc\"", "\"scl\"", "\"bp\"" });
     for (polar_algorithm alg :
          { polar_algorithm::sc, polar_algorithm::scl, polar_algorithm::bp }) {
         for (int l : { 0, 33 })
@@ -505,6 +505,53 @@ TEST(PolarDecoderCpu, BadOptionsAndLengthsThrow)
         EXPECT_EQ(dec->default_input_items(), 128u);
         EXPECT_EQ(dec->default_output_bits(), 64u);
         expect_error([&] { dec->output_bits_for_input(127); }, { "128" });
+    }
+}
+
+TEST(PolarDecoderCpu, FastSscDecodesLikeSc)
+{
+    // Fast-SSC decides whole nodes: rate-0 and repetition nodes exactly as SC does,
+    // rate-1 and SPC nodes by their ML rules (hard decisions; Wagner). Noiseless frames
+    // (no LLR of 0: shortening and repetition, e >= K) decode to the payload as SC does;
+    // near the waterfall, on the same frames, its frame errors are SC's give or take a
+    // few (SPC nodes are ML, SC is not).
+    EXPECT_EQ(gpufec::parse_polar_algorithm("fast-ssc"), polar_algorithm::fast_ssc);
+    EXPECT_EQ(std::string(to_string(polar_algorithm::fast_ssc)), "fast-ssc");
+    struct shape {
+        int k, e;
+    };
+    for (const shape sh : { shape{ 100, 150 },
+                            shape{ 512, 1024 },
+                            shape{ 200, 1500 },
+                            shape{ 40, 100 },
+                            shape{ 600, 1000 } }) {
+        const nr_polar_code code(sh.k, sh.e, "crc11");
+        SCOPED_TRACE("k " + std::to_string(sh.k) + " e " + std::to_string(sh.e));
+        auto fast = gpufec::make_polar_decoder_cpu(code, { polar_algorithm::fast_ssc });
+        auto sc = gpufec::make_polar_decoder_cpu(code, { polar_algorithm::sc });
+        EXPECT_FALSE(fast->has_soft_output());
+        if (code.rate_matching() != gpufec::polar_rate_matching::puncturing) {
+            const frame_set clean = make_frames(code, 50, gpufec::test::noiseless, 5);
+            const decoded f = decode_all(*fast, code, clean.llrs, 50);
+            EXPECT_EQ(f.bits, clean.payload);
+            for (const auto& st : f.status)
+                EXPECT_TRUE(st.ok);
+        }
+        const double ebn0 = sh.k == 40 ? 3.0 : 2.0;
+        const frame_set noisy = make_frames(code, 600, ebn0, 6);
+        const decoded f = decode_all(*fast, code, noisy.llrs, 600);
+        const decoded s = decode_all(*sc, code, noisy.llrs, 600);
+        const size_t fe = frame_errors(f, noisy.payload, sh.k);
+        const size_t se = frame_errors(s, noisy.payload, sh.k);
+        std::printf("k %d e %d at %.1f dB: fast-ssc %zu, sc %zu frame errors of 600\n",
+                    sh.k,
+                    sh.e,
+                    ebn0,
+                    fe,
+                    se);
+        EXPECT_GT(se, 0u); // the point is in the waterfall
+        EXPECT_LE(fe, se + se / 5 + 3);
+        EXPECT_GE(fe + fe / 5 + 3, se);
     }
 }
 

@@ -3,23 +3,23 @@
  * Copyright 2026 gr-gpufec developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// CUDA successive-cancellation polar decoder (issue 11): one warp per frame, four
-// frames per block, the frame's whole state in shared memory (11 N bytes: the LLR tree
-// and the channel LLRs in float, the stored left children, the running partial sums
-// and the decisions in bytes).
+// CUDA SC and fast-SSC polar decoders (issue 11): one warp per frame, four frames per
+// block, the frame's whole state in shared memory (11 N bytes: the LLR levels and the
+// channel LLRs in float, the left and right children's re-encoded bits and the
+// decisions in bytes).
 //
-// It runs the CPU decoder's schedule and arithmetic (lib/cpu/polar_cpu.cc): channel
-// LLRs = the fill (0, or 1e5 on shortened positions) plus the received int8 LLRs of the
-// position in increasing order; per leaf the levels from ctz(i) down, f = min-sum with
-// the sign rule of f_minsum, g = b +/- a; the same float operations in the same order,
-// so bits, CRC status and soft output are the CPU's. A level of s values is spread over
-// the 32 lanes (lane j takes j, j + 32, ...), __syncwarp between levels.
-//
-// One exact shortcut: a node whose leaves are all frozen (rate 0) decides zeros
-// whatever its LLRs, and its LLRs are read by nothing outside it, so the walk jumps
-// over it (the host marks where such a node starts and its size): its partial sums are
-// zeros, committed like a leaf's.
+// The warp runs the decoding tree as a program made on the host
+// (lib/cpu/polar_program.h): f, g, leaf and combine ops, and for fast-SSC whole nodes
+// (rate 0, rate 1, repetition, single parity check) decided at once. Each op spreads
+// its 2^l values over the lanes (lane j takes j, j + 32, ...), __syncwarp between ops.
+// The float expressions and their order are the CPU decoders' (SC in polar_cpu.cc:
+// channel = fill + the position's int8 LLRs in increasing order, f = min-sum with
+// f_minsum's sign rule, g = b +/- a; fast-SSC: polar_fast_ssc_cpu, the same program),
+// so bits, CRC status and soft output equal the CPU's. SC's program decides all-frozen
+// nodes at once too: that is exactly SC (their decisions are zeros whatever their
+// LLRs, which nothing outside them reads).
 #include "../common/cuda_utils.h"
+#include "cpu/polar_program.h"
 #include "polar_cuda.h"
 
 #include <algorithm>
@@ -42,9 +42,8 @@ struct polar_params {
     const float* fill;         //!< N: channel LLR before the received values
     const uint32_t* src_begin; //!< N + 1: position d's received LLRs are
     const uint16_t* src;       //!< src[src_begin[d] .. src_begin[d + 1]) (increasing)
-    //! N: -1 an information leaf; m >= 0 a frozen leaf where an all-frozen node of 2^m
-    //! leaves starts (the largest such node).
-    const int8_t* skip;
+    const uint32_t* ops;       //!< the program: kind | level << 8 | first leaf << 16
+    int num_ops;
     const uint16_t* info;       //!< K information positions, increasing
     const int16_t* payload_of;  //!< N: payload index j < k of leaf i, else -1
     const uint32_t* crc_column; //!< k: parity of payload bit j alone, XOR crc_zero
@@ -60,18 +59,30 @@ __device__ __forceinline__ float f_minsum(float a, float b)
 //! Shared-memory bytes of one frame.
 constexpr size_t frame_bytes(int N) { return 11 * static_cast<size_t>(N); }
 
-template <bool Soft>
-__global__ void __launch_bounds__(32 * warps_per_block)
-    polar_sc_kernel(const polar_params p)
+//! u = beta G in place over `size` decisions (the transform is its own inverse).
+__device__ __forceinline__ void transform(uint8_t* u, int size, int lane)
 {
+    for (int s = 1; s < size; s *= 2) {
+        for (int idx = lane; idx < size / 2; idx += 32) {
+            const int j = (idx / s) * 2 * s + idx % s;
+            u[j] ^= u[j + s];
+        }
+        __syncwarp();
+    }
+}
+
+template <bool Soft>
+__global__ void __launch_bounds__(32 * warps_per_block) polar_kernel(const polar_params p)
+{
+    namespace pp = polar_program;
     extern __shared__ float smem[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int N = p.N, n = p.n;
     float* L = smem + warp * (frame_bytes(N) / sizeof(float)); // level l at offset 2^l
     float* ch = L + N;
-    uint8_t* B = reinterpret_cast<uint8_t*>(ch + N); // left children, level l at 2^l
-    uint8_t* cur = B + N;                            // partial sums being combined
-    uint8_t* u = cur + N;                            // decisions (information leaves)
+    uint8_t* left = reinterpret_cast<uint8_t*>(ch + N); // left children's beta
+    uint8_t* right = left + N;                          // right children's beta
+    uint8_t* u = right + N;                             // decisions
     for (uint32_t f = blockIdx.x * warps_per_block + warp; f < p.num_frames;
          f += gridDim.x * warps_per_block) {
         const frame_extent fe = p.frames[f];
@@ -84,66 +95,107 @@ __global__ void __launch_bounds__(32 * warps_per_block)
         }
         __syncwarp();
         float* soft = Soft ? p.soft + 8 * fe.out_offset : nullptr;
-        for (int i = 0; i < N;) {
-            const int m = p.skip[i];
-            const int top = i == 0 ? n - 1 : __ffs(i) - 1;
-            const int stop = m >= 0 ? m + 1 : 0; // an all-frozen node needs no LLRs
-            if (top >= stop) {
-                int s = 1 << top;
-                const float* a = top == n - 1 ? ch : L + 2 * s;
-                float* o = L + s;
-                if (i == 0) {
-                    for (int j = lane; j < s; j += 32)
-                        o[j] = f_minsum(a[j], a[j + s]);
-                } else {
-                    for (int j = lane; j < s; j += 32)
-                        o[j] = B[s + j] ? a[j + s] - a[j] : a[j + s] + a[j];
-                }
-                __syncwarp();
-                for (int l = top - 1; l >= stop; l--) {
-                    s = 1 << l;
-                    for (int j = lane; j < s; j += 32)
-                        L[s + j] = f_minsum(L[2 * s + j], L[3 * s + j]);
-                    __syncwarp();
-                }
-            }
-            int level = 0;
-            if (m < 0) {
-                const float leaf = L[1];
-                const uint8_t bit = leaf < 0.0f ? 1 : 0;
+        for (int pc = 0; pc < p.num_ops; pc++) {
+            const uint32_t word = __ldg(p.ops + pc);
+            const int kind = word & 0xffu, l = (word >> 8) & 0xffu;
+            const int first = static_cast<int>(word >> 16), size = 1 << l;
+            const float* a = (kind == pp::f_op || kind == pp::g_op)
+                                 ? (l + 1 == n ? ch : L + 2 * size)
+                                 : L + size;
+            uint8_t* beta = ((first >> l) & 1 ? right : left) + size;
+            switch (kind) {
+            case pp::f_op:
+                for (int j = lane; j < size; j += 32)
+                    L[size + j] = f_minsum(a[j], a[j + size]);
+                break;
+            case pp::g_op:
+                for (int j = lane; j < size; j += 32)
+                    L[size + j] =
+                        left[size + j] ? a[j + size] - a[j] : a[j + size] + a[j];
+                break;
+            case pp::leaf_op:
                 if (lane == 0) {
-                    u[i] = bit;
-                    cur[0] = bit;
+                    const float leaf = L[1];
+                    const uint8_t bit = leaf < 0.0f ? 1 : 0;
+                    u[first] = bit;
+                    beta[0] = bit;
                     if (Soft) {
-                        const int j = p.payload_of[i];
+                        const int j = p.payload_of[first];
                         if (j >= 0)
                             soft[j] = bit ? -fabsf(leaf) : fabsf(leaf);
                     }
                 }
-            } else {
-                level = m;
-                for (int j = lane; j < (1 << m); j += 32)
-                    cur[j] = 0;
-            }
-            __syncwarp();
-            // Commit the node of 2^level leaves starting at i: a left child is stored
-            // at its level; a right child combines with its stored left sibling into
-            // the parent, [left ^ right, right], and goes on up.
-            for (int l = level, len = 1 << level; l < n; l++, len *= 2) {
-                if (!((i >> l) & 1)) {
-                    for (int j = lane; j < len; j += 32)
-                        B[len + j] = cur[j];
-                    break;
+                break;
+            case pp::rate0_op:
+                for (int j = lane; j < size; j += 32)
+                    beta[j] = 0;
+                break;
+            case pp::rate1_op:
+                for (int j = lane; j < size; j += 32)
+                    u[first + j] = beta[j] = a[j] < 0.0f ? 1 : 0;
+                __syncwarp();
+                transform(u + first, size, lane);
+                break;
+            case pp::rep_op: {
+                // The node's LLRs summed in place, pairwise as SC's g chain sums them.
+                float* t = L + size;
+                for (int s = size / 2; s >= 1; s /= 2) {
+                    for (int j = lane; j < s; j += 32)
+                        t[j] = t[j + s] + t[j];
+                    __syncwarp();
                 }
-                for (int j = lane; j < len; j += 32) {
-                    const uint8_t c = cur[j];
-                    cur[len + j] = c;
-                    cur[j] = B[len + j] ^ c;
+                const uint8_t bit = t[0] < 0.0f ? 1 : 0;
+                for (int j = lane; j < size; j += 32)
+                    beta[j] = bit;
+                if (lane == 0)
+                    u[first + size - 1] = bit;
+                break;
+            }
+            case pp::spc_op: {
+                // Hard decisions; odd parity flips the least reliable (first of equal).
+                float weakest = INFINITY;
+                int at = 0;
+                uint32_t parity = 0;
+                for (int j = lane; j < size; j += 32) {
+                    const uint8_t h = a[j] < 0.0f ? 1 : 0;
+                    beta[j] = h;
+                    parity ^= h;
+                    const float m = fabsf(a[j]);
+                    if (m < weakest) {
+                        weakest = m;
+                        at = j;
+                    }
+                }
+                for (int o = 16; o > 0; o /= 2) {
+                    const float w2 = __shfl_xor_sync(0xffffffffu, weakest, o);
+                    const int at2 = __shfl_xor_sync(0xffffffffu, at, o);
+                    if (w2 < weakest || (w2 == weakest && at2 < at)) {
+                        weakest = w2;
+                        at = at2;
+                    }
+                    parity ^= __shfl_xor_sync(0xffffffffu, parity, o);
                 }
                 __syncwarp();
+                if (lane == 0)
+                    beta[at] ^= static_cast<uint8_t>(parity);
+                __syncwarp();
+                for (int j = lane; j < size; j += 32)
+                    u[first + j] = beta[j];
+                __syncwarp();
+                transform(u + first, size, lane);
+                break;
+            }
+            case pp::combine_op: {
+                uint8_t* parent = ((first >> (l + 1)) & 1 ? right : left) + 2 * size;
+                for (int j = lane; j < size; j += 32) {
+                    const uint8_t r = right[size + j];
+                    parent[j] = left[size + j] ^ r;
+                    parent[j + size] = r;
+                }
+                break;
+            }
             }
             __syncwarp();
-            i += m < 0 ? 1 : 1 << m;
         }
 
         // Payload bits, CRC over them (linear: XOR of the set bits' columns).
@@ -186,7 +238,7 @@ public:
         if (!polar_cuda_accepts(code, options))
             throw error(std::string("polar decoder (cuda): algorithm \"") +
                         to_string(options.algorithm) +
-                        "\" runs on the CPU only so far; allowed on cuda: sc");
+                        "\" runs on the CPU only so far; allowed on cuda: sc, fast-ssc");
         require_device(device);
         d_device_name = device_name(device);
         device_guard guard(device);
@@ -207,18 +259,15 @@ public:
             for (int d = 0; d < N; d++)
                 if (begin[d] == begin[d + 1])
                     fill[d] = known_zero_llr;
-        std::vector<int8_t> skip(N, -1);
-        for (int i = 0; i < N; i++) {
-            if (!frozen[i])
-                continue;
-            int m = 0;
-            while (m < n && i % (2 << m) == 0 &&
-                   std::all_of(frozen.begin() + i,
-                               frozen.begin() + i + (2 << m),
-                               [](uint8_t v) { return v != 0; }))
-                m++;
-            skip[i] = static_cast<int8_t>(m);
-        }
+        polar_program::node_rules rules; // sc: rate-0 nodes only (exactly SC)
+        if (options.algorithm == polar_algorithm::fast_ssc)
+            rules.rate1 = rules.rep = rules.spc = true;
+        d_fast = options.algorithm == polar_algorithm::fast_ssc;
+        std::vector<uint32_t> ops;
+        for (const polar_program::op& o : polar_program::make(frozen, n, rules))
+            ops.push_back(o.kind | static_cast<uint32_t>(o.level) << 8 |
+                          static_cast<uint32_t>(o.first) << 16);
+        d_num_ops = static_cast<int>(ops.size());
         const auto& info = code.info_positions();
         std::vector<int16_t> payload_of(N, -1);
         for (int j = 0; j < k; j++)
@@ -247,7 +296,7 @@ public:
         upload(d_fill, fill);
         upload(d_begin, begin);
         upload(d_src, src);
-        upload(d_skip, skip);
+        upload(d_ops, ops);
         upload(d_info, std::vector<uint16_t>(info.begin(), info.end()));
         upload(d_payload_of, payload_of);
         upload(d_column, column);
@@ -259,7 +308,8 @@ public:
         d_params.fill = d_fill.get();
         d_params.src_begin = d_begin.get();
         d_params.src = d_src.get();
-        d_params.skip = d_skip.get();
+        d_params.ops = d_ops.get();
+        d_params.num_ops = d_num_ops;
         d_params.info = d_info.get();
         d_params.payload_of = d_payload_of.get();
         d_params.crc_column = d_column.get();
@@ -272,7 +322,7 @@ public:
     size_t max_input_items_per_frame() const override { return d_code.e(); }
     size_t default_input_items() const override { return d_code.e(); }
     size_t default_output_bits() const override { return d_code.k(); }
-    bool has_soft_output() const override { return true; }
+    bool has_soft_output() const override { return !d_fast; }
     size_t output_bits_for_input(size_t items) const override
     {
         return d_cpu->output_bits_for_input(items);
@@ -322,24 +372,24 @@ public:
         const unsigned blocks = static_cast<unsigned>(std::min<size_t>(
             (nf + warps_per_block - 1) / warps_per_block, size_t(1) << 20));
         const size_t smem = warps_per_block * frame_bytes(d_code.N());
-        (soft
-             ? polar_sc_kernel<true>
-             : polar_sc_kernel<false>)<<<blocks, 32 * warps_per_block, smem, stream>>>(p);
+        (soft ? polar_kernel<true>
+              : polar_kernel<false>)<<<blocks, 32 * warps_per_block, smem, stream>>>(p);
         GPUFEC_CUDA_CHECK_LAUNCH();
     }
 
     std::string name() const override
     {
-        return "polar sc (k=" + std::to_string(d_code.k()) +
-               ", e=" + std::to_string(d_code.e()) + ", N=" + std::to_string(d_code.N()) +
-               ", " + to_string(d_code.crc()) + ") on cuda:" + std::to_string(d_device) +
-               " (" + d_device_name + ")";
+        return std::string("polar ") + (d_fast ? "fast-ssc" : "sc") +
+               " (k=" + std::to_string(d_code.k()) + ", e=" + std::to_string(d_code.e()) +
+               ", N=" + std::to_string(d_code.N()) + ", " + to_string(d_code.crc()) +
+               ") on cuda:" + std::to_string(d_device) + " (" + d_device_name + ")";
     }
     std::string kernel_name() const
     {
-        return "polar_sc: 1 warp/frame, " + std::to_string(warps_per_block) +
-               " frames/block, " + std::to_string(frame_bytes(d_code.N())) +
-               " B shared memory per frame";
+        return std::string(d_fast ? "polar fast-ssc" : "polar sc") + ": " +
+               std::to_string(d_num_ops) + " ops, 1 warp/frame, " +
+               std::to_string(warps_per_block) + " frames/block, " +
+               std::to_string(frame_bytes(d_code.N())) + " B shared memory per frame";
     }
 
 private:
@@ -349,9 +399,10 @@ private:
     std::unique_ptr<batch_decoder> d_cpu; // validation and lengths
     polar_params d_params;
     device_buffer<float> d_fill;
-    device_buffer<uint32_t> d_begin, d_column;
+    device_buffer<uint32_t> d_begin, d_column, d_ops;
+    int d_num_ops = 0;
+    bool d_fast = false; //!< fast-SSC (no soft output)
     device_buffer<uint16_t> d_src, d_info;
-    device_buffer<int8_t> d_skip;
     device_buffer<int16_t> d_payload_of;
 };
 
@@ -359,7 +410,8 @@ private:
 
 bool polar_cuda_accepts(const nr_polar_code&, const polar_decoder_options& options)
 {
-    return options.algorithm == polar_algorithm::sc;
+    return options.algorithm == polar_algorithm::sc ||
+           options.algorithm == polar_algorithm::fast_ssc;
 }
 
 std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,

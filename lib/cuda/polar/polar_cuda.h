@@ -17,12 +17,13 @@
 namespace gpufec {
 namespace cuda {
 
-//! True when make_polar_decoder() takes these options (algorithm "sc" so far).
+//! True when make_polar_decoder() takes these options (algorithms "sc", "fast-ssc").
 bool polar_cuda_accepts(const nr_polar_code& code, const polar_decoder_options& options);
 
 /*!
- * The CUDA polar decoder on `device` (registered in lib/backends/registry.cc): SC with
- * the CPU decoder's float min-sum arithmetic, so bits, status and soft output equal
+ * The CUDA polar decoder on `device` (registered in lib/backends/registry.cc): SC and
+ * fast-SSC with the CPU decoders' float min-sum arithmetic and the same decoding
+ * program (lib/cpu/polar_program.h), so bits, status and (SC) soft output equal
  * make_polar_decoder_cpu()'s on the same int8 input. Rate recovery (repetition sums,
  * punctured zeros, shortened known zeros) runs on the device. Throws gpufec::error
  * naming what it takes for other algorithms.
