@@ -524,6 +524,8 @@ bench_code make_bench_code(const block_options& opt)
                 v.label = "polar scl-" + std::to_string(o.list_size);
                 v.grfec_peer =
                     "gr-fec polar_decoder_sc_list " + std::to_string(o.list_size);
+            } else if (o.algorithm == gpufec::polar_algorithm::fast_ssc) {
+                v.label = "polar fast-ssc";
             } else {
                 v.label = "polar " + alg + " " + std::to_string(o.bp_iterations) + " it";
             }

@@ -4,9 +4,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // CUDA SC and fast-SSC polar decoders (issue 11): one warp per frame, four frames per
-// block, the frame's whole state in shared memory (11 N bytes: the LLR levels and the
-// channel LLRs in float, the left and right children's re-encoded bits and the
-// decisions in bytes).
+// block, the frame's whole state in shared memory (7 N bytes: the LLR levels in float,
+// the left and right children's re-encoded bits and the decisions in bytes; the channel
+// LLRs are summed from the input where the root's two children read them).
 //
 // The warp runs the decoding tree as a program made on the host
 // (lib/cpu/polar_program.h): f, g, leaf and combine ops, and for fast-SSC whole nodes
@@ -57,7 +57,7 @@ __device__ __forceinline__ float f_minsum(float a, float b)
 }
 
 //! Shared-memory bytes of one frame.
-constexpr size_t frame_bytes(int N) { return 11 * static_cast<size_t>(N); }
+constexpr size_t frame_bytes(int N) { return 7 * static_cast<size_t>(N); }
 
 //! u = beta G in place over `size` decisions (the transform is its own inverse).
 __device__ __forceinline__ void transform(uint8_t* u, int size, int lane)
@@ -79,39 +79,44 @@ __global__ void __launch_bounds__(32 * warps_per_block) polar_kernel(const polar
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int N = p.N, n = p.n;
     float* L = smem + warp * (frame_bytes(N) / sizeof(float)); // level l at offset 2^l
-    float* ch = L + N;
-    uint8_t* left = reinterpret_cast<uint8_t*>(ch + N); // left children's beta
-    uint8_t* right = left + N;                          // right children's beta
-    uint8_t* u = right + N;                             // decisions
+    uint8_t* left = reinterpret_cast<uint8_t*>(L + N);         // left children's beta
+    uint8_t* right = left + N;                                 // right children's beta
+    uint8_t* u = right + N;                                    // decisions
     for (uint32_t f = blockIdx.x * warps_per_block + warp; f < p.num_frames;
          f += gridDim.x * warps_per_block) {
         const frame_extent fe = p.frames[f];
         const llr8_t* x = p.in + fe.in_offset;
-        for (int d = lane; d < N; d += 32) {
+        // The channel LLR of mother position d, read by the two ops of the root's
+        // children only (not kept: shared memory holds more frames without it).
+        auto channel = [&](int d) {
             float s = p.fill[d];
             for (uint32_t r = p.src_begin[d]; r < p.src_begin[d + 1]; r++)
                 s += static_cast<float>(x[p.src[r]]);
-            ch[d] = s;
-        }
-        __syncwarp();
+            return s;
+        };
         float* soft = Soft ? p.soft + 8 * fe.out_offset : nullptr;
         for (int pc = 0; pc < p.num_ops; pc++) {
             const uint32_t word = __ldg(p.ops + pc);
             const int kind = word & 0xffu, l = (word >> 8) & 0xffu;
             const int first = static_cast<int>(word >> 16), size = 1 << l;
-            const float* a = (kind == pp::f_op || kind == pp::g_op)
-                                 ? (l + 1 == n ? ch : L + 2 * size)
-                                 : L + size;
+            const bool root_child = l + 1 == n;
+            const float* a =
+                (kind == pp::f_op || kind == pp::g_op) ? L + 2 * size : L + size;
             uint8_t* beta = ((first >> l) & 1 ? right : left) + size;
             switch (kind) {
             case pp::f_op:
-                for (int j = lane; j < size; j += 32)
-                    L[size + j] = f_minsum(a[j], a[j + size]);
+                for (int j = lane; j < size; j += 32) {
+                    const float a0 = root_child ? channel(j) : a[j];
+                    const float a1 = root_child ? channel(j + size) : a[j + size];
+                    L[size + j] = f_minsum(a0, a1);
+                }
                 break;
             case pp::g_op:
-                for (int j = lane; j < size; j += 32)
-                    L[size + j] =
-                        left[size + j] ? a[j + size] - a[j] : a[j + size] + a[j];
+                for (int j = lane; j < size; j += 32) {
+                    const float a0 = root_child ? channel(j) : a[j];
+                    const float a1 = root_child ? channel(j + size) : a[j + size];
+                    L[size + j] = left[size + j] ? a1 - a0 : a1 + a0;
+                }
                 break;
             case pp::leaf_op:
                 if (lane == 0) {
