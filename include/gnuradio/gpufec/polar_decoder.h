@@ -20,7 +20,8 @@ namespace gpufec {
  * \ingroup gpufec
  *
  * \details
- * \p algorithm: "sc" | "scl" (CRC-aided list decoding, \p list_size 1..32) | "bp"
+ * \p algorithm: "sc" | "fast-ssc" (SC with whole nodes decided at once, hard output
+ * only) | "scl" (CRC-aided list decoding, \p list_size 1..32) | "bp"
  * (belief propagation, up to \p bp_iterations 1..200 iterations, stopping early when
  * the G-matrix check holds with \p early_termination). Soft output: BP gives the
  * a-posteriori LLRs of the payload bits, SC/SCL the decision LLRs along the chosen
@@ -35,9 +36,10 @@ namespace gpufec {
  * starts with the tags "iterations" (long) and "crc_ok" (bool: the CRC holds; true
  * without CRC), besides the input frame's tags. Float input is quantized to int8 as
  * round(L * llr_scale), saturated at +/-127. \p backend: "auto" | "cpu" | "cuda" |
- * "cuda:N"; only the CPU decoder exists so far ("auto" uses it, "cuda" raises an error
- * saying so). Frames are batched up to \p max_batch_frames, launched when a batch is
- * full, the input is drained, or the oldest frame waited \p max_latency_ms.
+ * "cuda:N"; sc and fast-ssc run on the GPU too ("auto" takes it when present), scl and
+ * bp on the CPU only so far ("cuda" raises an error saying so). Frames are batched up to
+ * \p max_batch_frames, launched when a batch is full, the input is drained, or the oldest
+ * frame waited \p max_latency_ms.
  *
  * \p soft_convention: "gnuradio" (default): soft values in and out are positive for
  * bit 1, as gr-digital's constellation_soft_decoder_cf and gr-fec give them; "llr":

@@ -20,7 +20,8 @@ namespace gpufec {
  * PDU form \ingroup gpufec
  *
  * \details
- * \p algorithm: "sc" | "scl" (CRC-aided list decoding, \p list_size 1..32) | "bp"
+ * \p algorithm: "sc" | "fast-ssc" (SC with whole nodes decided at once, hard output
+ * only) | "scl" (CRC-aided list decoding, \p list_size 1..32) | "bp"
  * (belief propagation, up to \p bp_iterations 1..200 iterations, stopping early when
  * the G-matrix check holds with \p early_termination). Soft output: BP gives the
  * a-posteriori LLRs of the payload bits, SC/SCL the decision LLRs along the chosen

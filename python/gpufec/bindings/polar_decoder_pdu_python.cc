@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(polar_decoder_pdu.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(7da99a7a5f8c7c3777c26a00bbdde41b)                     */
+/* BINDTOOL_HEADER_FILE_HASH(caada8f3ee28fb74f496365b31b93c99)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(polar_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(8431320b6a23206f0c1ea05b264081a9)                     */
+/* BINDTOOL_HEADER_FILE_HASH(31144c33004dde7d3066462c331ba928)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
