@@ -83,9 +83,13 @@ constexpr float kbest_default_clip = 20.0f;
  * through vertex k of stage t found by edge reductions (per vertex, the best incoming
  * path) up to stage t and path extensions (per path, the best next point) after it;
  * the reductions are shared by all lists. `metrics`: nt * Q values, antenna a's point
- * k at a * Q + k: the squared distance ||z - R s||^2 of the list's path through that
- * point (for nt <= 2 the exact minimum over every s with that point; an upper bound
- * of it otherwise). Ties: the lowest index wins.
+ * k at a * Q + k: the least squared distance ||z - R s||^2 among the paths of all nt
+ * lists with point k at antenna a (finite: antenna a's own list has a path through
+ * every point). Every path is a complete hypothesis with its exact distance, so using
+ * all lists rather than antenna a's only brings each metric nearer the exact minimum
+ * over every s with that point (equal to it for nt <= 2; an upper bound of it
+ * otherwise): at 4x4 16-QAM it cuts the coded gap to ML from ~0.6 to ~0.2 dB
+ * (docs/mimo.md). Ties: the lowest index wins.
  */
 void mtt_metrics(const cfloat* h,
                  const cfloat* y,

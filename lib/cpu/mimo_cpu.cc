@@ -163,7 +163,8 @@ struct ml_tree {
             double sub = d;
             if (pos > 0) {
                 for (int row = 0; row < pos; row++)
-                    next[row] = part[row] - rp[(static_cast<size_t>(row) * nt + pos) * q + x];
+                    next[row] =
+                        part[row] - rp[(static_cast<size_t>(row) * nt + pos) * q + x];
                 sub = node(pos - 1, next, d);
             }
             const int antenna = qr.order[pos];
@@ -343,7 +344,7 @@ void mtt_metrics(const cfloat* h,
                  std::vector<double>& metrics)
 {
     const int q = c.size();
-    metrics.assign(static_cast<size_t>(nt) * q, 0.0);
+    metrics.assign(static_cast<size_t>(nt) * q, std::numeric_limits<double>::infinity());
     const sorted_qr qr = sorted_qr_decompose(h, nr, nt, y);
     const auto& pts = c.points();
     auto R = [&](int row, int col) { return qr.r[row * nt + col]; };
@@ -408,9 +409,14 @@ void mtt_metrics(const cfloat* h,
                 p.d += best_w;
             }
         }
-        const int antenna = qr.order[nt - 1 - t];
-        for (int k = 0; k < q; k++)
-            metrics[static_cast<size_t>(antenna) * q + k] = list[k].d;
+        // Every path of every list is a complete hypothesis with its exact distance:
+        // each one bounds the metric of each of its points.
+        for (const path& p : list)
+            for (int u = 0; u < nt; u++) {
+                double& m =
+                    metrics[static_cast<size_t>(qr.order[nt - 1 - u]) * q + p.s[u]];
+                m = std::min(m, p.d);
+            }
     }
 }
 

@@ -283,6 +283,33 @@ GPUFEC_MTT_HD float nearest(const sorted_qr& qr,
 #define GPUFEC_MTT_UNROLL
 #endif
 
+//! The per-stage, per-bit minima m0 / m1 with a complete path (packed bits-wide per
+//! stage) of distance d.
+template <int Bits = 0>
+GPUFEC_MTT_HD void update_minima(uint32_t path,
+                                 float d,
+                                 int nt,
+                                 int bits_given,
+                                 float (&m0)[max_nt][8],
+                                 float (&m1)[max_nt][8])
+{
+    const int bits = Bits ? Bits : bits_given;
+    GPUFEC_MTT_UNROLL
+    for (int st = 0; st < max_nt; st++) {
+        if (st >= nt)
+            continue;
+        const uint32_t point = path >> (st * bits);
+        GPUFEC_MTT_UNROLL
+        for (int b = 0; b < 8; b++)
+            if (b < bits) {
+                if ((point >> (bits - 1 - b)) & 1)
+                    m1[st][b] = d < m1[st][b] ? d : m1[st][b];
+                else
+                    m0[st][b] = d < m0[st][b] ? d : m0[st][b];
+            }
+    }
+}
+
 /*!
  * LLRs (nt * bits, antenna 0's first; L > 0 for bit 0) of one vector: h row-major nr x
  * nt, y of nr, the constellation `c` (2^bits <= MaxQ points), noise_var > 0.
@@ -290,8 +317,11 @@ GPUFEC_MTT_HD float nearest(const sorted_qr& qr,
  *
  * Stage by stage: the reduction chain to stage t (per vertex, the best extension of
  * the chain at stage t - 1), then list t (that chain's paths extended greedily to
- * the last stage) and the LLRs of stage t's antenna; only the current chain is kept
- * (distances, and paths packed bits-wide per stage in one word). Every edge weight is
+ * the last stage); only the current chain is kept (distances, and paths packed
+ * bits-wide per stage in one word). Every path of every list is a complete hypothesis
+ * with its exact distance, so each one updates the least distance per bit value of
+ * every stage (mtt_metrics' rule, include/gpufec/mimo_detection.h); the LLRs come
+ * from those minima at the end. Every edge weight is
  * |(z_row - delta) - r_row,row point|^2 in that order, z_row - delta hoisted out of
  * the loops that reuse it. The extensions' nearest point is searched per axis for the
  * QAMs (view above); an exact tie between points may then resolve to another point
@@ -328,6 +358,14 @@ GPUFEC_MTT_HD void detect(const cplx* h,
             chain_d[v] = norm2({ qr.z[nt - 1].re - r.re, qr.z[nt - 1].im - r.im });
             chain_path[v] = static_cast<uint32_t>(v);
         }
+    // Per stage and bit, the least distance of the paths of every list with the bit 0
+    // / 1 (each path is a complete hypothesis with its exact distance).
+    float m0[max_nt][8], m1[max_nt][8];
+    GPUFEC_MTT_UNROLL
+    for (int st = 0; st < max_nt; st++)
+        GPUFEC_MTT_UNROLL
+    for (int b = 0; b < 8; b++)
+        m0[st][b] = m1[st][b] = INFINITY;
     for (int t = 0; t < nt; t++) {
         if (t > 0) { // the reduction to stage t
             const int row = nt - 1 - t;
@@ -382,11 +420,7 @@ GPUFEC_MTT_HD void detect(const cplx* h,
                     chain_path[v] = next_path[v];
                 }
         }
-        // List t: each chain path extended greedily; max-log over the list.
-        float m0[8], m1[8];
-        GPUFEC_MTT_UNROLL
-        for (int b = 0; b < 8; b++)
-            m0[b] = m1[b] = INFINITY;
+        // List t: each chain path extended greedily; its bits' minima.
         GPUFEC_MTT_UNROLL
         for (int k = 0; k < MaxQ; k++)
             if (k < q) {
@@ -402,20 +436,18 @@ GPUFEC_MTT_HD void detect(const cplx* h,
                     path |= best << (st * bits);
                     d = d + best_w;
                 }
-                GPUFEC_MTT_UNROLL
-                for (int b = 0; b < 8; b++)
-                    if (b < bits) {
-                        if ((k >> (bits - 1 - b)) & 1)
-                            m1[b] = d < m1[b] ? d : m1[b];
-                        else
-                            m0[b] = d < m0[b] ? d : m0[b];
-                    }
+                update_minima<Bits>(path, d, nt, bits, m0, m1);
             }
-        const int antenna = qr.order[nt - 1 - t];
+    }
+    GPUFEC_MTT_UNROLL
+    for (int st = 0; st < max_nt; st++) {
+        if (st >= nt)
+            continue;
+        const int antenna = qr.order[nt - 1 - st];
         GPUFEC_MTT_UNROLL
         for (int b = 0; b < 8; b++)
             if (b < bits)
-                llrs[antenna * bits + b] = (m1[b] - m0[b]) / noise_var;
+                llrs[antenna * bits + b] = (m1[st][b] - m0[st][b]) / noise_var;
     }
 }
 

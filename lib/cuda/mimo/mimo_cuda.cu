@@ -465,6 +465,14 @@ __global__ void __launch_bounds__(128)
                         path[j] = static_cast<uint32_t>(v);
                     }
                 }
+                // Per stage and bit, this lane's least distance with the bit 0 / 1
+                // over its paths of every list (reduced over the group at the end).
+                float m0[mtt_float::max_nt][8], m1[mtt_float::max_nt][8];
+#pragma unroll
+                for (int st = 0; st < mtt_float::max_nt; st++)
+#pragma unroll
+                    for (int b = 0; b < 8; b++)
+                        m0[st][b] = m1[st][b] = INFINITY;
                 for (int t = 0; t < nt; t++) {
                     if (t > 0) { // the reduction to stage t
                         const int row = nt - 1 - t;
@@ -510,11 +518,7 @@ __global__ void __launch_bounds__(128)
                         }
                         __syncwarp(group_mask);
                     }
-                    // List t: each lane extends its paths; per-bit minima over the group.
-                    float m0[8], m1[8];
-#pragma unroll
-                    for (int b = 0; b < 8; b++)
-                        m0[b] = m1[b] = INFINITY;
+                    // List t: each lane extends its paths and takes their minima.
 #pragma unroll
                     for (int j = 0; j < per_lane; j++) {
                         const int k = lane + j * G;
@@ -534,33 +538,34 @@ __global__ void __launch_bounds__(128)
                             pk |= best << (st * bits);
                             dk = dk + best_w;
                         }
-#pragma unroll
-                        for (int b = 0; b < 8; b++)
-                            if (b < bits) {
-                                if ((k >> (bits - 1 - b)) & 1)
-                                    m1[b] = dk < m1[b] ? dk : m1[b];
-                                else
-                                    m0[b] = dk < m0[b] ? dk : m0[b];
-                            }
+                        mtt_float::update_minima<Bits>(pk, dk, nt, bits, m0, m1);
                     }
-                    // Per bit, the least over the group (min is exact: any order).
+                }
+                // Per stage and bit, the least over the group (min is exact: any
+                // order), then lane 0 writes the LLRs.
+#pragma unroll
+                for (int st = 0; st < mtt_float::max_nt; st++) {
+                    if (st >= nt)
+                        continue;
 #pragma unroll
                     for (int b = 0; b < 8; b++)
                         if (b < bits)
 #pragma unroll
                             for (int o = G / 2; o > 0; o /= 2) {
-                                m0[b] = fminf(m0[b],
-                                              __shfl_xor_sync(group_mask, m0[b], o, G));
-                                m1[b] = fminf(m1[b],
-                                              __shfl_xor_sync(group_mask, m1[b], o, G));
+                                m0[st][b] =
+                                    fminf(m0[st][b],
+                                          __shfl_xor_sync(group_mask, m0[st][b], o, G));
+                                m1[st][b] =
+                                    fminf(m1[st][b],
+                                          __shfl_xor_sync(group_mask, m1[st][b], o, G));
                             }
                     if (lane == 0) {
-                        const int antenna = qr.order[nt - 1 - t];
+                        const int antenna = qr.order[nt - 1 - st];
 #pragma unroll
                         for (int b = 0; b < 8; b++)
                             if (b < bits)
                                 slot.out[antenna * bits + b] =
-                                    (m1[b] - m0[b]) / slot.noise_var;
+                                    (m1[st][b] - m0[st][b]) / slot.noise_var;
                     }
                 }
             }
