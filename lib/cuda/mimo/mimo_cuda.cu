@@ -397,6 +397,10 @@ __global__ void __launch_bounds__(128)
         uint32_t path;
     };
     __shared__ node nodes[groups][MaxQ];
+    // Per group, the least distance of its vector's paths (of every list) through each
+    // point of each stage, as the int bits of a non-negative float (atomicMin orders
+    // them as the floats).
+    __shared__ int point_min[groups][mtt_float::max_nt][MaxQ];
     const int nr = NR ? NR : p.nr, nt = NT ? NT : p.nt;
     const int bits = Bits ? Bits : c.bits, q = 1 << bits;
     const int tid = threadIdx.x, group = tid / G, lane = tid % G;
@@ -465,14 +469,9 @@ __global__ void __launch_bounds__(128)
                         path[j] = static_cast<uint32_t>(v);
                     }
                 }
-                // Per stage and bit, this lane's least distance with the bit 0 / 1
-                // over its paths of every list (reduced over the group at the end).
-                float m0[mtt_float::max_nt][8], m1[mtt_float::max_nt][8];
-#pragma unroll
-                for (int st = 0; st < mtt_float::max_nt; st++)
-#pragma unroll
-                    for (int b = 0; b < 8; b++)
-                        m0[st][b] = m1[st][b] = INFINITY;
+                for (int i = lane; i < mtt_float::max_nt * MaxQ; i += G)
+                    (&point_min[group][0][0])[i] = 0x7f800000; // +infinity
+                __syncwarp(group_mask);
                 for (int t = 0; t < nt; t++) {
                     if (t > 0) { // the reduction to stage t
                         const int row = nt - 1 - t;
@@ -538,36 +537,35 @@ __global__ void __launch_bounds__(128)
                             pk |= best << (st * bits);
                             dk = dk + best_w;
                         }
-                        mtt_float::update_minima<Bits>(pk, dk, nt, bits, m0, m1);
+                        // Each path bounds the metric of each of its points.
+#pragma unroll
+                        for (int st = 0; st < mtt_float::max_nt; st++)
+                            if (st < nt)
+                                atomicMin(&point_min[group][st][(pk >> (st * bits)) &
+                                                                ((1u << bits) - 1u)],
+                                          __float_as_int(dk));
                     }
                 }
-                // Per stage and bit, the least over the group (min is exact: any
-                // order), then lane 0 writes the LLRs.
-#pragma unroll
-                for (int st = 0; st < mtt_float::max_nt; st++) {
-                    if (st >= nt)
-                        continue;
-#pragma unroll
-                    for (int b = 0; b < 8; b++)
-                        if (b < bits)
-#pragma unroll
-                            for (int o = G / 2; o > 0; o /= 2) {
-                                m0[st][b] =
-                                    fminf(m0[st][b],
-                                          __shfl_xor_sync(group_mask, m0[st][b], o, G));
-                                m1[st][b] =
-                                    fminf(m1[st][b],
-                                          __shfl_xor_sync(group_mask, m1[st][b], o, G));
-                            }
-                    if (lane == 0) {
-                        const int antenna = qr.order[nt - 1 - st];
-#pragma unroll
-                        for (int b = 0; b < 8; b++)
-                            if (b < bits)
-                                slot.out[antenna * bits + b] =
-                                    (m1[st][b] - m0[st][b]) / slot.noise_var;
-                    }
+                __syncwarp(group_mask);
+                // Per stage and bit, the least over the points with the bit 0 / 1 (min
+                // is exact: the same values as the CPU's per-path minima); lane i takes
+                // slots i, i + G, ... (stage, bit).
+                for (int i = lane; i < nt * bits; i += G) {
+                    const int st = i / bits, b = i % bits;
+                    float m0 = INFINITY, m1 = INFINITY;
+#pragma unroll unroll_q
+                    for (int x = 0; x < MaxQ; x++)
+                        if (x < q) {
+                            const float d = __int_as_float(point_min[group][st][x]);
+                            if ((x >> (bits - 1 - b)) & 1)
+                                m1 = fminf(m1, d);
+                            else
+                                m0 = fminf(m0, d);
+                        }
+                    const int antenna = qr.order[nt - 1 - st];
+                    slot.out[antenna * bits + b] = (m1 - m0) / slot.noise_var;
                 }
+                __syncwarp(group_mask); // point_min is reused by the next vector
             }
             __syncthreads();
         }
