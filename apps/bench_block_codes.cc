@@ -533,7 +533,8 @@ bench_code make_bench_code(const block_options& opt)
             v.make(); // validates the options before any frame is generated
             code.variants.push_back(v);
             if (!opt.cuda_backend.empty() &&
-                gpufec::registered<gpufec::polar_decoder_options>().cuda_accepts(*pc, o)) {
+                gpufec::registered<gpufec::polar_decoder_options>().cuda_accepts(*pc,
+                                                                                 o)) {
                 variant g = v;
                 g.grfec_peer.clear();
                 g.cuda_backend = opt.cuda_backend;
@@ -787,6 +788,20 @@ int run_block_code_bench(const block_options& opt)
         r.runs = { t.info_bits / (t.median_ms * 1e-3) };
         r.info_bits_per_s = r.runs.front();
         results.push_back(r);
+        // The other frames-per-warp layouts, for comparison.
+        for (int fpw : { 1, 2, 4, 8 }) {
+            const auto alt = gpufec::cuda::time_polar_kernel(*code.polar,
+                                                             row.second,
+                                                             device,
+                                                             llrs,
+                                                             frames,
+                                                             std::max(opt.runs, 20),
+                                                             fpw);
+            notes.push_back(row.first + " kernel-only with " + std::to_string(fpw) +
+                            " frame(s) per warp: " +
+                            std::to_string(alt.info_bits / (alt.median_ms * 1e-3) / 1e9) +
+                            " Gb/s");
+        }
         const auto one = gpufec::cuda::time_polar_kernel(
             *code.polar, row.second, device, llrs, 1, std::max(opt.runs, 20));
         notes.push_back(row.first + " latency: one frame per launch, kernel time " +

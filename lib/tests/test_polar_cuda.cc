@@ -14,6 +14,10 @@
 #include "test_helpers.h"
 #include <gtest/gtest.h>
 
+#if GPUFEC_HAVE_CUDA
+#include "cuda/polar/polar_cuda.h"
+#endif
+
 #include <random>
 #include <string>
 #include <vector>
@@ -132,6 +136,59 @@ TEST(PolarCuda, ScAndFastSscMatchCpuBitForBit)
                 EXPECT_GE(crc_ok, 60u);
         }
 }
+
+#if GPUFEC_HAVE_CUDA
+TEST(PolarCuda, EveryFramesPerWarpLayoutMatchesCpu)
+{
+    // 1, 2, 4 or 8 frames side by side in one warp (the lanes split among them), a
+    // batch that does not fill the last warp: the CPU's bits and status on every frame.
+    REQUIRE_GPU();
+    for (const shape& sh : { shape{ 20, 32, "crc6", true },
+                             shape{ 100, 150, "crc11", true },
+                             shape{ 512, 1024, "crc11", true } })
+        for (polar_algorithm alg : { polar_algorithm::sc, polar_algorithm::fast_ssc })
+            for (int fpw : { 1, 2, 4, 8 }) {
+                polar_decoder_options o;
+                o.algorithm = alg;
+                const nr_polar_code code(sh.k, sh.e, sh.crc, sh.interleave);
+                SCOPED_TRACE(std::string(to_string(alg)) + " N " +
+                             std::to_string(code.N()) + " frames/warp " +
+                             std::to_string(fpw));
+                auto cpu = make_decoder(code, o, "cpu");
+                std::shared_ptr<batch_decoder> gpu(
+                    cuda::make_polar_decoder(code, o, 0, fpw));
+                auto frames = draw_frames(code, static_cast<uint32_t>(sh.e + fpw));
+                frames.resize(frames.size() - 5); // not a multiple of the warp's frames
+                const bool soft = alg == polar_algorithm::sc;
+                const auto ref = test::decode_all(*cpu, frames, sh.k, true, soft);
+                engine_config cfg;
+                cfg.max_batch_frames = 61;
+                cfg.soft_output = soft;
+                batch_engine engine(gpu, cfg);
+                size_t checked = 0;
+                completed_frame c;
+                auto verify = [&](const completed_frame& d) {
+                    std::vector<uint8_t> bits(sh.k);
+                    unpack_bits(d.packed, bits.data(), sh.k);
+                    ASSERT_EQ(bits, ref.bits[d.id]) << "frame " << d.id;
+                    ASSERT_EQ(d.status.ok, ref.status[d.id].ok) << "frame " << d.id;
+                    if (soft)
+                        for (int i = 0; i < sh.k; i++)
+                            ASSERT_EQ(d.soft[i], ref.soft[d.id][i]);
+                    ++checked;
+                };
+                for (size_t f = 0; f < frames.size(); f++) {
+                    while (!engine.submit(frames[f].data(), frames[f].size(), f))
+                        if (engine.pop_wait(c))
+                            verify(c);
+                }
+                engine.flush();
+                while (engine.pop_wait(c))
+                    verify(c);
+                EXPECT_EQ(checked, frames.size());
+            }
+}
+#endif
 
 TEST(PolarCuda, BackendChoiceAndBadInput)
 {

@@ -30,6 +30,7 @@ namespace {
 
 constexpr float known_zero_llr = 1e5f; // as lib/cpu/polar_cpu.cc
 constexpr int warps_per_block = 4;
+constexpr int default_frames_per_warp = 1;
 
 struct polar_params {
     const llr8_t* in;
@@ -59,11 +60,13 @@ __device__ __forceinline__ float f_minsum(float a, float b)
 //! Shared-memory bytes of one frame.
 constexpr size_t frame_bytes(int N) { return 7 * static_cast<size_t>(N); }
 
-//! u = beta G in place over `size` decisions (the transform is its own inverse).
-__device__ __forceinline__ void transform(uint8_t* u, int size, int lane)
+//! u = beta G in place over `size` decisions (the transform is its own inverse), by
+//! the LPF lanes of one frame (sub: this lane's index among them).
+template <int LPF>
+__device__ __forceinline__ void transform(uint8_t* u, int size, int sub)
 {
     for (int s = 1; s < size; s *= 2) {
-        for (int idx = lane; idx < size / 2; idx += 32) {
+        for (int idx = sub; idx < size / 2; idx += LPF) {
             const int j = (idx / s) * 2 * s + idx % s;
             u[j] ^= u[j + s];
         }
@@ -71,20 +74,29 @@ __device__ __forceinline__ void transform(uint8_t* u, int size, int lane)
     }
 }
 
-template <bool Soft>
+//! FPW frames per warp, 32 / FPW lanes each, all running the one program in lockstep:
+//! an op of s < 32 values keeps min(32, FPW s) lanes busy instead of s.
+template <bool Soft, int FPW>
 __global__ void __launch_bounds__(32 * warps_per_block) polar_kernel(const polar_params p)
 {
     namespace pp = polar_program;
+    constexpr int LPF = 32 / FPW; // lanes per frame
     extern __shared__ float smem[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int sub = lane % LPF, fslot = lane / LPF;
     const int N = p.N, n = p.n;
-    float* L = smem + warp * (frame_bytes(N) / sizeof(float)); // level l at offset 2^l
-    uint8_t* left = reinterpret_cast<uint8_t*>(L + N);         // left children's beta
-    uint8_t* right = left + N;                                 // right children's beta
-    uint8_t* u = right + N;                                    // decisions
-    for (uint32_t f = blockIdx.x * warps_per_block + warp; f < p.num_frames;
-         f += gridDim.x * warps_per_block) {
-        const frame_extent fe = p.frames[f];
+    float* L =
+        smem + (warp * FPW + fslot) * (frame_bytes(N) / sizeof(float)); // level l at 2^l
+    uint8_t* left = reinterpret_cast<uint8_t*>(L + N); // left children's beta
+    uint8_t* right = left + N;                         // right children's beta
+    uint8_t* u = right + N;                            // decisions
+    const uint32_t groups = (p.num_frames + FPW - 1) / FPW;
+    for (uint32_t g = blockIdx.x * warps_per_block + warp; g < groups;
+         g += gridDim.x * warps_per_block) {
+        // A group's missing frames decode the last frame again and write nothing.
+        const uint32_t f = g * FPW + fslot;
+        const bool active = f < p.num_frames;
+        const frame_extent fe = p.frames[active ? f : p.num_frames - 1];
         const llr8_t* x = p.in + fe.in_offset;
         // The channel LLR of mother position d, read by the two ops of the root's
         // children only (not kept: shared memory holds more frames without it).
@@ -105,54 +117,54 @@ __global__ void __launch_bounds__(32 * warps_per_block) polar_kernel(const polar
             uint8_t* beta = ((first >> l) & 1 ? right : left) + size;
             switch (kind) {
             case pp::f_op:
-                for (int j = lane; j < size; j += 32) {
+                for (int j = sub; j < size; j += LPF) {
                     const float a0 = root_child ? channel(j) : a[j];
                     const float a1 = root_child ? channel(j + size) : a[j + size];
                     L[size + j] = f_minsum(a0, a1);
                 }
                 break;
             case pp::g_op:
-                for (int j = lane; j < size; j += 32) {
+                for (int j = sub; j < size; j += LPF) {
                     const float a0 = root_child ? channel(j) : a[j];
                     const float a1 = root_child ? channel(j + size) : a[j + size];
                     L[size + j] = left[size + j] ? a1 - a0 : a1 + a0;
                 }
                 break;
             case pp::leaf_op:
-                if (lane == 0) {
+                if (sub == 0) {
                     const float leaf = L[1];
                     const uint8_t bit = leaf < 0.0f ? 1 : 0;
                     u[first] = bit;
                     beta[0] = bit;
                     if (Soft) {
                         const int j = p.payload_of[first];
-                        if (j >= 0)
+                        if (j >= 0 && active)
                             soft[j] = bit ? -fabsf(leaf) : fabsf(leaf);
                     }
                 }
                 break;
             case pp::rate0_op:
-                for (int j = lane; j < size; j += 32)
+                for (int j = sub; j < size; j += LPF)
                     beta[j] = 0;
                 break;
             case pp::rate1_op:
-                for (int j = lane; j < size; j += 32)
+                for (int j = sub; j < size; j += LPF)
                     u[first + j] = beta[j] = a[j] < 0.0f ? 1 : 0;
                 __syncwarp();
-                transform(u + first, size, lane);
+                transform<LPF>(u + first, size, sub);
                 break;
             case pp::rep_op: {
                 // The node's LLRs summed in place, pairwise as SC's g chain sums them.
                 float* t = L + size;
                 for (int s = size / 2; s >= 1; s /= 2) {
-                    for (int j = lane; j < s; j += 32)
+                    for (int j = sub; j < s; j += LPF)
                         t[j] = t[j + s] + t[j];
                     __syncwarp();
                 }
                 const uint8_t bit = t[0] < 0.0f ? 1 : 0;
-                for (int j = lane; j < size; j += 32)
+                for (int j = sub; j < size; j += LPF)
                     beta[j] = bit;
-                if (lane == 0)
+                if (sub == 0)
                     u[first + size - 1] = bit;
                 break;
             }
@@ -161,7 +173,7 @@ __global__ void __launch_bounds__(32 * warps_per_block) polar_kernel(const polar
                 float weakest = INFINITY;
                 int at = 0;
                 uint32_t parity = 0;
-                for (int j = lane; j < size; j += 32) {
+                for (int j = sub; j < size; j += LPF) {
                     const uint8_t h = a[j] < 0.0f ? 1 : 0;
                     beta[j] = h;
                     parity ^= h;
@@ -171,7 +183,7 @@ __global__ void __launch_bounds__(32 * warps_per_block) polar_kernel(const polar
                         at = j;
                     }
                 }
-                for (int o = 16; o > 0; o /= 2) {
+                for (int o = LPF / 2; o > 0; o /= 2) {
                     const float w2 = __shfl_xor_sync(0xffffffffu, weakest, o);
                     const int at2 = __shfl_xor_sync(0xffffffffu, at, o);
                     if (w2 < weakest || (w2 == weakest && at2 < at)) {
@@ -181,18 +193,18 @@ __global__ void __launch_bounds__(32 * warps_per_block) polar_kernel(const polar
                     parity ^= __shfl_xor_sync(0xffffffffu, parity, o);
                 }
                 __syncwarp();
-                if (lane == 0)
+                if (sub == 0)
                     beta[at] ^= static_cast<uint8_t>(parity);
                 __syncwarp();
-                for (int j = lane; j < size; j += 32)
+                for (int j = sub; j < size; j += LPF)
                     u[first + j] = beta[j];
                 __syncwarp();
-                transform(u + first, size, lane);
+                transform<LPF>(u + first, size, sub);
                 break;
             }
             case pp::combine_op: {
                 uint8_t* parent = ((first >> (l + 1)) & 1 ? right : left) + 2 * size;
-                for (int j = lane; j < size; j += 32) {
+                for (int j = sub; j < size; j += LPF) {
                     const uint8_t r = right[size + j];
                     parent[j] = left[size + j] ^ r;
                     parent[j + size] = r;
@@ -205,18 +217,19 @@ __global__ void __launch_bounds__(32 * warps_per_block) polar_kernel(const polar
 
         // Payload bits, CRC over them (linear: XOR of the set bits' columns).
         uint32_t parity = 0;
-        for (int j = lane; j < p.k; j += 32)
+        for (int j = sub; j < p.k; j += LPF)
             if (u[p.info[j]])
                 parity ^= p.crc_column[j];
-        for (int o = 16; o > 0; o /= 2)
+        for (int o = LPF / 2; o > 0; o /= 2)
             parity ^= __shfl_xor_sync(0xffffffffu, parity, o);
         parity ^= p.crc_zero;
-        bool ok = true;
-        for (int t = lane; t < p.crc_len; t += 32)
+        int ok = 1;
+        for (int t = sub; t < p.crc_len; t += LPF)
             ok = ok && u[p.info[p.k + t]] == ((parity >> t) & 1u);
-        ok = __all_sync(0xffffffffu, ok);
+        for (int o = LPF / 2; o > 0; o /= 2)
+            ok &= __shfl_xor_sync(0xffffffffu, ok, o);
         uint8_t* out = p.out + fe.out_offset;
-        for (int byte = lane; byte < (p.k + 7) / 8; byte += 32) {
+        for (int byte = sub; active && byte < (p.k + 7) / 8; byte += LPF) {
             unsigned bits = 0;
             for (int b = 0; b < 8; b++) {
                 const int j = byte * 8 + b;
@@ -225,8 +238,8 @@ __global__ void __launch_bounds__(32 * warps_per_block) polar_kernel(const polar
             }
             out[byte] = static_cast<uint8_t>(bits);
         }
-        if (lane == 0)
-            p.status[f] = frame_status{ 1, ok };
+        if (active && sub == 0)
+            p.status[f] = frame_status{ 1, ok != 0 };
         __syncwarp(); // the buffers are reused by the next frame
     }
 }
@@ -319,6 +332,7 @@ public:
         d_params.payload_of = d_payload_of.get();
         d_params.crc_column = d_column.get();
         d_params.crc_zero = zero;
+        set_frames_per_warp(default_frames_per_warp);
         (void)K;
     }
 
@@ -374,12 +388,32 @@ public:
         p.soft = soft;
         p.status = status;
         device_guard guard(d_device);
+        const size_t groups = (nf + d_fpw - 1) / d_fpw;
         const unsigned blocks = static_cast<unsigned>(std::min<size_t>(
-            (nf + warps_per_block - 1) / warps_per_block, size_t(1) << 20));
-        const size_t smem = warps_per_block * frame_bytes(d_code.N());
-        (soft ? polar_kernel<true>
-              : polar_kernel<false>)<<<blocks, 32 * warps_per_block, smem, stream>>>(p);
+            (groups + warps_per_block - 1) / warps_per_block, size_t(1) << 20));
+        kernel(soft != nullptr,
+               d_fpw)<<<blocks, 32 * warps_per_block, smem(), stream>>>(p);
         GPUFEC_CUDA_CHECK_LAUNCH();
+    }
+
+    //! Frames per warp (1, 2, 4 or 8): the kernel-only benchmark compares them.
+    void set_frames_per_warp(int fpw)
+    {
+        if (fpw != 1 && fpw != 2 && fpw != 4 && fpw != 8)
+            throw error("polar decoder (cuda): frames per warp " + std::to_string(fpw) +
+                        "; allowed: 1, 2, 4, 8");
+        const size_t bytes = warps_per_block * fpw * frame_bytes(d_code.N());
+        if (bytes > 227 * 1024)
+            throw error("polar decoder (cuda): " + std::to_string(fpw) +
+                        " frames per warp need " + std::to_string(bytes) +
+                        " bytes of shared memory per block; allowed: up to 232448");
+        device_guard guard(d_device);
+        for (bool soft : { false, true })
+            GPUFEC_CUDA_CHECK(
+                cudaFuncSetAttribute(kernel(soft, fpw),
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(bytes)));
+        d_fpw = fpw;
     }
 
     std::string name() const override
@@ -392,12 +426,29 @@ public:
     std::string kernel_name() const
     {
         return std::string(d_fast ? "polar fast-ssc" : "polar sc") + ": " +
-               std::to_string(d_num_ops) + " ops, 1 warp/frame, " +
-               std::to_string(warps_per_block) + " frames/block, " +
-               std::to_string(frame_bytes(d_code.N())) + " B shared memory per frame";
+               std::to_string(d_num_ops) + " ops, " + std::to_string(d_fpw) +
+               " frame(s)/warp, " + std::to_string(warps_per_block * d_fpw) +
+               " frames/block, " + std::to_string(frame_bytes(d_code.N())) +
+               " B shared memory per frame";
     }
 
 private:
+    using kernel_fn = void (*)(polar_params);
+    static kernel_fn kernel(bool soft, int fpw)
+    {
+        switch (fpw) {
+        case 2:
+            return soft ? polar_kernel<true, 2> : polar_kernel<false, 2>;
+        case 4:
+            return soft ? polar_kernel<true, 4> : polar_kernel<false, 4>;
+        case 8:
+            return soft ? polar_kernel<true, 8> : polar_kernel<false, 8>;
+        default:
+            return soft ? polar_kernel<true, 1> : polar_kernel<false, 1>;
+        }
+    }
+    size_t smem() const { return warps_per_block * d_fpw * frame_bytes(d_code.N()); }
+
     nr_polar_code d_code;
     int d_device;
     std::string d_device_name;
@@ -406,6 +457,7 @@ private:
     device_buffer<float> d_fill;
     device_buffer<uint32_t> d_begin, d_column, d_ops;
     int d_num_ops = 0;
+    int d_fpw = 1;       //!< frames per warp
     bool d_fast = false; //!< fast-SSC (no soft output)
     device_buffer<uint16_t> d_src, d_info;
     device_buffer<int16_t> d_payload_of;
@@ -426,14 +478,27 @@ std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,
     return std::make_unique<polar_decoder_cuda>(code, options, device);
 }
 
+std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,
+                                                  const polar_decoder_options& options,
+                                                  int device,
+                                                  int frames_per_warp)
+{
+    auto dec = std::make_unique<polar_decoder_cuda>(code, options, device);
+    dec->set_frames_per_warp(frames_per_warp);
+    return dec;
+}
+
 polar_kernel_timing time_polar_kernel(const nr_polar_code& code,
                                       const polar_decoder_options& options,
                                       int device,
                                       const std::vector<int8_t>& llrs,
                                       size_t num_frames,
-                                      int reps)
+                                      int reps,
+                                      int frames_per_warp)
 {
     polar_decoder_cuda dec(code, options, device);
+    if (frames_per_warp)
+        dec.set_frames_per_warp(frames_per_warp);
     device_guard guard(device);
     const size_t e = code.e(), k = code.k();
     const size_t distinct = std::max<size_t>(llrs.size() / e, 1);

@@ -31,6 +31,12 @@ bool polar_cuda_accepts(const nr_polar_code& code, const polar_decoder_options& 
 std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,
                                                   const polar_decoder_options& options,
                                                   int device);
+//! The same with `frames_per_warp` (1, 2, 4, 8) frames decoded side by side by one warp
+//! instead of the decoder's choice (tests and benchmarks).
+std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,
+                                                  const polar_decoder_options& options,
+                                                  int device,
+                                                  int frames_per_warp);
 
 struct polar_kernel_timing {
     double median_ms = 0; //!< median kernel time of one batch (device events)
@@ -40,12 +46,15 @@ struct polar_kernel_timing {
 
 //! Kernel-only timing: `num_frames` frames (the int8 `llrs`, one or more frames of e,
 //! repeated to fill the batch) on the device, decoded `reps` times after a warm-up.
+//! frames_per_warp: 1, 2, 4, 8 frames decoded side by side by one warp; 0: the
+//! decoder's choice.
 polar_kernel_timing time_polar_kernel(const nr_polar_code& code,
                                       const polar_decoder_options& options,
                                       int device,
                                       const std::vector<int8_t>& llrs,
                                       size_t num_frames,
-                                      int reps);
+                                      int reps,
+                                      int frames_per_warp = 0);
 
 } // namespace cuda
 } // namespace gpufec
