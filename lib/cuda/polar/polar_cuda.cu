@@ -30,7 +30,13 @@ namespace {
 
 constexpr float known_zero_llr = 1e5f; // as lib/cpu/polar_cpu.cc
 constexpr int warps_per_block = 4;
-constexpr int default_frames_per_warp = 1;
+//! Frames per warp by the code size, measured on an H100 (docs/polar-gpu.md): small
+//! codes fill the warp with more frames; N = 1024 (and fast-SSC's N = 512, whose nodes
+//! are larger) do best with two.
+constexpr int frames_per_warp_for(int N, bool fast)
+{
+    return N >= 1024 || (fast && N >= 512) ? 2 : 4;
+}
 
 struct polar_params {
     const llr8_t* in;
@@ -332,7 +338,7 @@ public:
         d_params.payload_of = d_payload_of.get();
         d_params.crc_column = d_column.get();
         d_params.crc_zero = zero;
-        set_frames_per_warp(default_frames_per_warp);
+        set_frames_per_warp(frames_per_warp_for(N, d_fast));
         (void)K;
     }
 
