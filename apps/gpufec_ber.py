@@ -14,7 +14,7 @@ until it has seen --max-errors bit errors or --max-bits bits, then prints a BER/
 table, writes a CSV file and a PNG plot (with the uncoded BPSK curve Q(sqrt(2 Eb/N0))
 for comparison). --code picks the code family and with it the decoder: conv (Viterbi),
 turbo (LTE, max-log-MAP), ldpc (5G NR, layered min-sum), ldpc-alist (any LDPC code
-from an alist file, same decoder) or polar (5G NR, SC / CA-SCL / BP).
+from an alist file, same decoder) or polar (5G NR, SC / fast-SSC / CA-SCL / BP).
 
 Examples:
     gpufec-ber --ebn0 0:6:0.5 --k 7 --polys 171,133 --backend auto --max-bits 1e7
@@ -553,7 +553,7 @@ def build_parser():
     dec = parser.add_argument_group("decoder (turbo, LDPC, polar; unset: decoder defaults)")
     dec.add_argument("--algorithm", default=None,
                      help="turbo: max-log-map | scaled-max-log-map; ldpc: normalized | "
-                          "offset; polar: sc | scl | bp")
+                          "offset; polar: sc | fast-ssc | scl | bp")
     dec.add_argument("--iterations", type=int, default=None,
                      help="turbo iterations (default 6), LDPC max iterations (default 10), "
                           "polar BP max iterations (default 50)")
