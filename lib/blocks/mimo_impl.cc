@@ -28,6 +28,13 @@ namespace gr {
 namespace gpufec {
 namespace {
 
+//! A core error as the block raises it: the block's name first, unless the core's
+//! message already names the MIMO channel source.
+std::string source_error(const std::string& what)
+{
+    return what.rfind("mimo channel", 0) == 0 ? what : "mimo_channel_source: " + what;
+}
+
 using ::gpufec::cfloat;
 
 ::gpufec::mimo_setup
@@ -615,7 +622,7 @@ public:
         try {
             d_source = ::gpufec::make(d_setup, o, backend);
         } catch (const ::gpufec::error& e) {
-            throw ::gpufec::error(std::string("mimo_channel_source: ") + e.what());
+            throw ::gpufec::error(source_error(e.what()));
         }
         d_snr_db.store(snr_db);
         ::gpufec::backend_spec spec;
@@ -679,7 +686,7 @@ private:
                        ? ::gpufec::mimo_noise_var_ebn0(snr_db, d_bits_per_symbol, d_rate)
                        : ::gpufec::mimo_noise_var_esn0(snr_db);
         } catch (const ::gpufec::error& e) {
-            throw ::gpufec::error(std::string("mimo_channel_source: ") + e.what());
+            throw ::gpufec::error(source_error(e.what()));
         }
     }
 
