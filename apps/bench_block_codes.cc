@@ -790,6 +790,8 @@ int run_block_code_bench(const block_options& opt)
         results.push_back(r);
         // The other frames-per-warp layouts, for comparison.
         for (int fpw : { 1, 2, 4, 8 }) {
+            if (row.second.algorithm == gpufec::polar_algorithm::bp)
+                break; // one block per frame: no such layouts
             const auto alt = gpufec::cuda::time_polar_kernel(*code.polar,
                                                              row.second,
                                                              device,

@@ -3,8 +3,9 @@
  * Copyright 2026 gr-gpufec developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// GPU polar decoding (issue 11): the CUDA SC decoder against the CPU's through the
-// engine, bit for bit (payload bits, CRC status, iterations, soft output), over N = 32
+// GPU polar decoding (issue 11): the CUDA SC, fast-SSC and BP decoders against the CPU's
+// through the engine, bit for bit (payload bits, CRC status, iterations, soft output),
+// over N = 32
 // .. 1024, puncturing, shortening and repetition, every CRC, with and without the
 // channel interleaver; the backend choice and bad input. Skipped without a device.
 #include <gpufec/backends.h>
@@ -65,7 +66,7 @@ std::vector<std::vector<llr8_t>> draw_frames(const nr_polar_code& code, uint32_t
 
 } // namespace
 
-TEST(PolarCuda, ScAndFastSscMatchCpuBitForBit)
+TEST(PolarCuda, ScFastSscAndBpMatchCpuBitForBit)
 {
     REQUIRE_GPU();
     const shape shapes[] = {
@@ -81,14 +82,23 @@ TEST(PolarCuda, ScAndFastSscMatchCpuBitForBit)
         { 25, 8000, "crc11", true },   // heavy repetition
     };
     for (const shape& sh : shapes)
-        for (polar_algorithm alg : { polar_algorithm::sc, polar_algorithm::fast_ssc }) {
+        for (int variant = 0; variant < 4; variant++) {
+            // sc, fast-ssc, bp (50 iterations, early termination), bp (7, none)
+            const polar_algorithm alg = variant == 0   ? polar_algorithm::sc
+                                        : variant == 1 ? polar_algorithm::fast_ssc
+                                                       : polar_algorithm::bp;
             polar_decoder_options o;
             o.algorithm = alg;
+            if (variant == 3) {
+                o.bp_iterations = 7;
+                o.bp_early_termination = false;
+            }
             const bool fast = alg == polar_algorithm::fast_ssc;
             const nr_polar_code code(sh.k, sh.e, sh.crc, sh.interleave);
-            SCOPED_TRACE(std::string(to_string(alg)) + " k " + std::to_string(sh.k) +
-                         " e " + std::to_string(sh.e) + " N " + std::to_string(code.N()) +
-                         " " + sh.crc);
+            SCOPED_TRACE(std::string(to_string(alg)) + " variant " +
+                         std::to_string(variant) + " k " + std::to_string(sh.k) + " e " +
+                         std::to_string(sh.e) + " N " + std::to_string(code.N()) + " " +
+                         sh.crc);
             auto cpu = make_decoder(code, o, "cpu");
             std::shared_ptr<batch_decoder> gpu = make_decoder(code, o, "cuda:0");
             ASSERT_EQ(gpu->backend(), backend_kind::cuda);
@@ -196,10 +206,10 @@ TEST(PolarCuda, BackendChoiceAndBadInput)
     const nr_polar_code code(100, 200);
     polar_decoder_options o; // scl: CPU only so far
     expect_error([&] { make_decoder(code, o, "cuda:0"); },
-                 { "allowed on cuda: sc, fast-ssc" });
+                 { "allowed on cuda: sc, fast-ssc, bp" });
     EXPECT_EQ(make_decoder(code, o, "auto")->backend(), backend_kind::cpu);
     o.algorithm = polar_algorithm::bp;
-    EXPECT_EQ(make_decoder(code, o, "auto")->backend(), backend_kind::cpu);
+    EXPECT_EQ(make_decoder(code, o, "auto")->backend(), backend_kind::cuda);
     o.algorithm = polar_algorithm::fast_ssc;
     EXPECT_EQ(make_decoder(code, o, "auto")->backend(), backend_kind::cuda);
     o.algorithm = polar_algorithm::sc;

@@ -55,6 +55,10 @@ struct polar_params {
     const int16_t* payload_of;  //!< N: payload index j < k of leaf i, else -1
     const uint32_t* crc_column; //!< k: parity of payload bit j alone, XOR crc_zero
     uint32_t crc_zero;          //!< parity of the all-zero payload
+    // Belief propagation
+    const uint8_t* frozen; //!< N flags
+    int iterations;        //!< bp_iterations
+    bool early_termination;
 };
 
 __device__ __forceinline__ float f_minsum(float a, float b)
@@ -250,6 +254,156 @@ __global__ void __launch_bounds__(32 * warps_per_block) polar_kernel(const polar
     }
 }
 
+
+// ---- belief propagation (the paper's full-parallel decoder)
+// ----------------------------
+//
+// One block per frame, N / 2 threads, one processing element each per stage; the
+// left-going (L) and right-going (R) messages of all n + 1 layers in shared memory
+// (2 (n + 1) N floats). The CPU BP decoder's arithmetic (polar_bp_cpu.cc): f = 15/16
+// sign sign min, the same sums in the same order, a left sweep s = n-1..0 then a right
+// sweep s = 0..n-1 per iteration, the G-matrix test (x_hat = u_hat G_N) and the CRC
+// before stopping early: the same bits, iterations, status and soft output.
+
+constexpr float bp_scale = 15.0f / 16.0f;
+
+__device__ __forceinline__ float boxplus(float a, float b)
+{
+    const float m = bp_scale * fminf(fabsf(a), fabsf(b));
+    return ((a < 0.0f) != (b < 0.0f)) ? -m : m;
+}
+
+//! Bytes of shared memory of one BP frame.
+constexpr size_t bp_frame_bytes(int N, int n)
+{
+    return 2 * static_cast<size_t>(n + 1) * N * sizeof(float) +
+           2 * static_cast<size_t>(N);
+}
+
+//! The CRC verdict of the decisions u (information positions p.info), by the block.
+__device__ __forceinline__ bool
+block_crc_holds(const polar_params& p, const uint8_t* u, uint32_t* scratch)
+{
+    if (p.crc_len == 0)
+        return true;
+    uint32_t parity = 0;
+    for (int j = threadIdx.x; j < p.k; j += blockDim.x)
+        if (u[p.info[j]])
+            parity ^= p.crc_column[j];
+    for (int o = 16; o > 0; o /= 2)
+        parity ^= __shfl_xor_sync(0xffffffffu, parity, o);
+    if (threadIdx.x == 0)
+        *scratch = 0;
+    __syncthreads();
+    if (threadIdx.x % 32 == 0 && parity)
+        atomicXor(scratch, parity);
+    __syncthreads();
+    parity = *scratch ^ p.crc_zero;
+    int bad = 0;
+    for (int t = threadIdx.x; t < p.crc_len; t += blockDim.x)
+        bad |= u[p.info[p.k + t]] != ((parity >> t) & 1u);
+    return !__syncthreads_or(bad);
+}
+
+__global__ void __launch_bounds__(512) polar_bp_kernel(const polar_params p)
+{
+    extern __shared__ float smem[];
+    __shared__ uint32_t crc_scratch;
+    const int N = p.N, n = p.n, t = threadIdx.x, threads = blockDim.x;
+    float* L = smem;            // layer s at s * N; layer n: the channel
+    float* R = L + (n + 1) * N; // layer 0: the prior
+    uint8_t* u = reinterpret_cast<uint8_t*>(R + (n + 1) * N);
+    uint8_t* x = u + N;
+    for (uint32_t f = blockIdx.x; f < p.num_frames; f += gridDim.x) {
+        const frame_extent fe = p.frames[f];
+        const llr8_t* in = p.in + fe.in_offset;
+        for (int d = t; d < N; d += threads) {
+            float s = p.fill[d];
+            for (uint32_t r = p.src_begin[d]; r < p.src_begin[d + 1]; r++)
+                s += static_cast<float>(in[p.src[r]]);
+            L[n * N + d] = s;
+            R[d] = p.frozen[d] ? known_zero_llr : 0.0f;
+            for (int l = 1; l <= n; l++)
+                R[l * N + d] = 0.0f;
+        }
+        __syncthreads();
+        int it = 1;
+        for (;; it++) {
+            for (int s = n - 1; s >= 0; s--) {
+                const int h = 1 << s;
+                for (int pe = t; pe < N / 2; pe += threads) {
+                    const int j = (pe / h) * 2 * h + pe % h;
+                    const float* Lr = L + (s + 1) * N;
+                    const float* Rl = R + s * N;
+                    const float la = Lr[j], lb = Lr[j + h], ra = Rl[j], rb = Rl[j + h];
+                    L[s * N + j] = boxplus(la, lb + rb);
+                    L[s * N + j + h] = boxplus(ra, la) + lb;
+                }
+                __syncthreads();
+            }
+            if (it == p.iterations)
+                break;
+            for (int s = 0; s < n; s++) {
+                const int h = 1 << s;
+                for (int pe = t; pe < N / 2; pe += threads) {
+                    const int j = (pe / h) * 2 * h + pe % h;
+                    const float* Lr = L + (s + 1) * N;
+                    const float* Rl = R + s * N;
+                    const float la = Lr[j], lb = Lr[j + h], ra = Rl[j], rb = Rl[j + h];
+                    R[(s + 1) * N + j] = boxplus(ra, lb + rb);
+                    R[(s + 1) * N + j + h] = boxplus(ra, la) + rb;
+                }
+                __syncthreads();
+            }
+            if (!p.early_termination)
+                continue;
+            // G-matrix test: u_hat G_N (transformed in place) against x_hat.
+            for (int d = t; d < N; d += threads) {
+                u[d] = (L[d] + R[d]) < 0.0f;
+                x[d] = (L[n * N + d] + R[n * N + d]) < 0.0f;
+            }
+            __syncthreads();
+            for (int h = 1; h < N; h *= 2) {
+                for (int pe = t; pe < N / 2; pe += threads) {
+                    const int j = (pe / h) * 2 * h + pe % h;
+                    u[j] ^= u[j + h];
+                }
+                __syncthreads();
+            }
+            int differ = 0;
+            for (int d = t; d < N; d += threads)
+                differ |= u[d] != x[d];
+            if (__syncthreads_or(differ))
+                continue;
+            for (int d = t; d < N; d += threads)
+                u[d] = (L[d] + R[d]) < 0.0f;
+            __syncthreads();
+            if (block_crc_holds(p, u, &crc_scratch))
+                break;
+        }
+        for (int d = t; d < N; d += threads)
+            u[d] = (L[d] + R[d]) < 0.0f;
+        __syncthreads();
+        const bool ok = block_crc_holds(p, u, &crc_scratch);
+        uint8_t* out = p.out + fe.out_offset;
+        for (int byte = t; byte < (p.k + 7) / 8; byte += threads) {
+            unsigned bits = 0;
+            for (int b = 0; b < 8; b++) {
+                const int j = byte * 8 + b;
+                if (j < p.k && u[p.info[j]])
+                    bits |= 0x80u >> b;
+            }
+            out[byte] = static_cast<uint8_t>(bits);
+        }
+        if (p.soft)
+            for (int j = t; j < p.k; j += threads)
+                p.soft[8 * fe.out_offset + j] = L[p.info[j]] + R[p.info[j]];
+        if (t == 0)
+            p.status[f] = frame_status{ it, ok };
+        __syncthreads(); // the buffers are reused by the next frame
+    }
+}
+
 class polar_decoder_cuda final : public batch_decoder
 {
 public:
@@ -260,9 +414,10 @@ public:
     {
         d_cpu = make_polar_decoder_cpu(code, options); // validates the options
         if (!polar_cuda_accepts(code, options))
-            throw error(std::string("polar decoder (cuda): algorithm \"") +
-                        to_string(options.algorithm) +
-                        "\" runs on the CPU only so far; allowed on cuda: sc, fast-ssc");
+            throw error(
+                std::string("polar decoder (cuda): algorithm \"") +
+                to_string(options.algorithm) +
+                "\" runs on the CPU only so far; allowed on cuda: sc, fast-ssc, bp");
         require_device(device);
         d_device_name = device_name(device);
         device_guard guard(device);
@@ -287,6 +442,7 @@ public:
         if (options.algorithm == polar_algorithm::fast_ssc)
             rules.rate1 = rules.rep = rules.spc = true;
         d_fast = options.algorithm == polar_algorithm::fast_ssc;
+        d_bp = options.algorithm == polar_algorithm::bp;
         std::vector<uint32_t> ops;
         for (const polar_program::op& o : polar_program::make(frozen, n, rules))
             ops.push_back(o.kind | static_cast<uint32_t>(o.level) << 8 |
@@ -318,6 +474,7 @@ public:
             }
         }
         upload(d_fill, fill);
+        upload(d_frozen, std::vector<uint8_t>(frozen.begin(), frozen.end()));
         upload(d_begin, begin);
         upload(d_src, src);
         upload(d_ops, ops);
@@ -338,6 +495,19 @@ public:
         d_params.payload_of = d_payload_of.get();
         d_params.crc_column = d_column.get();
         d_params.crc_zero = zero;
+        d_params.frozen = d_frozen.get();
+        d_params.iterations = options.bp_iterations;
+        d_params.early_termination = options.bp_early_termination;
+        if (d_bp) {
+            const size_t bytes = bp_frame_bytes(N, n);
+            if (bytes > 227 * 1024)
+                throw error("polar decoder (cuda): bp needs " + std::to_string(bytes) +
+                            " bytes of shared memory per frame; allowed: up to 232448");
+            GPUFEC_CUDA_CHECK(
+                cudaFuncSetAttribute(polar_bp_kernel,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(bytes)));
+        }
         set_frames_per_warp(frames_per_warp_for(N, d_fast));
         (void)K;
     }
@@ -394,6 +564,16 @@ public:
         p.soft = soft;
         p.status = status;
         device_guard guard(d_device);
+        if (d_bp) {
+            const int N = d_code.N();
+            polar_bp_kernel<<<static_cast<unsigned>(
+                                  std::min<size_t>(nf, size_t(1) << 20)),
+                              std::max(32, N / 2),
+                              bp_frame_bytes(N, d_code.n()),
+                              stream>>>(p);
+            GPUFEC_CUDA_CHECK_LAUNCH();
+            return;
+        }
         const size_t groups = (nf + d_fpw - 1) / d_fpw;
         const unsigned blocks = static_cast<unsigned>(std::min<size_t>(
             (groups + warps_per_block - 1) / warps_per_block, size_t(1) << 20));
@@ -424,13 +604,21 @@ public:
 
     std::string name() const override
     {
-        return std::string("polar ") + (d_fast ? "fast-ssc" : "sc") +
+        return std::string("polar ") +
+               (d_bp     ? "bp"
+                : d_fast ? "fast-ssc"
+                         : "sc") +
                " (k=" + std::to_string(d_code.k()) + ", e=" + std::to_string(d_code.e()) +
                ", N=" + std::to_string(d_code.N()) + ", " + to_string(d_code.crc()) +
                ") on cuda:" + std::to_string(d_device) + " (" + d_device_name + ")";
     }
     std::string kernel_name() const
     {
+        if (d_bp)
+            return "polar bp: 1 block/frame, " +
+                   std::to_string(std::max(32, d_code.N() / 2)) + " threads, " +
+                   std::to_string(bp_frame_bytes(d_code.N(), d_code.n())) +
+                   " B shared memory per frame";
         return std::string(d_fast ? "polar fast-ssc" : "polar sc") + ": " +
                std::to_string(d_num_ops) + " ops, " + std::to_string(d_fpw) +
                " frame(s)/warp, " + std::to_string(warps_per_block * d_fpw) +
@@ -465,6 +653,8 @@ private:
     int d_num_ops = 0;
     int d_fpw = 1;       //!< frames per warp
     bool d_fast = false; //!< fast-SSC (no soft output)
+    bool d_bp = false;   //!< belief propagation
+    device_buffer<uint8_t> d_frozen;
     device_buffer<uint16_t> d_src, d_info;
     device_buffer<int16_t> d_payload_of;
 };
@@ -474,7 +664,8 @@ private:
 bool polar_cuda_accepts(const nr_polar_code&, const polar_decoder_options& options)
 {
     return options.algorithm == polar_algorithm::sc ||
-           options.algorithm == polar_algorithm::fast_ssc;
+           options.algorithm == polar_algorithm::fast_ssc ||
+           options.algorithm == polar_algorithm::bp;
 }
 
 std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,
