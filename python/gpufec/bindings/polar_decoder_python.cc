@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(polar_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(31144c33004dde7d3066462c331ba928)                     */
+/* BINDTOOL_HEADER_FILE_HASH(2e1214f305672712698cb151fddee4ee)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
