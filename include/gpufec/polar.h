@@ -76,6 +76,22 @@ public:
                   const std::string& crc = "crc11",
                   bool channel_interleave = true);
 
+    /*!
+     * The downlink control chain of TS 38.212 7.3 (DCI): k payload bits (12..140; pad
+     * shorter DCI formats with zeros as 7.3.1 says), CRC24C computed over 24 ones
+     * followed by the payload (7.3.2) with its last 16 bits scrambled by `rnti`
+     * (0..65535, most significant bit first), input bit interleaving (5.3.1.1, I_IL =
+     * 1), n_max = 9, no channel interleaving (I_BIL = 0). Decoders report crc_ok only
+     * for frames sent with this RNTI.
+     */
+    static nr_polar_code dci(int k, int e, int rnti);
+    /*!
+     * The broadcast chain of TS 38.212 7.1 (BCH), from the payload a' of 7.1.3 on:
+     * CRC24C, input bit interleaving, n_max = 9, no channel interleaving; k = 32 (the
+     * MIB chain's payload) and e = 864 unless given.
+     */
+    static nr_polar_code bch(int e = 864, int k = 32);
+
     int k() const { return d_k; }              //!< payload bits A
     int e() const { return d_e; }              //!< transmitted bits E
     int crc_bits() const { return d_crc_len; } //!< L
@@ -85,6 +101,27 @@ public:
     polar_crc crc() const { return d_crc; }
     bool channel_interleave() const { return d_channel_interleave; }
     polar_rate_matching rate_matching() const { return d_mode; }
+    //! 10 (uplink) or 9 (DCI, BCH): the largest log2 N.
+    int n_max() const { return d_n_max; }
+    //! Input bit interleaving (5.3.1.1, I_IL = 1: DCI and BCH).
+    bool input_interleave() const { return d_input_interleave; }
+    //! The RNTI that scrambles the CRC (DCI), or -1.
+    int rnti() const { return d_rnti; }
+    /*!
+     * The index in u of bit c_j, j < K, of the payload-and-CRC sequence c: with input
+     * interleaving info_positions()[k] holds c'_k = c_Pi(k), so c_j sits at
+     * info_positions()[Pi^-1(j)]; without it, info_positions()[j]. Decoders read the
+     * payload and the CRC bits through it.
+     */
+    const std::vector<uint16_t>& bit_positions() const { return d_bit_positions; }
+    /*!
+     * The crc_bits() CRC bits the chain attaches to the k payload bits `a` (plain, or
+     * DCI's: over 24 ones and a, the last 16 scrambled by the RNTI). A frame's CRC
+     * holds when its decoded CRC bits equal these.
+     */
+    void crc_parity(const uint8_t* a, uint8_t* parity) const;
+    //! Pi(0..K-1) of 5.3.1.1 (Table 5.3.1.1-1, K_IL_max = 164), K = 1..164.
+    static std::vector<uint16_t> input_interleaver_pattern(int K);
 
     //! N flags, 1 = frozen (includes the rate-matching pre-frozen positions).
     const std::vector<uint8_t>& frozen() const { return d_frozen; }
@@ -116,7 +153,19 @@ public:
     static std::vector<uint16_t> channel_interleaver_pattern(int e);
 
 private:
+    struct chain {
+        int n_max = 10;
+        bool input_interleave = false, ones_prefix = false;
+        int rnti = -1;
+    };
+    nr_polar_code(int k, int e, polar_crc crc, bool channel_interleave, chain c);
+    void construct();
+
     int d_k, d_e, d_crc_len, d_n;
+    int d_n_max = 10;
+    bool d_input_interleave = false, d_ones_prefix = false;
+    int d_rnti = -1;
+    std::vector<uint16_t> d_bit_positions;
     polar_crc d_crc;
     bool d_channel_interleave;
     polar_rate_matching d_mode;

@@ -188,10 +188,33 @@ public:
 class nr_polar_code_impl : public block_code_base<nr_polar_code>
 {
 public:
-    nr_polar_code_impl(int k, int e, const std::string& crc, bool channel_interleave)
-        : d_code(k, e, crc, channel_interleave)
+    nr_polar_code_impl(int k,
+                       int e,
+                       const std::string& crc,
+                       bool channel_interleave,
+                       const std::string& chain,
+                       int rnti)
+        : d_code(make_core(k, e, crc, channel_interleave, chain, rnti)), d_chain(chain)
     {
     }
+    static ::gpufec::nr_polar_code make_core(int k,
+                                             int e,
+                                             const std::string& crc,
+                                             bool channel_interleave,
+                                             const std::string& chain,
+                                             int rnti)
+    {
+        if (chain == "dci")
+            return ::gpufec::nr_polar_code::dci(k, e, rnti);
+        if (chain == "bch")
+            return ::gpufec::nr_polar_code::bch(e, k);
+        if (chain != "uci")
+            throw ::gpufec::error("nr_polar_code: chain \"" + chain +
+                                  "\" unknown; allowed: \"uci\", \"dci\", \"bch\"");
+        return ::gpufec::nr_polar_code(k, e, crc, channel_interleave);
+    }
+    std::string chain() const override { return d_chain; }
+    int rnti() const override { return d_code.rnti(); }
     std::string family() const override { return "polar"; }
     std::string describe() const override
     {
@@ -199,6 +222,8 @@ public:
                " e=" + std::to_string(d_code.e()) + " N=" + std::to_string(d_code.N()) +
                " " + crc() + " " + rate_matching() +
                (d_code.channel_interleave() ? " +chan-il" : "") +
+               (d_chain != "uci" ? " " + d_chain : "") +
+               (d_code.rnti() >= 0 ? " rnti=" + std::to_string(d_code.rnti()) : "") +
                " r=" + rate_text(rate());
     }
     int k() const override { return d_code.k(); }
@@ -221,6 +246,7 @@ protected:
 
 private:
     ::gpufec::nr_polar_code d_code;
+    std::string d_chain;
 };
 
 } // namespace
@@ -246,10 +272,15 @@ dvbs2_ldpc_code::sptr dvbs2_ldpc_code::make(const std::string& frame,
     return std::make_shared<dvbs2_ldpc_code_impl>(frame, rate);
 }
 
-nr_polar_code::sptr
-nr_polar_code::make(int k, int e, const std::string& crc, bool channel_interleave)
+nr_polar_code::sptr nr_polar_code::make(int k,
+                                        int e,
+                                        const std::string& crc,
+                                        bool channel_interleave,
+                                        const std::string& chain,
+                                        int rnti)
 {
-    return std::make_shared<nr_polar_code_impl>(k, e, crc, channel_interleave);
+    return std::make_shared<nr_polar_code_impl>(
+        k, e, crc, channel_interleave, chain, rnti);
 }
 
 } // namespace gpufec

@@ -15,7 +15,26 @@ namespace {
 
 #include "tables/nr_polar_tables.inc"
 
-constexpr int n_max = 10; // uplink (TS 38.212 6.3.1.3.1)
+constexpr int uplink_n_max = 10;       // TS 38.212 6.3.1.3.1
+constexpr int downlink_n_max = 9;      // 7.1.4 (BCH), 7.3.3 (DCI)
+constexpr int max_k_interleaved = 164; // K_IL_max of 5.3.1.1
+
+// TS 38.212 Table 5.3.1.1-1: the input bit interleaving pattern Pi_IL_max(m), m = 0..163.
+// Cross-checked against the public implementations in NVlabs/sionna
+// (src/sionna/phy/fec/polar/encoding.py) and OpenAirInterface
+// (openair1/PHY/CODING/nrPolar_tools/nr_polar_interleaving_pattern.c).
+const uint8_t input_interleaving_table[max_k_interleaved] = {
+    0,   2,   4,   7,   9,   14,  19,  20,  24,  25,  26,  28,  31,  34,  42,  45,  49,
+    50,  51,  53,  54,  56,  58,  59,  61,  62,  65,  66,  67,  69,  70,  71,  72,  76,
+    77,  81,  82,  83,  87,  88,  89,  91,  93,  95,  98,  101, 104, 106, 108, 110, 111,
+    113, 115, 118, 119, 120, 122, 123, 126, 127, 129, 132, 134, 138, 139, 140, 1,   3,
+    5,   8,   10,  15,  21,  27,  29,  32,  35,  43,  46,  52,  55,  57,  60,  63,  68,
+    73,  78,  84,  90,  92,  94,  96,  99,  102, 105, 107, 109, 112, 114, 116, 121, 124,
+    128, 130, 133, 135, 141, 6,   11,  16,  22,  30,  33,  36,  44,  47,  64,  74,  79,
+    85,  97,  100, 103, 117, 125, 131, 136, 142, 12,  17,  23,  37,  48,  75,  80,  86,
+    137, 143, 13,  18,  38,  144, 39,  145, 40,  146, 41,  147, 148, 149, 150, 151, 152,
+    153, 154, 155, 156, 157, 158, 159, 160, 161, 162, 163
+};
 constexpr int n_min = 5;
 constexpr int max_e = 8192; // channel interleaver limit of 5.4.1.3
 
@@ -134,6 +153,7 @@ nr_polar_code::nr_polar_code(int k,
       d_mode(polar_rate_matching::repetition)
 {
     d_crc_len = crc_length(d_crc);
+    d_n_max = uplink_n_max;
     if (d_e < 1 || d_e > max_e)
         fail("e = " + std::to_string(e) + " is out of range; allowed: 1.." +
              std::to_string(max_e));
@@ -154,11 +174,90 @@ nr_polar_code::nr_polar_code(int k,
     } else if (k < 1) {
         fail("k = " + std::to_string(k) + " is out of range; allowed: k >= 1");
     }
+    construct();
+}
+
+nr_polar_code::nr_polar_code(
+    int k, int e, polar_crc crc, bool channel_interleave, chain c)
+    : d_k(k),
+      d_e(e),
+      d_crc_len(crc_length(crc)),
+      d_n(0),
+      d_crc(crc),
+      d_channel_interleave(channel_interleave),
+      d_mode(polar_rate_matching::repetition)
+{
+    d_n_max = c.n_max;
+    d_input_interleave = c.input_interleave;
+    d_ones_prefix = c.ones_prefix;
+    d_rnti = c.rnti;
+    construct();
+}
+
+nr_polar_code nr_polar_code::dci(int k, int e, int rnti)
+{
+    if (k < 12 || k > max_k_interleaved - 24)
+        fail("dci: k = " + std::to_string(k) +
+             "; allowed: 12..140 (pad shorter DCI formats with zeros, TS 38.212 7.3.1)");
+    if (rnti < 0 || rnti > 65535)
+        fail("dci: rnti = " + std::to_string(rnti) + "; allowed: 0..65535");
+    if (e < 1 || e > max_e)
+        fail("dci: e = " + std::to_string(e) + "; allowed: 1.." + std::to_string(max_e));
+    chain c;
+    c.n_max = downlink_n_max;
+    c.input_interleave = true;
+    c.ones_prefix = true;
+    c.rnti = rnti;
+    return nr_polar_code(k, e, polar_crc::crc24c, false, c);
+}
+
+nr_polar_code nr_polar_code::bch(int e, int k)
+{
+    if (k < 1 || k > max_k_interleaved - 24)
+        fail("bch: k = " + std::to_string(k) + "; allowed: 1..140 (the MIB chain: 32)");
+    if (e < 1 || e > max_e)
+        fail("bch: e = " + std::to_string(e) + "; allowed: 1.." + std::to_string(max_e));
+    chain c;
+    c.n_max = downlink_n_max;
+    c.input_interleave = true;
+    return nr_polar_code(k, e, polar_crc::crc24c, false, c);
+}
+
+std::vector<uint16_t> nr_polar_code::input_interleaver_pattern(int K)
+{
+    if (K < 1 || K > max_k_interleaved)
+        fail("input interleaver: K = " + std::to_string(K) + "; allowed: 1..164");
+    std::vector<uint16_t> pi;
+    pi.reserve(K);
+    for (int m = 0; m < max_k_interleaved; ++m)
+        if (input_interleaving_table[m] >= max_k_interleaved - K)
+            pi.push_back(static_cast<uint16_t>(input_interleaving_table[m] -
+                                               (max_k_interleaved - K)));
+    return pi;
+}
+
+void nr_polar_code::crc_parity(const uint8_t* a, uint8_t* parity) const
+{
+    if (!d_ones_prefix) {
+        nr_crc_parity(d_crc, a, d_k, parity);
+    } else {
+        std::vector<uint8_t> prefixed(24 + d_k, 1);
+        std::copy(a, a + d_k, prefixed.begin() + 24);
+        nr_crc_parity(d_crc, prefixed.data(), prefixed.size(), parity);
+    }
+    if (d_rnti >= 0)
+        for (int i = 0; i < 16; ++i)
+            parity[d_crc_len - 16 + i] ^= (d_rnti >> (15 - i)) & 1;
+}
+
+void nr_polar_code::construct()
+{
     const int K = this->K();
-    const int max_k = 1 << n_max;
+    const int n_max = d_n_max;
+    const int max_k = d_input_interleave ? max_k_interleaved : 1 << n_max;
     if (K > d_e || K > max_k)
         fail("K = k + CRC = " + std::to_string(K) + " must be <= e (" +
-             std::to_string(e) + ") and <= " + std::to_string(max_k) +
+             std::to_string(d_e) + ") and <= " + std::to_string(max_k) +
              "; allowed: k <= min(e, " + std::to_string(max_k) + ") - " +
              std::to_string(d_crc_len));
 
@@ -208,7 +307,7 @@ nr_polar_code::nr_polar_code(int k,
     // Information set: the K most reliable indices < N that are not pre-frozen, 5.3.1.2.
     std::vector<uint16_t> usable;
     usable.reserve(N);
-    for (int i = 0; i < (1 << n_max); ++i) {
+    for (int i = 0; i < 1024; ++i) {
         const uint16_t q = nr_polar_reliability_table[i];
         if (q < N && !pre_frozen[q])
             usable.push_back(q);
@@ -216,7 +315,7 @@ nr_polar_code::nr_polar_code(int k,
     if (static_cast<int>(usable.size()) < K)
         fail("K = " + std::to_string(K) + " exceeds the " +
              std::to_string(usable.size()) +
-             " positions left after rate matching of e = " + std::to_string(e) +
+             " positions left after rate matching of e = " + std::to_string(d_e) +
              "; allowed: smaller k or larger e");
     d_info.assign(usable.end() - K, usable.end());
     std::sort(d_info.begin(), d_info.end());
@@ -224,6 +323,12 @@ nr_polar_code::nr_polar_code(int k,
     for (uint16_t i : d_info)
         d_frozen[i] = 0;
 
+    d_bit_positions = d_info;
+    if (d_input_interleave) {
+        const std::vector<uint16_t> pi = input_interleaver_pattern(K);
+        for (int k = 0; k < K; ++k) // info_positions()[k] carries c'_k = c_Pi(k)
+            d_bit_positions[pi[k]] = d_info[k];
+    }
     d_chan = channel_interleaver_pattern(d_e);
     d_out_map.resize(d_e);
     for (int i = 0; i < d_e; ++i) {
@@ -235,7 +340,7 @@ nr_polar_code::nr_polar_code(int k,
 void nr_polar_code::attach_crc(const uint8_t* a, uint8_t* c) const
 {
     std::copy(a, a + d_k, c);
-    nr_crc_parity(d_crc, a, d_k, c + d_k);
+    crc_parity(a, c + d_k);
 }
 
 void nr_polar_code::transform(uint8_t* bits, int n_bits)
@@ -252,7 +357,7 @@ void nr_polar_code::polar_encode(const uint8_t* c, uint8_t* d) const
 {
     std::fill(d, d + N(), uint8_t{ 0 });
     for (int i = 0; i < K(); ++i)
-        d[d_info[i]] = c[i] & 1u;
+        d[d_bit_positions[i]] = c[i] & 1u;
     transform(d, N());
 }
 

@@ -248,7 +248,7 @@ private:
         decide(L, R, ws);
         const bool ok = crc_holds(ws);
 
-        const auto& info = d_code.info_positions();
+        const auto& info = d_code.bit_positions();
         const int k = d_code.k();
         std::memset(out, 0, packed_bytes(k));
         for (int j = 0; j < k; j++)
@@ -290,12 +290,12 @@ private:
         const int crc_len = d_code.crc_bits();
         if (crc_len == 0)
             return true;
-        const auto& info = d_code.info_positions();
+        const auto& info = d_code.bit_positions();
         const int K = d_code.K(), k = d_code.k();
         for (int j = 0; j < K; j++)
             ws.c[j] = ws.u[info[j]];
         uint8_t parity[24];
-        nr_crc_parity(d_code.crc(), ws.c.data(), k, parity);
+        d_code.crc_parity(ws.c.data(), parity);
         return std::equal(parity, parity + crc_len, ws.c.data() + k);
     }
 

@@ -355,7 +355,7 @@ private:
                 rank[q] = rank[q - 1];
             rank[q] = x;
         }
-        const auto& info = d_code.info_positions();
+        const auto& info = d_code.bit_positions();
         const int K = d_code.K(), k = d_code.k(), crc_len = d_code.crc_bits();
         std::vector<uint8_t>& c = ws.c;
         uint8_t parity[24];
@@ -365,7 +365,7 @@ private:
             for (int r : rank) {
                 for (int j = 0; j < K; j++)
                     c[j] = paths[r].u[info[j]];
-                nr_crc_parity(d_code.crc(), c.data(), k, parity);
+                d_code.crc_parity(c.data(), parity);
                 if (std::equal(parity, parity + crc_len, c.data() + k)) {
                     chosen = r;
                     ok = true;
@@ -556,14 +556,14 @@ public:
             }
             }
         }
-        const auto& info = d_code.info_positions();
+        const auto& info = d_code.bit_positions();
         const int K = d_code.K(), k = d_code.k(), crc_len = d_code.crc_bits();
         for (int j = 0; j < K; j++)
             w.c[j] = w.u[info[j]];
         bool ok = true;
         if (crc_len > 0) {
             uint8_t parity[24];
-            nr_crc_parity(d_code.crc(), w.c.data(), k, parity);
+            d_code.crc_parity(w.c.data(), parity);
             ok = std::equal(parity, parity + crc_len, w.c.data() + k);
         }
         std::memset(out, 0, packed_bytes(k));

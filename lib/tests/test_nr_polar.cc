@@ -337,3 +337,101 @@ TEST(NrPolarVectors, UciChainBitExact)
 }
 
 } // namespace
+
+// ---- downlink chains (TS 38.212 7.1 BCH, 7.3 DCI) ----------------------------------
+
+TEST(NrPolarDownlink, InputInterleaverPattern)
+{
+    // Table 5.3.1.1-1 at K = 164, and Pi for smaller K: a permutation of 0..K-1 that
+    // keeps the table's order of the entries >= 164 - K.
+    const auto full = nr_polar_code::input_interleaver_pattern(164);
+    ASSERT_EQ(full.size(), 164u);
+    const std::vector<uint16_t> head = { 0, 2, 4, 7, 9, 14, 19, 20, 24, 25, 26, 28 };
+    EXPECT_TRUE(std::equal(head.begin(), head.end(), full.begin()));
+    EXPECT_EQ(full[66], 1); // the second run starts after 140
+    EXPECT_EQ(full[163], 163);
+    for (int K = 1; K <= 164; K++) {
+        const auto pi = nr_polar_code::input_interleaver_pattern(K);
+        ASSERT_EQ(static_cast<int>(pi.size()), K);
+        std::vector<uint16_t> sorted = pi;
+        std::sort(sorted.begin(), sorted.end());
+        for (int i = 0; i < K; i++)
+            ASSERT_EQ(sorted[i], i) << "K " << K;
+        std::vector<uint16_t> kept;
+        for (uint16_t v : full)
+            if (v >= 164 - K)
+                kept.push_back(static_cast<uint16_t>(v - (164 - K)));
+        EXPECT_EQ(pi, kept) << "K " << K;
+    }
+    EXPECT_THROW(nr_polar_code::input_interleaver_pattern(165), gpufec::error);
+}
+
+TEST(NrPolarDownlink, DciCrcIsCrc24cOverOnesThenPayloadScrambledByRnti)
+{
+    // 7.3.2, against an independent long division: parity of (24 ones, a) by
+    // g_CRC24C, its last 16 bits XOR the RNTI (most significant bit first).
+    const std::vector<int> g24c = { 24, 23, 21, 20, 17, 15, 13, 12, 8, 4, 2, 1, 0 };
+    std::mt19937 rng(17);
+    for (int k : { 12, 39, 64, 140 }) {
+        const int rnti = static_cast<int>(rng() % 65536);
+        const nr_polar_code code = nr_polar_code::dci(k, 432, rnti);
+        EXPECT_EQ(code.crc(), polar_crc::crc24c);
+        EXPECT_EQ(code.rnti(), rnti);
+        EXPECT_TRUE(code.input_interleave());
+        EXPECT_FALSE(code.channel_interleave());
+        EXPECT_EQ(code.n_max(), 9);
+        std::vector<uint8_t> a(k);
+        for (auto& b : a)
+            b = rng() & 1;
+        std::vector<uint8_t> ones_a(24, 1);
+        ones_a.insert(ones_a.end(), a.begin(), a.end());
+        std::vector<uint8_t> want = crc_by_division(ones_a, g24c);
+        for (int i = 0; i < 16; i++)
+            want[8 + i] ^= (rnti >> (15 - i)) & 1;
+        std::vector<uint8_t> got(24);
+        code.crc_parity(a.data(), got.data());
+        EXPECT_EQ(got, want) << "k " << k;
+        // BCH: the plain CRC24C.
+        const nr_polar_code bch = nr_polar_code::bch(864, k);
+        bch.crc_parity(a.data(), got.data());
+        EXPECT_EQ(got, crc_by_division(a, g24c));
+    }
+}
+
+TEST(NrPolarDownlink, SizesAndBitPositions)
+{
+    // n_max = 9: the MIB chain (K = 56, E = 864) and every DCI size use N <= 512; the
+    // encoder puts c'_k = c_Pi(k) on the k-th information position.
+    const nr_polar_code bch = nr_polar_code::bch();
+    EXPECT_EQ(bch.k(), 32);
+    EXPECT_EQ(bch.K(), 56);
+    EXPECT_EQ(bch.e(), 864);
+    EXPECT_EQ(bch.N(), 512);
+    EXPECT_EQ(bch.rnti(), -1);
+    for (int e : { 108, 216, 432, 864, 1728 }) {
+        const nr_polar_code dci = nr_polar_code::dci(40, e, 0xFFFF);
+        EXPECT_LE(dci.N(), 512) << e;
+        const auto pi = nr_polar_code::input_interleaver_pattern(dci.K());
+        for (int k = 0; k < dci.K(); k++)
+            EXPECT_EQ(dci.bit_positions()[pi[k]], dci.info_positions()[k]);
+        // One payload bit set: its u position, and nothing else among the payload.
+        std::vector<uint8_t> a(40, 0), c(dci.K()), d(dci.N());
+        a[7] = 1;
+        dci.attach_crc(a.data(), c.data());
+        std::fill(d.begin(), d.end(), 0);
+        for (int j = 0; j < dci.K(); j++)
+            d[dci.bit_positions()[j]] = c[j];
+        std::vector<uint8_t> d2(dci.N());
+        dci.polar_encode(c.data(), d2.data());
+        nr_polar_code::transform(d.data(), dci.N());
+        EXPECT_EQ(d, d2);
+    }
+    // Uplink codes: bit positions are the information positions.
+    const nr_polar_code uci(100, 200);
+    EXPECT_EQ(uci.bit_positions(), uci.info_positions());
+    EXPECT_FALSE(uci.input_interleave());
+    EXPECT_EQ(uci.n_max(), 10);
+    EXPECT_THROW(nr_polar_code::dci(11, 108, 1), gpufec::error);
+    EXPECT_THROW(nr_polar_code::dci(141, 1728, 1), gpufec::error);
+    EXPECT_THROW(nr_polar_code::dci(40, 108, 65536), gpufec::error);
+}

@@ -216,6 +216,10 @@ TEST(PolarCuda, BackendChoiceAndBadInput)
     auto gpu = make_decoder(code, o, "auto");
     EXPECT_EQ(gpu->backend(), backend_kind::cuda);
     expect_error([&] { gpu->output_bits_for_input(199); }, { "allowed: e = 200" });
+    // The downlink chains stay on the CPU until they have run on a GPU.
+    const nr_polar_code dci = nr_polar_code::dci(40, 216, 0x1234);
+    EXPECT_EQ(make_decoder(dci, o, "auto")->backend(), backend_kind::cpu);
+    expect_error([&] { make_decoder(dci, o, "cuda:0"); }, { "downlink", "uplink" });
     o.list_size = 0;
     expect_error([&] { make_decoder(code, o, "cuda:0"); }, { "list_size" });
 }

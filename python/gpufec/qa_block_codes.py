@@ -276,6 +276,39 @@ class qa_block_codes(gr_unittest.TestCase):
         with self.assertRaises(ValueError):
             gpufec.nr_polar_code(0, 100)
 
+    def test_009_nr_polar_downlink_chains(self):
+        """chain="dci" (TS 38.212 7.3) and "bch" (7.1): n_max = 9 (the MIB chain's
+        k = 32, e = 864 has N = 512), CRC24C; a DCI encoded with one RNTI decodes to its
+        payload under any RNTI but reports crc_ok only under its own; every decoder
+        algorithm; a bad chain name lists the allowed ones."""
+        bch = gpufec.nr_polar_code(32, 864, chain="bch")
+        self.assertEqual((bch.chain(), bch.rnti(), bch.mother_length(), bch.crc()),
+                         ("bch", -1, 512, "crc24c"))
+        dci = gpufec.nr_polar_code(40, 216, chain="dci", rnti=0x4A2F)
+        other = gpufec.nr_polar_code(40, 216, chain="dci", rnti=0x4A2E)
+        self.assertEqual((dci.chain(), dci.rnti()), ("dci", 0x4A2F))
+        self.assertLessEqual(dci.mother_length(), 512)
+        bits = random_bits(40 * 4, 9)
+        for algorithm in ("sc", "fast-ssc", "scl", "bp"):
+            for code, ok in ((dci, True), (other, False)):
+                dec = gpufec.polar_decoder(code, algorithm, backend="cpu")
+                out, tags = self.encoder_chain(dci, dec, bits)
+                if ok or algorithm != "scl":
+                    np.testing.assert_array_equal(out, bits, err_msg=algorithm)
+                self.assertEqual([v for _, v in status_tags(tags)[1]], [ok] * 4,
+                                 (algorithm, code.rnti()))
+            out, tags = self.encoder_chain(bch, gpufec.polar_decoder(bch, algorithm,
+                                                                     backend="cpu"),
+                                           random_bits(64, 10))
+            np.testing.assert_array_equal(out, random_bits(64, 10), err_msg=algorithm)
+        with self.assertRaises(ValueError) as ctx:
+            gpufec.nr_polar_code(40, 216, chain="pdcch")
+        for name in ("uci", "dci", "bch"):
+            self.assertIn(name, str(ctx.exception))
+        with self.assertRaises(ValueError) as ctx:
+            gpufec.nr_polar_code(40, 216, chain="dci", rnti=70000)
+        self.assertIn("0..65535", str(ctx.exception))
+
     # ---- decoders, stream form ------------------------------------------------------
 
     def encoder_chain(self, code, decoder, bits, amplitude=4.0):

@@ -19,8 +19,8 @@ namespace gr {
 namespace gpufec {
 
 /*!
- * \brief 5G NR polar code (TS 38.212 5.3.1) with its rate matching (5.4.1), uplink
- * (UCI) chain.
+ * \brief 5G NR polar code (TS 38.212 5.3.1) with its rate matching (5.4.1): the uplink
+ * (UCI) chain, or the downlink DCI and BCH chains.
  * \ingroup gpufec
  *
  * \details
@@ -30,6 +30,13 @@ namespace gpufec {
  * shortening or repetition) give \p e transmitted bits, channel interleaved (5.4.1.3)
  * when \p channel_interleave. Parameters that would need code-block segmentation
  * (TS 38.212 5.2.1: with CRC11, k >= 1013, or k >= 360 with e >= 1088) raise.
+ *
+ * \p chain: "uci" (the above), "dci" (7.3: k = 12..140 payload bits, CRC24C over 24
+ * ones and the payload with its last 16 bits scrambled by \p rnti 0..65535, input bit
+ * interleaving, n_max = 9, no channel interleaving; decoders report crc_ok only for
+ * frames sent with this RNTI) or "bch" (7.1: CRC24C, input bit interleaving, n_max =
+ * 9, no channel interleaving; the MIB chain has k = 32, e = 864). For "dci" and "bch"
+ * \p crc and \p channel_interleave are fixed by the standard and ignored.
  */
 class GPUFEC_API nr_polar_code : public code
 {
@@ -39,7 +46,9 @@ public:
     static sptr make(int k = 512,
                      int e = 1024,
                      const std::string& crc = "crc11",
-                     bool channel_interleave = true);
+                     bool channel_interleave = true,
+                     const std::string& chain = "uci",
+                     int rnti = 0);
 
     virtual int k() const = 0;             //!< payload bits per frame
     virtual int e() const = 0;             //!< transmitted bits per frame
@@ -47,6 +56,10 @@ public:
     virtual std::string crc() const = 0;
     //! "puncturing", "shortening" or "repetition"
     virtual std::string rate_matching() const = 0;
+    //! "uci", "dci" or "bch"
+    virtual std::string chain() const = 0;
+    //! The DCI's RNTI, or -1.
+    virtual int rnti() const = 0;
     //! The core-library code (C++ only).
     virtual const ::gpufec::nr_polar_code& core() const = 0;
 };

@@ -413,6 +413,10 @@ public:
         : d_code(code), d_device(device)
     {
         d_cpu = make_polar_decoder_cpu(code, options); // validates the options
+        if (code.input_interleave())
+            throw error("polar decoder (cuda): the downlink chains (DCI, BCH: input bit "
+                        "interleaving) run on the CPU only so far; allowed on cuda: the "
+                        "uplink (UCI) codes");
         if (!polar_cuda_accepts(code, options))
             throw error(
                 std::string("polar decoder (cuda): algorithm \"") +
@@ -448,7 +452,7 @@ public:
             ops.push_back(o.kind | static_cast<uint32_t>(o.level) << 8 |
                           static_cast<uint32_t>(o.first) << 16);
         d_num_ops = static_cast<int>(ops.size());
-        const auto& info = code.info_positions();
+        const auto& info = code.bit_positions();
         std::vector<int16_t> payload_of(N, -1);
         for (int j = 0; j < k; j++)
             payload_of[info[j]] = static_cast<int16_t>(j);
@@ -460,7 +464,7 @@ public:
         if (crc_len > 0) {
             std::vector<uint8_t> a(k, 0), parity(crc_len);
             auto word = [&]() {
-                nr_crc_parity(code.crc(), a.data(), k, parity.data());
+                code.crc_parity(a.data(), parity.data());
                 uint32_t w = 0;
                 for (int t = 0; t < crc_len; t++)
                     w |= static_cast<uint32_t>(parity[t] & 1u) << t;
@@ -661,8 +665,11 @@ private:
 
 } // namespace
 
-bool polar_cuda_accepts(const nr_polar_code&, const polar_decoder_options& options)
+bool polar_cuda_accepts(const nr_polar_code& code, const polar_decoder_options& options)
 {
+    // The downlink chains (input interleaving, RNTI) have not run on a GPU yet.
+    if (code.input_interleave())
+        return false;
     return options.algorithm == polar_algorithm::sc ||
            options.algorithm == polar_algorithm::fast_ssc ||
            options.algorithm == polar_algorithm::bp;

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(nr_polar_code.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(3de12113460913ec592445e1494cb144)                     */
+/* BINDTOOL_HEADER_FILE_HASH(d3c6f6689e1d0ae7cacde8bb957f3123)                     */
 /* Hand edit: core() (C++ only) is not bound.                                      */
 /***********************************************************************************/
 
@@ -42,6 +42,8 @@ void bind_nr_polar_code(py::module& m)
              py::arg("e") = 1024,
              py::arg("crc") = "crc11",
              py::arg("channel_interleave") = true,
+             py::arg("chain") = "uci",
+             py::arg("rnti") = 0,
              D(nr_polar_code, make))
 
 
@@ -62,6 +64,13 @@ void bind_nr_polar_code(py::module& m)
         .def("rate_matching",
              &nr_polar_code::rate_matching,
              D(nr_polar_code, rate_matching))
+
+
+        .def("chain", &nr_polar_code::chain, D(nr_polar_code, chain))
+
+
+        .def("rnti", &nr_polar_code::rnti, D(nr_polar_code, rnti))
+
 
         ;
 }

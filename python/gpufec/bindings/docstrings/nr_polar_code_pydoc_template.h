@@ -42,4 +42,10 @@ static const char* __doc_gr_gpufec_nr_polar_code_crc = R"doc()doc";
 static const char* __doc_gr_gpufec_nr_polar_code_rate_matching = R"doc()doc";
 
 
+static const char* __doc_gr_gpufec_nr_polar_code_chain = R"doc()doc";
+
+
+static const char* __doc_gr_gpufec_nr_polar_code_rnti = R"doc()doc";
+
+
 static const char* __doc_gr_gpufec_nr_polar_code_core = R"doc()doc";
