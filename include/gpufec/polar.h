@@ -153,12 +153,13 @@ public:
     static std::vector<uint16_t> channel_interleaver_pattern(int e);
 
 private:
+    //! A downlink chain (DCI, BCH): n_max = 9 and input interleaving.
     struct chain {
-        int n_max = 10;
-        bool input_interleave = false, ones_prefix = false;
+        bool ones_prefix = false; //!< DCI: the CRC covers 24 ones first
         int rnti = -1;
     };
     nr_polar_code(int k, int e, polar_crc crc, bool channel_interleave, chain c);
+    void check_e() const;
     void construct();
 
     int d_k, d_e, d_crc_len, d_n;

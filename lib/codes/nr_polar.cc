@@ -154,9 +154,7 @@ nr_polar_code::nr_polar_code(int k,
 {
     d_crc_len = crc_length(d_crc);
     d_n_max = uplink_n_max;
-    if (d_e < 1 || d_e > max_e)
-        fail("e = " + std::to_string(e) + " is out of range; allowed: 1.." +
-             std::to_string(max_e));
+    check_e();
     if (d_crc == polar_crc::crc11) {
         // UCI: A >= 20 uses CRC11 without parity-check bits; 12..19 needs CRC6 + 3 PC
         // bits.
@@ -187,8 +185,9 @@ nr_polar_code::nr_polar_code(
       d_channel_interleave(channel_interleave),
       d_mode(polar_rate_matching::repetition)
 {
-    d_n_max = c.n_max;
-    d_input_interleave = c.input_interleave;
+    d_n_max = downlink_n_max;
+    d_input_interleave = true;
+    check_e();
     d_ones_prefix = c.ones_prefix;
     d_rnti = c.rnti;
     construct();
@@ -201,11 +200,7 @@ nr_polar_code nr_polar_code::dci(int k, int e, int rnti)
              "; allowed: 12..140 (pad shorter DCI formats with zeros, TS 38.212 7.3.1)");
     if (rnti < 0 || rnti > 65535)
         fail("dci: rnti = " + std::to_string(rnti) + "; allowed: 0..65535");
-    if (e < 1 || e > max_e)
-        fail("dci: e = " + std::to_string(e) + "; allowed: 1.." + std::to_string(max_e));
     chain c;
-    c.n_max = downlink_n_max;
-    c.input_interleave = true;
     c.ones_prefix = true;
     c.rnti = rnti;
     return nr_polar_code(k, e, polar_crc::crc24c, false, c);
@@ -215,12 +210,7 @@ nr_polar_code nr_polar_code::bch(int e, int k)
 {
     if (k < 1 || k > max_k_interleaved - 24)
         fail("bch: k = " + std::to_string(k) + "; allowed: 1..140 (the MIB chain: 32)");
-    if (e < 1 || e > max_e)
-        fail("bch: e = " + std::to_string(e) + "; allowed: 1.." + std::to_string(max_e));
-    chain c;
-    c.n_max = downlink_n_max;
-    c.input_interleave = true;
-    return nr_polar_code(k, e, polar_crc::crc24c, false, c);
+    return nr_polar_code(k, e, polar_crc::crc24c, false, chain{});
 }
 
 std::vector<uint16_t> nr_polar_code::input_interleaver_pattern(int K)
@@ -248,6 +238,13 @@ void nr_polar_code::crc_parity(const uint8_t* a, uint8_t* parity) const
     if (d_rnti >= 0)
         for (int i = 0; i < 16; ++i)
             parity[d_crc_len - 16 + i] ^= (d_rnti >> (15 - i)) & 1;
+}
+
+void nr_polar_code::check_e() const
+{
+    if (d_e < 1 || d_e > max_e)
+        fail("e = " + std::to_string(d_e) + " is out of range; allowed: 1.." +
+             std::to_string(max_e));
 }
 
 void nr_polar_code::construct()

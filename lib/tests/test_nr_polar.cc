@@ -383,8 +383,8 @@ TEST(NrPolarDownlink, DciCrcIsCrc24cOverOnesThenPayloadScrambledByRnti)
         std::vector<uint8_t> a(k);
         for (auto& b : a)
             b = rng() & 1;
-        std::vector<uint8_t> ones_a(24, 1);
-        ones_a.insert(ones_a.end(), a.begin(), a.end());
+        std::vector<uint8_t> ones_a(24 + a.size(), 1);
+        std::copy(a.begin(), a.end(), ones_a.begin() + 24);
         std::vector<uint8_t> want = crc_by_division(ones_a, g24c);
         for (int i = 0; i < 16; i++)
             want[8 + i] ^= (rnti >> (15 - i)) & 1;
