@@ -10,6 +10,7 @@
 #include <gpufec/common.h>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -95,9 +96,10 @@ public:
     int k() const { return d_k; }              //!< payload bits A
     int e() const { return d_e; }              //!< transmitted bits E
     int crc_bits() const { return d_crc_len; } //!< L
-    int K() const { return d_k + d_crc_len; }  //!< polar information bits (payload + CRC)
-    int n() const { return d_n; }              //!< log2 N
-    int N() const { return 1 << d_n; }         //!< mother code length
+    //! polar information bits (payload + CRC; of one code block when segmented)
+    int K() const { return d_segments == 2 ? d_segment->K() : d_k + d_crc_len; }
+    int n() const { return d_n; }      //!< log2 N
+    int N() const { return 1 << d_n; } //!< mother code length
     polar_crc crc() const { return d_crc; }
     bool channel_interleave() const { return d_channel_interleave; }
     polar_rate_matching rate_matching() const { return d_mode; }
@@ -120,6 +122,20 @@ public:
      * holds when its decoded CRC bits equal these.
      */
     void crc_parity(const uint8_t* a, uint8_t* parity) const;
+    /*!
+     * Code blocks: 2 when the UCI payload needs code-block segmentation (5.2.1: k >=
+     * 1013, or k >= 360 with e >= 1088): block r carries a'[r k', (r + 1) k') of a' =
+     * (filler_bits() zeros, a), k' = (k + filler_bits()) / 2, with its own CRC11, in
+     * floor(e / 2) coded bits, the blocks back to back (an odd e ends with a 0). Then
+     * K(), N(), frozen(), info_positions(), bit_positions(), rate_matching() describe one
+     * block (segment()), the decoders decode the blocks one after the other, and the
+     * step-by-step functions (attach_crc .. interleave_channel, crc_parity) are the
+     * block's: call them on segment().
+     */
+    int segments() const { return d_segments; }
+    int filler_bits() const { return d_filler; }
+    //! The code of one code block (the code itself when segments() == 1).
+    const nr_polar_code& segment() const { return d_segments == 2 ? *d_segment : *this; }
     //! Pi(0..K-1) of 5.3.1.1 (Table 5.3.1.1-1, K_IL_max = 164), K = 1..164.
     static std::vector<uint16_t> input_interleaver_pattern(int K);
 
@@ -157,9 +173,11 @@ private:
     struct chain {
         bool ones_prefix = false; //!< DCI: the CRC covers 24 ones first
         int rnti = -1;
+        bool uplink_block = false; //!< a code block of a segmented UCI code
     };
     nr_polar_code(int k, int e, polar_crc crc, bool channel_interleave, chain c);
     void check_e() const;
+    void require_one_block(const char* who) const;
     void construct();
 
     int d_k, d_e, d_crc_len, d_n;
@@ -167,6 +185,8 @@ private:
     bool d_input_interleave = false, d_ones_prefix = false;
     int d_rnti = -1;
     std::vector<uint16_t> d_bit_positions;
+    int d_segments = 1, d_filler = 0;
+    std::shared_ptr<const nr_polar_code> d_segment;
     polar_crc d_crc;
     bool d_channel_interleave;
     polar_rate_matching d_mode;

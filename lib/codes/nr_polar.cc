@@ -18,6 +18,7 @@ namespace {
 constexpr int uplink_n_max = 10;       // TS 38.212 6.3.1.3.1
 constexpr int downlink_n_max = 9;      // 7.1.4 (BCH), 7.3.3 (DCI)
 constexpr int max_k_interleaved = 164; // K_IL_max of 5.3.1.1
+constexpr int max_uci_payload = 1706;  // A's bound in 5.2.1
 
 // TS 38.212 Table 5.3.1.1-1: the input bit interleaving pattern Pi_IL_max(m), m = 0..163.
 // Cross-checked against the public implementations in NVlabs/sionna
@@ -158,17 +159,29 @@ nr_polar_code::nr_polar_code(int k,
     if (d_crc == polar_crc::crc11) {
         // UCI: A >= 20 uses CRC11 without parity-check bits; 12..19 needs CRC6 + 3 PC
         // bits.
-        if (k < 20 || k > 1012)
+        if (k < 20 || k > max_uci_payload)
             fail("k = " + std::to_string(k) +
-                 " is not supported with crc11; allowed: 20..1012 (12..19 needs the CRC6 "
-                 "+ "
-                 "parity-check-bit variant, >= 1013 code-block segmentation; neither is "
-                 "supported)");
-        if (k >= 360 && e >= 1088)
-            fail("k = " + std::to_string(k) + " with e = " + std::to_string(e) +
-                 " needs code-block segmentation (TS 38.212 5.2.1), which is not "
-                 "supported; "
-                 "allowed: k < 360 or e < 1088");
+                 " is not supported with crc11; allowed: 20..1706 (12..19 needs the CRC6 "
+                 "+ parity-check-bit variant, which is not supported)");
+        if (k >= 1013 || (k >= 360 && e >= 1088)) {
+            // Code-block segmentation (5.2.1, I_seg = 1): two code blocks of A'/2 bits
+            // each, A' = A rounded up to even with a filler 0 in front; each block gets
+            // CRC11 and floor(E/2) coded bits (6.3.1.4), concatenated (6.3.1.5).
+            d_filler = k % 2;
+            const int block_k = (k + d_filler) / 2, block_e = e / 2;
+            chain c;
+            c.uplink_block = true;
+            d_segment = std::shared_ptr<const nr_polar_code>(new nr_polar_code(
+                block_k, block_e, polar_crc::crc11, channel_interleave, c));
+            d_segments = 2;
+            const nr_polar_code& b = *d_segment;
+            d_n = b.d_n;
+            d_mode = b.d_mode;
+            d_frozen = b.d_frozen;
+            d_info = b.d_info;
+            d_bit_positions = b.d_bit_positions;
+            return;
+        }
     } else if (k < 1) {
         fail("k = " + std::to_string(k) + " is out of range; allowed: k >= 1");
     }
@@ -185,6 +198,12 @@ nr_polar_code::nr_polar_code(
       d_channel_interleave(channel_interleave),
       d_mode(polar_rate_matching::repetition)
 {
+    if (c.uplink_block) {
+        d_n_max = uplink_n_max;
+        check_e();
+        construct();
+        return;
+    }
     d_n_max = downlink_n_max;
     d_input_interleave = true;
     check_e();
@@ -228,6 +247,7 @@ std::vector<uint16_t> nr_polar_code::input_interleaver_pattern(int K)
 
 void nr_polar_code::crc_parity(const uint8_t* a, uint8_t* parity) const
 {
+    require_one_block(__func__);
     if (!d_ones_prefix) {
         nr_crc_parity(d_crc, a, d_k, parity);
     } else {
@@ -238,6 +258,14 @@ void nr_polar_code::crc_parity(const uint8_t* a, uint8_t* parity) const
     if (d_rnti >= 0)
         for (int i = 0; i < 16; ++i)
             parity[d_crc_len - 16 + i] ^= (d_rnti >> (15 - i)) & 1;
+}
+
+void nr_polar_code::require_one_block(const char* who) const
+{
+    if (d_segments != 1)
+        fail(std::string(who) +
+             ": a code of two code blocks (5.2.1) runs its steps per block; use "
+             "segment()");
 }
 
 void nr_polar_code::check_e() const
@@ -336,6 +364,7 @@ void nr_polar_code::construct()
 
 void nr_polar_code::attach_crc(const uint8_t* a, uint8_t* c) const
 {
+    require_one_block(__func__);
     std::copy(a, a + d_k, c);
     crc_parity(a, c + d_k);
 }
@@ -352,6 +381,7 @@ void nr_polar_code::transform(uint8_t* bits, int n_bits)
 
 void nr_polar_code::polar_encode(const uint8_t* c, uint8_t* d) const
 {
+    require_one_block(__func__);
     std::fill(d, d + N(), uint8_t{ 0 });
     for (int i = 0; i < K(); ++i)
         d[d_bit_positions[i]] = c[i] & 1u;
@@ -360,18 +390,32 @@ void nr_polar_code::polar_encode(const uint8_t* c, uint8_t* d) const
 
 void nr_polar_code::rate_match(const uint8_t* d, uint8_t* e) const
 {
+    require_one_block(__func__);
     for (int i = 0; i < d_e; ++i)
         e[i] = d[d_subblock[d_select[i]]];
 }
 
 void nr_polar_code::interleave_channel(const uint8_t* e, uint8_t* f) const
 {
+    require_one_block(__func__);
     for (int i = 0; i < d_e; ++i)
         f[i] = e[d_chan[i]];
 }
 
 void nr_polar_code::encode(const uint8_t* a, uint8_t* out) const
 {
+    if (d_segments == 2) {
+        // a' = (filler 0, a); block r encodes a'[r A'/2, (r + 1) A'/2); an odd E ends
+        // with a 0 (6.3.1.5).
+        const nr_polar_code& b = *d_segment;
+        std::vector<uint8_t> padded(d_k + d_filler, 0);
+        std::copy(a, a + d_k, padded.begin() + d_filler);
+        for (int r = 0; r < 2; ++r)
+            b.encode(padded.data() + r * b.k(), out + r * b.e());
+        if (d_e % 2)
+            out[d_e - 1] = 0;
+        return;
+    }
     std::vector<uint8_t> c(K()), d(N());
     attach_crc(a, c.data());
     polar_encode(c.data(), d.data());

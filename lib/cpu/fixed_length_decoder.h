@@ -40,6 +40,16 @@ public:
         return d_k;
     }
 
+    //! Decodes one frame of e LLRs into k packed bits (MSB first) and, when `soft` is not
+    //! null, the k a-posteriori LLRs (see frame_batch::soft_out). Called concurrently
+    //! from several threads; `worker`'s scratch is ctx.worker_scratch<T>(worker). Public
+    //! so that a decoder can run another's frames (polar code blocks).
+    virtual frame_status decode_one(const llr8_t* llrs,
+                                    uint8_t* packed,
+                                    float* soft,
+                                    const exec_ctx& ctx,
+                                    size_t worker) = 0;
+
     //! Checks every frame's lengths, then decodes the frames through ctx.parallel_for.
     void decode(const frame_batch& batch, exec_ctx& ctx) final
     {
@@ -79,15 +89,6 @@ protected:
     //! Takes llr_int4 input from now on, each 4-bit value v decoded as the int8 LLR
     //! step * v (0: int8 input).
     void set_int4_input_step(int step) { d_int4_step = step; }
-
-    //! Decodes one frame of e LLRs into k packed bits (MSB first) and, when `soft` is not
-    //! null, the k a-posteriori LLRs (see frame_batch::soft_out). Called concurrently
-    //! from several threads; `worker`'s scratch is ctx.worker_scratch<T>(worker).
-    virtual frame_status decode_one(const llr8_t* llrs,
-                                    uint8_t* packed,
-                                    float* soft,
-                                    const exec_ctx& ctx,
-                                    size_t worker) = 0;
 
 private:
     std::string d_family;

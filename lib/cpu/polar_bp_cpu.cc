@@ -308,8 +308,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<batch_decoder> make_polar_bp_decoder_cpu(const nr_polar_code& code,
-                                                         const polar_decoder_options& opt)
+std::unique_ptr<fixed_length_cpu_decoder>
+make_polar_bp_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& opt)
 {
     return std::make_unique<polar_bp_decoder_cpu>(code, opt);
 }

@@ -590,8 +590,84 @@ private:
 } // namespace
 
 // polar_bp_cpu.cc
-std::unique_ptr<batch_decoder>
+std::unique_ptr<fixed_length_cpu_decoder>
 make_polar_bp_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& opt);
+
+namespace {
+
+//! The decoder of one code block.
+std::unique_ptr<fixed_length_cpu_decoder>
+make_block_decoder(const nr_polar_code& block, const polar_decoder_options& options)
+{
+    if (options.algorithm == polar_algorithm::bp)
+        return make_polar_bp_decoder_cpu(block, options);
+    if (options.algorithm == polar_algorithm::fast_ssc)
+        return std::make_unique<polar_fast_ssc_cpu>(block);
+    return std::make_unique<polar_decoder_cpu>(block, options);
+}
+
+/*!
+ * A UCI payload in two code blocks (5.2.1): each block's e / 2 LLRs through the block
+ * decoder, one after the other on the same worker (its scratch is the block decoder's),
+ * the payload the blocks' bits without the filler bit; ok when both CRCs hold,
+ * iterations the larger count.
+ */
+class polar_segmented_cpu : public fixed_length_cpu_decoder
+{
+public:
+    polar_segmented_cpu(const nr_polar_code& code, const polar_decoder_options& options)
+        : fixed_length_cpu_decoder("polar", code.e(), code.k()),
+          d_code(code),
+          d_block(make_block_decoder(code.segment(), options))
+    {
+    }
+
+    bool has_soft_output() const override { return d_block->has_soft_output(); }
+    std::unique_ptr<scratch> make_scratch() const override
+    {
+        return d_block->make_scratch();
+    }
+
+    frame_status decode_one(const llr8_t* in,
+                            uint8_t* out,
+                            float* soft,
+                            const exec_ctx& ctx,
+                            size_t worker) override
+    {
+        const nr_polar_code& b = d_code.segment();
+        const int kb = b.k(), eb = b.e(), k = d_code.k(), filler = d_code.filler_bits();
+        const size_t block_bytes = packed_bytes(kb);
+        thread_local std::vector<uint8_t> packed;
+        thread_local std::vector<float> block_soft;
+        packed.assign(2 * block_bytes, 0);
+        block_soft.resize(soft ? 2 * static_cast<size_t>(kb) : 0);
+        frame_status st[2];
+        for (int r = 0; r < 2; r++)
+            st[r] = d_block->decode_one(in + static_cast<size_t>(r) * eb,
+                                        packed.data() + r * block_bytes,
+                                        soft ? block_soft.data() + r * kb : nullptr,
+                                        ctx,
+                                        worker);
+        std::memset(out, 0, packed_bytes(k));
+        for (int j = 0; j < k; j++) {
+            const int at = j + filler, r = at / kb, i = at % kb;
+            if ((packed[r * block_bytes + i / 8] >> (7 - i % 8)) & 1)
+                out[j >> 3] |= static_cast<uint8_t>(0x80u >> (j & 7));
+            if (soft)
+                soft[j] = block_soft[at];
+        }
+        return frame_status{ std::max(st[0].iterations, st[1].iterations),
+                             st[0].ok && st[1].ok };
+    }
+
+    std::string name() const override { return "2 code blocks of " + d_block->name(); }
+
+private:
+    nr_polar_code d_code;
+    std::unique_ptr<fixed_length_cpu_decoder> d_block;
+};
+
+} // namespace
 
 polar_algorithm parse_polar_algorithm(const std::string& s)
 {
@@ -637,11 +713,9 @@ make_polar_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& o
         throw error("polar decoder: bp_iterations " +
                     std::to_string(options.bp_iterations) +
                     " out of range; allowed: 1..200");
-    if (alg == polar_algorithm::bp)
-        return make_polar_bp_decoder_cpu(code, options);
-    if (alg == polar_algorithm::fast_ssc)
-        return std::make_unique<polar_fast_ssc_cpu>(code);
-    return std::make_unique<polar_decoder_cpu>(code, options);
+    if (code.segments() == 2)
+        return std::make_unique<polar_segmented_cpu>(code, options);
+    return make_block_decoder(code, options);
 }
 
 } // namespace gpufec

@@ -259,10 +259,10 @@ TEST(NrPolarCode, BadParametersThrowNamingAllowedValues)
 {
     expect_throw_naming([] { nr_polar_code(40, 100, "crc16"); },
                         "\"crc11\", \"crc24c\", \"crc6\", \"none\"");
-    expect_throw_naming([] { nr_polar_code(15, 100, "crc11"); }, "allowed: 20..1012");
-    expect_throw_naming([] { nr_polar_code(1013, 2000, "crc11"); }, "allowed: 20..1012");
-    expect_throw_naming([] { nr_polar_code(400, 1088, "crc11"); },
-                        "allowed: k < 360 or e < 1088");
+    expect_throw_naming([] { nr_polar_code(15, 100, "crc11"); }, "allowed: 20..1706");
+    expect_throw_naming([] { nr_polar_code(1707, 4000, "crc11"); }, "allowed: 20..1706");
+    // Two code blocks whose halves of e cannot hold K.
+    expect_throw_naming([] { nr_polar_code(1013, 1030, "crc11"); }, "must be <= e");
     expect_throw_naming([] { nr_polar_code(40, 0); }, "allowed: 1..8192");
     expect_throw_naming([] { nr_polar_code(40, 8193); }, "allowed: 1..8192");
     expect_throw_naming([] { nr_polar_code(40, 45); }, "must be <= e");
@@ -434,4 +434,61 @@ TEST(NrPolarDownlink, SizesAndBitPositions)
     EXPECT_THROW(nr_polar_code::dci(11, 108, 1), gpufec::error);
     EXPECT_THROW(nr_polar_code::dci(141, 1728, 1), gpufec::error);
     EXPECT_THROW(nr_polar_code::dci(40, 108, 65536), gpufec::error);
+}
+
+// ---- code-block segmentation (TS 38.212 5.2.1, 6.3.1.4, 6.3.1.5) ----------------------
+
+TEST(NrPolarSegmentation, WhenAndHowThePayloadIsSplit)
+{
+    // I_seg = 1 for A >= 1013, or A >= 360 with E >= 1088: two blocks of A'/2 payload
+    // bits (A' = A rounded up to even, a filler 0 in front) with CRC11 each, in
+    // floor(E/2) coded bits, back to back; an odd E ends with a 0.
+    struct shape {
+        int k, e, segments, filler;
+    };
+    for (const shape sh : { shape{ 359, 2000, 1, 0 },
+                            shape{ 360, 1087, 1, 0 },
+                            shape{ 360, 1088, 2, 0 },
+                            shape{ 401, 1500, 2, 1 },
+                            shape{ 1012, 1087, 1, 0 },
+                            shape{ 1013, 2001, 2, 1 },
+                            shape{ 1706, 4000, 2, 0 } }) {
+        SCOPED_TRACE("k " + std::to_string(sh.k) + " e " + std::to_string(sh.e));
+        const nr_polar_code code(sh.k, sh.e, "crc11");
+        ASSERT_EQ(code.segments(), sh.segments);
+        if (sh.segments == 1) {
+            EXPECT_EQ(&code.segment(), &code);
+            continue;
+        }
+        EXPECT_EQ(code.filler_bits(), sh.filler);
+        const nr_polar_code& b = code.segment();
+        EXPECT_EQ(b.k(), (sh.k + sh.filler) / 2);
+        EXPECT_EQ(b.e(), sh.e / 2);
+        EXPECT_EQ(b.crc(), polar_crc::crc11);
+        EXPECT_EQ(b.segments(), 1);
+        EXPECT_EQ(code.K(), b.K());
+        EXPECT_EQ(code.N(), b.N());
+        EXPECT_EQ(code.info_positions(), b.info_positions());
+        std::mt19937 rng(static_cast<uint32_t>(sh.k));
+        std::vector<uint8_t> a(sh.k);
+        for (auto& x : a)
+            x = rng() & 1;
+        const std::vector<uint8_t> out = code.encode(a);
+        ASSERT_EQ(static_cast<int>(out.size()), sh.e);
+        // The definition, spelled out: a' = (filler, a), halves through the block code.
+        std::vector<uint8_t> a_prime(sh.filler, 0);
+        a_prime.insert(a_prime.end(), a.begin(), a.end());
+        const int half = static_cast<int>(a_prime.size()) / 2;
+        std::vector<uint8_t> want;
+        for (int r = 0; r < 2; r++) {
+            const auto block = b.encode(std::vector<uint8_t>(
+                a_prime.begin() + r * half, a_prime.begin() + (r + 1) * half));
+            want.insert(want.end(), block.begin(), block.end());
+        }
+        if (sh.e % 2)
+            want.push_back(0);
+        EXPECT_EQ(out, want);
+        std::vector<uint8_t> c(b.K());
+        EXPECT_THROW(code.attach_crc(a.data(), c.data()), gpufec::error);
+    }
 }

@@ -597,6 +597,47 @@ TEST(PolarDecoderCpu, DownlinkChainsDecodeAndCheckTheRnti)
     }
 }
 
+TEST(PolarDecoderCpu, TwoCodeBlocksDecodeAsOne)
+{
+    // A UCI payload in two code blocks (5.2.1; odd k: a filler bit; odd e: a trailing
+    // 0): every decoder returns the whole payload and both CRCs' verdict; with noise,
+    // a frame is right only if both blocks are, and the verdicts follow.
+    for (const auto& [k, e] :
+         { std::pair<int, int>{ 401, 1201 }, std::pair<int, int>{ 1013, 2048 } }) {
+        const nr_polar_code code(k, e, "crc11");
+        ASSERT_EQ(code.segments(), 2);
+        for (polar_algorithm alg : { polar_algorithm::sc,
+                                     polar_algorithm::fast_ssc,
+                                     polar_algorithm::scl,
+                                     polar_algorithm::bp }) {
+            SCOPED_TRACE(std::string(to_string(alg)) + " k " + std::to_string(k));
+            auto dec = gpufec::make_polar_decoder_cpu(code, { alg });
+            EXPECT_NE(dec->name().find("2 code blocks"), std::string::npos);
+            const frame_set clean = make_frames(code, 10, gpufec::test::noiseless, 7);
+            const decoded d =
+                decode_all(*dec, code, clean.llrs, 10, alg != polar_algorithm::fast_ssc);
+            EXPECT_EQ(d.bits, clean.payload);
+            for (const auto& st : d.status)
+                EXPECT_TRUE(st.ok);
+            if (alg != polar_algorithm::fast_ssc)
+                for (size_t i = 0; i < d.bits.size(); i++)
+                    ASSERT_EQ(d.soft[i] < 0, d.bits[i] == 1) << i;
+            const frame_set noisy = make_frames(code, 60, 2.5, 8);
+            const decoded n = decode_all(*dec, code, noisy.llrs, 60);
+            size_t right = 0;
+            for (size_t f = 0; f < 60; f++) {
+                const bool good = std::equal(noisy.payload.begin() + f * k,
+                                             noisy.payload.begin() + (f + 1) * k,
+                                             n.bits.begin() + f * k);
+                right += good;
+                if (!good && alg != polar_algorithm::scl)
+                    EXPECT_FALSE(n.status[f].ok) << "frame " << f;
+            }
+            EXPECT_GT(right, 30u);
+        }
+    }
+}
+
 // Exploration tool (not a test): BP BLER / iterations vs SC at one point.
 // GPUFEC_POLAR_STUDY="k e ebn0 frames iterations".
 TEST(PolarDecoderCpu, DISABLED_BpStudy)

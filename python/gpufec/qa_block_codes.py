@@ -271,8 +271,8 @@ class qa_block_codes(gr_unittest.TestCase):
         with self.assertRaises(ValueError):
             gpufec.nr_polar_code(100, 105, "crc11")
         with self.assertRaises(ValueError) as ctx:
-            gpufec.nr_polar_code(1013, 2048, "crc11")  # needs code-block segmentation
-        self.assertIn("1012", str(ctx.exception))
+            gpufec.nr_polar_code(1707, 4096, "crc11")  # beyond 5.2.1's A <= 1706
+        self.assertIn("1706", str(ctx.exception))
         with self.assertRaises(ValueError):
             gpufec.nr_polar_code(0, 100)
 

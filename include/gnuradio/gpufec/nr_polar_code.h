@@ -28,8 +28,10 @@ namespace gpufec {
  * polar encoded with the frozen set of the reliability sequence (Table 5.3.1.2-1),
  * mother length N <= 1024; sub-block interleaving and bit selection (puncturing,
  * shortening or repetition) give \p e transmitted bits, channel interleaved (5.4.1.3)
- * when \p channel_interleave. Parameters that would need code-block segmentation
- * (TS 38.212 5.2.1: with CRC11, k >= 1013, or k >= 360 with e >= 1088) raise.
+ * when \p channel_interleave. With CRC11, k = 20..1706; a payload of k >= 1013, or
+ * k >= 360 with e >= 1088, goes in two code blocks (code-block segmentation, 5.2.1:
+ * a filler bit for odd k, CRC11 and e / 2 coded bits per block), which the decoders
+ * decode one after the other on the CPU.
  *
  * \p chain: "uci" (the above), "dci" (7.3: k = 12..140 payload bits, CRC24C over 24
  * ones and the payload with its last 16 bits scrambled by \p rnti 0..65535, input bit

@@ -413,10 +413,10 @@ public:
         : d_code(code), d_device(device)
     {
         d_cpu = make_polar_decoder_cpu(code, options); // validates the options
-        if (code.input_interleave())
+        if (code.input_interleave() || code.segments() > 1)
             throw error("polar decoder (cuda): the downlink chains (DCI, BCH: input bit "
-                        "interleaving) run on the CPU only so far; allowed on cuda: the "
-                        "uplink (UCI) codes");
+                        "interleaving) and two-block UCI codes run on the CPU only so "
+                        "far; allowed on cuda: the uplink (UCI) codes of one block");
         if (!polar_cuda_accepts(code, options))
             throw error(
                 std::string("polar decoder (cuda): algorithm \"") +
@@ -667,8 +667,9 @@ private:
 
 bool polar_cuda_accepts(const nr_polar_code& code, const polar_decoder_options& options)
 {
-    // The downlink chains (input interleaving, RNTI) have not run on a GPU yet.
-    if (code.input_interleave())
+    // The downlink chains (input interleaving, RNTI) and two-block UCI codes have not
+    // run on a GPU yet.
+    if (code.input_interleave() || code.segments() > 1)
         return false;
     return options.algorithm == polar_algorithm::sc ||
            options.algorithm == polar_algorithm::fast_ssc ||
