@@ -700,6 +700,47 @@ void write_json(const block_options& opt,
 
 } // namespace
 
+#ifdef GPUFEC_HAVE_CUDA
+namespace {
+
+//! Device N of "cuda:N" ("cuda": 0).
+int cuda_device_of(const std::string& backend)
+{
+    const size_t colon = backend.find(':');
+    return colon == std::string::npos ? 0 : std::stoi(backend.substr(colon + 1));
+}
+
+//! Frames of k information bits per kernel-only launch: about 2^log2_bits bits.
+size_t kernel_batch_frames(size_t k, int log2_bits)
+{
+    return std::min<size_t>(
+        1 << 20, std::max<size_t>(1024, ((size_t(1) << log2_bits) + k - 1) / k));
+}
+
+//! A kernel-only result row from a timed launch of `info_bits` in `median_ms`.
+result kernel_only_row(const std::string& label,
+                       const std::string& backend,
+                       size_t k,
+                       double info_bits,
+                       double median_ms,
+                       double iterations)
+{
+    result r;
+    r.group = "gpufec";
+    r.label = label + " kernel-only";
+    r.backend = backend;
+    r.path = "kernel-only";
+    r.input = "int8";
+    r.info_bits = k;
+    r.iterations = iterations;
+    r.runs = { info_bits / (median_ms * 1e-3) };
+    r.info_bits_per_s = r.runs.front();
+    return r;
+}
+
+} // namespace
+#endif
+
 int run_block_code_bench(const block_options& opt)
 {
     bench_code code = make_bench_code(opt);
@@ -731,26 +772,13 @@ int run_block_code_bench(const block_options& opt)
     for (const auto& row : code.ldpc_kernel_rows) {
         std::cerr << "[bench] " << row.first << " kernel-only\n";
         const size_t k = code.frame.info_bits;
-        const size_t frames = std::min<size_t>(
-            1 << 20, std::max<size_t>(1024, ((size_t(1) << 25) + k - 1) / k));
+        const size_t frames = kernel_batch_frames(k, 25);
         const std::vector<int8_t> llrs(pool.llrs8.begin(), pool.llrs8.end());
-        const size_t colon = opt.cuda_backend.find(':');
-        const int device = colon == std::string::npos
-                               ? 0
-                               : std::stoi(opt.cuda_backend.substr(colon + 1));
+        const int device = cuda_device_of(opt.cuda_backend);
         const auto t = gpufec::cuda::time_ldpc_kernel(
             *code.ldpc, row.second, device, llrs, frames, std::max(opt.runs, 20));
-        result r;
-        r.group = "gpufec";
-        r.label = row.first + " kernel-only";
-        r.backend = opt.cuda_backend;
-        r.path = "kernel-only";
-        r.input = "int8";
-        r.info_bits = k;
-        r.iterations = t.mean_iterations;
-        r.runs = { t.info_bits / (t.median_ms * 1e-3) };
-        r.info_bits_per_s = r.runs.front();
-        results.push_back(r);
+        results.push_back(kernel_only_row(
+            row.first, opt.cuda_backend, k, t.info_bits, t.median_ms, t.mean_iterations));
         // Latency: one codeword alone in a launch.
         const auto one = gpufec::cuda::time_ldpc_kernel(
             *code.ldpc, row.second, device, llrs, 1, std::max(opt.runs, 20));
@@ -768,26 +796,13 @@ int run_block_code_bench(const block_options& opt)
     for (const auto& row : code.polar_kernel_rows) {
         std::cerr << "[bench] " << row.first << " kernel-only\n";
         const size_t k = code.frame.info_bits;
-        const size_t frames = std::min<size_t>(
-            1 << 20, std::max<size_t>(1024, ((size_t(1) << 24) + k - 1) / k));
+        const size_t frames = kernel_batch_frames(k, 24);
         const std::vector<int8_t> llrs(pool.llrs8.begin(), pool.llrs8.end());
-        const size_t colon = opt.cuda_backend.find(':');
-        const int device = colon == std::string::npos
-                               ? 0
-                               : std::stoi(opt.cuda_backend.substr(colon + 1));
+        const int device = cuda_device_of(opt.cuda_backend);
         const auto t = gpufec::cuda::time_polar_kernel(
             *code.polar, row.second, device, llrs, frames, std::max(opt.runs, 20));
-        result r;
-        r.group = "gpufec";
-        r.label = row.first + " kernel-only";
-        r.backend = opt.cuda_backend;
-        r.path = "kernel-only";
-        r.input = "int8";
-        r.info_bits = k;
-        r.iterations = 1;
-        r.runs = { t.info_bits / (t.median_ms * 1e-3) };
-        r.info_bits_per_s = r.runs.front();
-        results.push_back(r);
+        results.push_back(
+            kernel_only_row(row.first, opt.cuda_backend, k, t.info_bits, t.median_ms, 1));
         // The other frames-per-warp layouts, for comparison.
         for (int fpw : { 1, 2, 4, 8 }) {
             if (row.second.algorithm == gpufec::polar_algorithm::bp)

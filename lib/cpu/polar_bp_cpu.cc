@@ -24,6 +24,7 @@
 // 50 iterations, ET) scale 1 gives 911 frame errors, 31/32 268, 15/16 144, 7/8 239,
 // 13/16 670 (SC: 262). 15/16 is also a shift and a subtraction in fixed point.
 #include "cpu/fixed_length_decoder.h"
+#include "cpu/polar_common.h"
 #include <gpufec/polar_decoding.h>
 
 #include <algorithm>
@@ -36,11 +37,6 @@ namespace gpufec {
 
 namespace {
 
-// "Known zero" for frozen bits and shortened positions: far above any sum of int8 LLRs
-// (at most 8 repetitions of 127 per position). Messages never grow past 2^n times this,
-// well inside float range, and stay finite: known zeros never meet a large value of the
-// opposite sign (the all-zero word satisfies them all), so no inf - inf can arise.
-constexpr float known_zero_llr = 1e5f;
 constexpr float minsum_scale = 15.0f / 16.0f;
 
 inline float boxplus(float a, float b)
@@ -170,18 +166,11 @@ public:
           d_early(opt.bp_early_termination)
     {
         const int N = code.N();
-        std::vector<uint8_t> sent(N, 0);
-        for (uint16_t d : code.output_to_codeword())
-            sent[d] = 1;
-        d_fill.assign(N, 0.f);
-        if (code.rate_matching() == polar_rate_matching::shortening)
-            for (int j = 0; j < N; j++)
-                if (!sent[j])
-                    d_fill[j] = known_zero_llr;
+        d_fill = polar_channel_fill(code);
         d_prior.assign(N, 0.f);
         for (int j = 0; j < N; j++)
             if (code.frozen()[j])
-                d_prior[j] = known_zero_llr;
+                d_prior[j] = polar_known_zero_llr;
     }
 
     bool has_soft_output() const override { return true; }

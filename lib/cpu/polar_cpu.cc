@@ -14,6 +14,7 @@
 // last left child (left + 2^l) are kept. Going from leaf i-1 to leaf i only levels
 // 0..ctz(i) change: a g at level ctz(i), then f down to the leaf.
 #include "cpu/fixed_length_decoder.h"
+#include "cpu/polar_common.h"
 #include "cpu/polar_program.h"
 #include <gpufec/polar_decoding.h>
 
@@ -27,9 +28,6 @@
 namespace gpufec {
 
 namespace {
-
-// Stands for "known zero" on shortened positions: far above any sum of int8 LLRs.
-constexpr float known_zero_llr = 1e5f;
 
 inline float f_minsum(float a, float b)
 {
@@ -179,15 +177,7 @@ public:
           d_scl(opt.algorithm == polar_algorithm::scl),
           d_list(opt.list_size)
     {
-        const int N = code.N();
-        std::vector<uint8_t> sent(N, 0);
-        for (uint16_t d : code.output_to_codeword())
-            sent[d] = 1;
-        d_fill.assign(N, 0.f);
-        if (code.rate_matching() == polar_rate_matching::shortening)
-            for (int j = 0; j < N; j++)
-                if (!sent[j])
-                    d_fill[j] = known_zero_llr;
+        d_fill = polar_channel_fill(code);
     }
 
     bool has_soft_output() const override { return true; }
@@ -413,15 +403,7 @@ public:
     explicit polar_fast_ssc_cpu(const nr_polar_code& code)
         : fixed_length_cpu_decoder("polar", code.e(), code.k()), d_code(code)
     {
-        const int N = code.N();
-        std::vector<uint8_t> sent(N, 0);
-        for (uint16_t d : code.output_to_codeword())
-            sent[d] = 1;
-        d_fill.assign(N, 0.f);
-        if (code.rate_matching() == polar_rate_matching::shortening)
-            for (int j = 0; j < N; j++)
-                if (!sent[j])
-                    d_fill[j] = known_zero_llr;
+        d_fill = polar_channel_fill(code);
         d_program = polar_program::make(code.frozen(), code.n(), fast_ssc_rules());
     }
 

@@ -19,6 +19,7 @@
 // nodes at once too: that is exactly SC (their decisions are zeros whatever their
 // LLRs, which nothing outside them reads).
 #include "../common/cuda_utils.h"
+#include "cpu/polar_common.h"
 #include "cpu/polar_program.h"
 #include "polar_cuda.h"
 
@@ -28,7 +29,6 @@ namespace gpufec {
 namespace cuda {
 namespace {
 
-constexpr float known_zero_llr = 1e5f; // as lib/cpu/polar_cpu.cc
 constexpr int warps_per_block = 4;
 //! Frames per warp by the code size, measured on an H100 (docs/polar-gpu.md): small
 //! codes fill the warp with more frames; N = 1024 (and fast-SSC's N = 512, whose nodes
@@ -322,7 +322,7 @@ __global__ void __launch_bounds__(512) polar_bp_kernel(const polar_params p)
             for (uint32_t r = p.src_begin[d]; r < p.src_begin[d + 1]; r++)
                 s += static_cast<float>(in[p.src[r]]);
             L[n * N + d] = s;
-            R[d] = p.frozen[d] ? known_zero_llr : 0.0f;
+            R[d] = p.frozen[d] ? polar_known_zero_llr : 0.0f;
             for (int l = 1; l <= n; l++)
                 R[l * N + d] = 0.0f;
         }
@@ -428,7 +428,7 @@ public:
         const int N = code.N(), n = code.n(), k = code.k(), K = code.K();
         const auto& map = code.output_to_codeword();
         const auto& frozen = code.frozen();
-        std::vector<float> fill(N, 0.0f);
+        const std::vector<float> fill = polar_channel_fill(code);
         std::vector<uint32_t> begin(N + 1, 0);
         for (uint16_t d : map)
             begin[d + 1]++;
@@ -438,10 +438,6 @@ public:
         std::vector<uint32_t> at(begin.begin(), begin.end() - 1);
         for (size_t j = 0; j < map.size(); j++)
             src[at[map[j]]++] = static_cast<uint16_t>(j);
-        if (code.rate_matching() == polar_rate_matching::shortening)
-            for (int d = 0; d < N; d++)
-                if (begin[d] == begin[d + 1])
-                    fill[d] = known_zero_llr;
         polar_program::node_rules rules; // sc: rate-0 nodes only (exactly SC)
         if (options.algorithm == polar_algorithm::fast_ssc)
             rules.rate1 = rules.rep = rules.spc = true;
