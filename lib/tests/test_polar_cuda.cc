@@ -3,11 +3,12 @@
  * Copyright 2026 gr-gpufec developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// GPU polar decoding (issue 11): the CUDA SC, fast-SSC and BP decoders against the CPU's
-// through the engine, bit for bit (payload bits, CRC status, iterations, soft output),
-// over N = 32
-// .. 1024, puncturing, shortening and repetition, every CRC, with and without the
-// channel interleaver; the backend choice and bad input. Skipped without a device.
+// GPU polar decoding (issue 11): the CUDA SC, fast-SSC, CA-SCL (L = 1, 2, 8, 32) and BP
+// decoders against the CPU's through the engine, bit for bit (payload bits, CRC status,
+// iterations, soft output), over N = 32 .. 1024, puncturing, shortening and repetition,
+// every CRC, with and without the channel interleaver, and the DCI and BCH chains; the
+// RNTI check, CA-SCL-8's BLER, the backend choice and bad input. Skipped without a
+// device.
 #include <gpufec/backends.h>
 #include <gpufec/engine.h>
 #include <gpufec/polar_decoding.h>
@@ -64,9 +65,93 @@ std::vector<std::vector<llr8_t>> draw_frames(const nr_polar_code& code, uint32_t
     return frames;
 }
 
+//! The options of variant v: sc, fast-ssc, bp (50 iterations, early termination), bp
+//! (7, none), CA-SCL with list sizes 1, 2, 8, 32.
+polar_decoder_options variant_options(int v)
+{
+    polar_decoder_options o;
+    constexpr int lists[] = { 1, 2, 8, 32 };
+    o.algorithm = v == 0   ? polar_algorithm::sc
+                  : v == 1 ? polar_algorithm::fast_ssc
+                  : v <= 3 ? polar_algorithm::bp
+                           : polar_algorithm::scl;
+    if (v == 3) {
+        o.bp_iterations = 7;
+        o.bp_early_termination = false;
+    }
+    if (v >= 4)
+        o.list_size = lists[v - 4];
+    return o;
+}
+constexpr int num_variants = 8;
+
+std::string describe(const polar_decoder_options& o)
+{
+    std::string s = to_string(o.algorithm);
+    if (o.algorithm == polar_algorithm::scl)
+        s += "-" + std::to_string(o.list_size);
+    if (o.algorithm == polar_algorithm::bp)
+        s +=
+            " " + std::to_string(o.bp_iterations) + (o.bp_early_termination ? " ET" : "");
+    return s;
+}
+
+//! Decodes `frames` on the GPU through the engine, with and without soft output, and
+//! checks bits, status, iterations and soft output against the CPU decoder's. Returns
+//! the frames whose CRC passed (over both runs).
+size_t expect_gpu_matches_cpu(const nr_polar_code& code,
+                              const polar_decoder_options& o,
+                              const std::vector<std::vector<llr8_t>>& frames)
+{
+    const int k = code.k();
+    const bool fast = o.algorithm == polar_algorithm::fast_ssc;
+    auto cpu = make_decoder(code, o, "cpu");
+    std::shared_ptr<batch_decoder> gpu = make_decoder(code, o, "cuda:0");
+    EXPECT_EQ(gpu->backend(), backend_kind::cuda);
+    const auto ref = test::decode_all(*cpu, frames, k, true, !fast);
+    EXPECT_EQ(gpu->has_soft_output(), !fast);
+    size_t crc_ok = 0;
+    for (bool soft : { true, false }) {
+        if (soft && fast)
+            continue;
+        engine_config cfg;
+        cfg.max_batch_frames = 64;
+        cfg.soft_output = soft;
+        batch_engine engine(gpu, cfg);
+        size_t checked = 0;
+        auto verify = [&](const completed_frame& c) {
+            ASSERT_EQ(c.nbits, size_t(k));
+            std::vector<uint8_t> bits(k);
+            unpack_bits(c.packed, bits.data(), k);
+            ASSERT_EQ(bits, ref.bits[c.id]) << "frame " << c.id;
+            ASSERT_EQ(c.status.ok, ref.status[c.id].ok) << "frame " << c.id;
+            ASSERT_EQ(c.status.iterations, ref.status[c.id].iterations);
+            if (soft)
+                for (int i = 0; i < k; i++)
+                    ASSERT_EQ(c.soft[i], ref.soft[c.id][i])
+                        << "frame " << c.id << " bit " << i;
+            crc_ok += c.status.ok;
+            ++checked;
+        };
+        completed_frame c;
+        for (size_t f = 0; f < frames.size(); f++) {
+            while (!engine.submit(frames[f].data(), frames[f].size(), f))
+                if (engine.pop_wait(c))
+                    verify(c);
+            while (engine.try_pop(c))
+                verify(c);
+        }
+        engine.flush();
+        while (engine.pop_wait(c))
+            verify(c);
+        EXPECT_EQ(checked, frames.size());
+    }
+    return crc_ok;
+}
+
 } // namespace
 
-TEST(PolarCuda, ScFastSscAndBpMatchCpuBitForBit)
+TEST(PolarCuda, EveryAlgorithmMatchesCpuBitForBit)
 {
     REQUIRE_GPU();
     const shape shapes[] = {
@@ -82,69 +167,96 @@ TEST(PolarCuda, ScFastSscAndBpMatchCpuBitForBit)
         { 25, 8000, "crc11", true },   // heavy repetition
     };
     for (const shape& sh : shapes)
-        for (int variant = 0; variant < 4; variant++) {
-            // sc, fast-ssc, bp (50 iterations, early termination), bp (7, none)
-            const polar_algorithm alg = variant == 0   ? polar_algorithm::sc
-                                        : variant == 1 ? polar_algorithm::fast_ssc
-                                                       : polar_algorithm::bp;
-            polar_decoder_options o;
-            o.algorithm = alg;
-            if (variant == 3) {
-                o.bp_iterations = 7;
-                o.bp_early_termination = false;
-            }
-            const bool fast = alg == polar_algorithm::fast_ssc;
+        for (int v = 0; v < num_variants; v++) {
+            const polar_decoder_options o = variant_options(v);
             const nr_polar_code code(sh.k, sh.e, sh.crc, sh.interleave);
-            SCOPED_TRACE(std::string(to_string(alg)) + " variant " +
-                         std::to_string(variant) + " k " + std::to_string(sh.k) + " e " +
+            SCOPED_TRACE(describe(o) + " k " + std::to_string(sh.k) + " e " +
                          std::to_string(sh.e) + " N " + std::to_string(code.N()) + " " +
                          sh.crc);
-            auto cpu = make_decoder(code, o, "cpu");
-            std::shared_ptr<batch_decoder> gpu = make_decoder(code, o, "cuda:0");
-            ASSERT_EQ(gpu->backend(), backend_kind::cuda);
-            const auto frames = draw_frames(code, static_cast<uint32_t>(sh.k * 7 + sh.e));
-            const auto ref = test::decode_all(*cpu, frames, sh.k, true, !fast);
-            EXPECT_EQ(gpu->has_soft_output(), !fast);
-            size_t crc_ok = 0;
-            for (bool soft : { true, false }) {
-                if (soft && fast)
-                    continue;
-                engine_config cfg;
-                cfg.max_batch_frames = 64;
-                cfg.soft_output = soft;
-                batch_engine engine(gpu, cfg);
-                size_t checked = 0;
-                auto verify = [&](const completed_frame& c) {
-                    ASSERT_EQ(c.nbits, size_t(sh.k));
-                    std::vector<uint8_t> bits(sh.k);
-                    unpack_bits(c.packed, bits.data(), sh.k);
-                    ASSERT_EQ(bits, ref.bits[c.id]) << "frame " << c.id;
-                    ASSERT_EQ(c.status.ok, ref.status[c.id].ok) << "frame " << c.id;
-                    ASSERT_EQ(c.status.iterations, ref.status[c.id].iterations);
-                    if (soft)
-                        for (int i = 0; i < sh.k; i++)
-                            ASSERT_EQ(c.soft[i], ref.soft[c.id][i])
-                                << "frame " << c.id << " bit " << i;
-                    crc_ok += c.status.ok;
-                    ++checked;
-                };
-                completed_frame c;
-                for (size_t f = 0; f < frames.size(); f++) {
-                    while (!engine.submit(frames[f].data(), frames[f].size(), f))
-                        if (engine.pop_wait(c))
-                            verify(c);
-                    while (engine.try_pop(c))
-                        verify(c);
-                }
-                engine.flush();
-                while (engine.pop_wait(c))
-                    verify(c);
-                EXPECT_EQ(checked, frames.size());
-            }
+            auto frames = draw_frames(code, static_cast<uint32_t>(sh.k * 7 + sh.e));
+            if (o.list_size == 32 && o.algorithm == polar_algorithm::scl)
+                frames.resize(frames.size() / 3); // the CPU reference is slow
+            const size_t crc_ok = expect_gpu_matches_cpu(code, o, frames);
             // The noiseless frames pass their CRC: the comparison covers real decodes.
-            if (std::string(sh.crc) != "none")
+            if (std::string(sh.crc) != "none" && frames.size() > 100)
                 EXPECT_GE(crc_ok, 60u);
         }
+}
+
+TEST(PolarCuda, DownlinkChainsMatchCpuAndCheckTheRnti)
+{
+    // DCI (7.3: CRC24C scrambled by the RNTI, input bit interleaving) and BCH (7.1) on
+    // the GPU: the CPU's decisions with every algorithm, and a DCI frame passes its CRC
+    // only under the RNTI it was sent with.
+    REQUIRE_GPU();
+    const nr_polar_code codes[] = { nr_polar_code::dci(40, 216, 0x4b3c),
+                                    nr_polar_code::dci(60, 432, 0xffff),
+                                    nr_polar_code::bch() };
+    for (const nr_polar_code& code : codes)
+        for (int v = 0; v < num_variants; v++) {
+            const polar_decoder_options o = variant_options(v);
+            SCOPED_TRACE(describe(o) + " k " + std::to_string(code.k()) + " e " +
+                         std::to_string(code.e()));
+            auto frames = draw_frames(code, static_cast<uint32_t>(code.e() + v));
+            if (o.list_size == 32 && o.algorithm == polar_algorithm::scl)
+                frames.resize(frames.size() / 3);
+            const size_t crc_ok = expect_gpu_matches_cpu(code, o, frames);
+            if (frames.size() > 100)
+                EXPECT_GE(crc_ok, 60u);
+        }
+    std::mt19937 rng(11);
+    const nr_polar_code sent = nr_polar_code::dci(40, 216, 0x4b3c);
+    std::vector<std::vector<llr8_t>> frames;
+    for (int f = 0; f < 50; f++)
+        frames.push_back(test::awgn_llrs(
+            sent.encode(test::random_bits(rng, 40)), 40.0 / 216, 6.0, rng));
+    for (int rnti : { 0x4b3c, 0x4b3d, 0x0000 })
+        for (polar_algorithm alg : { polar_algorithm::sc, polar_algorithm::scl }) {
+            polar_decoder_options o;
+            o.algorithm = alg;
+            auto gpu = make_decoder(nr_polar_code::dci(40, 216, rnti), o, "cuda:0");
+            ASSERT_EQ(gpu->backend(), backend_kind::cuda);
+            const auto got = test::decode_all(*gpu, frames, 40, true, false);
+            size_t ok = 0;
+            for (const auto& st : got.status)
+                ok += st.ok;
+            if (rnti == 0x4b3c)
+                EXPECT_EQ(ok, frames.size()) << to_string(alg);
+            else
+                EXPECT_EQ(ok, 0u) << to_string(alg) << " rnti " << rnti;
+        }
+}
+
+TEST(PolarCuda, SclBlerAt2dB)
+{
+    // Issue 11: k = 512, e = 1024, CRC11, CA-SCL-8 on the GPU: BLER <= 1e-2 at Eb/N0
+    // 2.0 dB over 2000 frames (and no better than the theory allows: some errors at
+    // 1.0 dB, where the CPU reference reports BLER near 0.3).
+    REQUIRE_GPU();
+    const nr_polar_code code(512, 1024, "crc11", true);
+    polar_decoder_options o;
+    o.algorithm = polar_algorithm::scl;
+    o.list_size = 8;
+    auto gpu = make_decoder(code, o, "cuda:0");
+    ASSERT_EQ(gpu->backend(), backend_kind::cuda);
+    std::mt19937 rng(2024);
+    for (double ebn0 : { 2.0, 1.0 }) {
+        std::vector<std::vector<uint8_t>> payloads;
+        std::vector<std::vector<llr8_t>> frames;
+        for (int f = 0; f < 2000; f++) {
+            payloads.push_back(test::random_bits(rng, code.k()));
+            frames.push_back(
+                test::awgn_llrs(code.encode(payloads.back()), 0.5, ebn0, rng));
+        }
+        const auto got = test::decode_all(*gpu, frames, code.k(), true, false);
+        size_t errors = 0;
+        for (size_t f = 0; f < frames.size(); f++)
+            errors += got.bits[f] != payloads[f];
+        if (ebn0 == 2.0)
+            EXPECT_LE(errors, 20u) << "frame errors of 2000 at 2.0 dB";
+        else
+            EXPECT_GE(errors, 20u) << "frame errors of 2000 at 1.0 dB";
+    }
 }
 
 #if GPUFEC_HAVE_CUDA
@@ -204,22 +316,25 @@ TEST(PolarCuda, BackendChoiceAndBadInput)
 {
     REQUIRE_GPU();
     const nr_polar_code code(100, 200);
-    polar_decoder_options o; // scl: CPU only so far
-    expect_error([&] { make_decoder(code, o, "cuda:0"); },
-                 { "allowed on cuda: sc, fast-ssc, bp" });
-    EXPECT_EQ(make_decoder(code, o, "auto")->backend(), backend_kind::cpu);
-    o.algorithm = polar_algorithm::bp;
-    EXPECT_EQ(make_decoder(code, o, "auto")->backend(), backend_kind::cuda);
-    o.algorithm = polar_algorithm::fast_ssc;
-    EXPECT_EQ(make_decoder(code, o, "auto")->backend(), backend_kind::cuda);
-    o.algorithm = polar_algorithm::sc;
+    polar_decoder_options o; // scl
+    for (polar_algorithm alg : { polar_algorithm::scl,
+                                 polar_algorithm::bp,
+                                 polar_algorithm::fast_ssc,
+                                 polar_algorithm::sc }) {
+        o.algorithm = alg;
+        EXPECT_EQ(make_decoder(code, o, "auto")->backend(), backend_kind::cuda);
+    }
     auto gpu = make_decoder(code, o, "auto");
-    EXPECT_EQ(gpu->backend(), backend_kind::cuda);
     expect_error([&] { gpu->output_bits_for_input(199); }, { "allowed: e = 200" });
-    // The downlink chains stay on the CPU until they have run on a GPU.
-    const nr_polar_code dci = nr_polar_code::dci(40, 216, 0x1234);
-    EXPECT_EQ(make_decoder(dci, o, "auto")->backend(), backend_kind::cpu);
-    expect_error([&] { make_decoder(dci, o, "cuda:0"); }, { "downlink", "uplink" });
+    // Two-block UCI codes stay on the CPU until they have run on a GPU.
+    const nr_polar_code two(1200, 2400);
+    ASSERT_EQ(two.segments(), 2);
+    EXPECT_EQ(make_decoder(two, o, "auto")->backend(), backend_kind::cpu);
+    expect_error([&] { make_decoder(two, o, "cuda:0"); },
+                 { "two code blocks", "one block" });
     o.list_size = 0;
     expect_error([&] { make_decoder(code, o, "cuda:0"); }, { "list_size" });
+    o.list_size = 33;
+    o.algorithm = polar_algorithm::scl;
+    expect_error([&] { make_decoder(code, o, "cuda:0"); }, { "list_size", "1..32" });
 }

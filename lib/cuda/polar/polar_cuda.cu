@@ -59,6 +59,10 @@ struct polar_params {
     const uint8_t* frozen; //!< N flags
     int iterations;        //!< bp_iterations
     bool early_termination;
+    // CA-SCL
+    int list_size;
+    const uint32_t* leaf_column;  //!< N: crc_column of the payload bit at leaf i, or 0
+    const uint32_t* leaf_crc_bit; //!< N: 1 << t at the leaf of CRC bit t, or 0
 };
 
 __device__ __forceinline__ float f_minsum(float a, float b)
@@ -404,6 +408,8 @@ __global__ void __launch_bounds__(512) polar_bp_kernel(const polar_params p)
     }
 }
 
+#include "scl_kernel.cuh"
+
 class polar_decoder_cuda final : public batch_decoder
 {
 public:
@@ -413,15 +419,13 @@ public:
         : d_code(code), d_device(device)
     {
         d_cpu = make_polar_decoder_cpu(code, options); // validates the options
-        if (code.input_interleave() || code.segments() > 1)
-            throw error("polar decoder (cuda): the downlink chains (DCI, BCH: input bit "
-                        "interleaving) and two-block UCI codes run on the CPU only so "
-                        "far; allowed on cuda: the uplink (UCI) codes of one block");
+        if (code.segments() > 1)
+            throw error("polar decoder (cuda): UCI codes of two code blocks run on the "
+                        "CPU only so far; allowed on cuda: codes of one block");
         if (!polar_cuda_accepts(code, options))
-            throw error(
-                std::string("polar decoder (cuda): algorithm \"") +
-                to_string(options.algorithm) +
-                "\" runs on the CPU only so far; allowed on cuda: sc, fast-ssc, bp");
+            throw error(std::string("polar decoder (cuda): algorithm \"") +
+                        to_string(options.algorithm) +
+                        "\" unknown; allowed on cuda: sc, fast-ssc, scl, bp");
         require_device(device);
         d_device_name = device_name(device);
         device_guard guard(device);
@@ -443,6 +447,8 @@ public:
             rules.rate1 = rules.rep = rules.spc = true;
         d_fast = options.algorithm == polar_algorithm::fast_ssc;
         d_bp = options.algorithm == polar_algorithm::bp;
+        d_scl = options.algorithm == polar_algorithm::scl;
+        d_list = options.list_size;
         std::vector<uint32_t> ops;
         for (const polar_program::op& o : polar_program::make(frozen, n, rules))
             ops.push_back(o.kind | static_cast<uint32_t>(o.level) << 8 |
@@ -473,6 +479,14 @@ public:
                 a[j] = 0;
             }
         }
+        // SCL's CRC reads the decisions by leaf.
+        std::vector<uint32_t> leaf_column(N, 0u), leaf_crc_bit(N, 0u);
+        for (int j = 0; j < k; j++)
+            leaf_column[info[j]] = column[j];
+        for (int t = 0; t < crc_len; t++)
+            leaf_crc_bit[info[k + t]] = 1u << t;
+        upload(d_leaf_column, leaf_column);
+        upload(d_leaf_crc_bit, leaf_crc_bit);
         upload(d_fill, fill);
         upload(d_frozen, std::vector<uint8_t>(frozen.begin(), frozen.end()));
         upload(d_begin, begin);
@@ -498,6 +512,24 @@ public:
         d_params.frozen = d_frozen.get();
         d_params.iterations = options.bp_iterations;
         d_params.early_termination = options.bp_early_termination;
+        d_params.list_size = options.list_size;
+        d_params.leaf_column = d_leaf_column.get();
+        d_params.leaf_crc_bit = d_leaf_crc_bit.get();
+        if (d_scl) {
+            const size_t bytes = make_scl_layout(N, d_list).bytes;
+            if (bytes > 227 * 1024)
+                throw error("polar decoder (cuda): scl with list_size " +
+                            std::to_string(d_list) + " at N = " + std::to_string(N) +
+                            " needs " + std::to_string(bytes) +
+                            " bytes of shared memory per frame; allowed: up to 232448");
+            d_scl_warps = static_cast<int>(
+                std::min<size_t>(scl_max_warps_per_block, (227 * 1024) / bytes));
+            for (auto fn : { polar_scl_kernel<false>, polar_scl_kernel<true> })
+                GPUFEC_CUDA_CHECK(
+                    cudaFuncSetAttribute(fn,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(d_scl_warps * bytes)));
+        }
         if (d_bp) {
             const size_t bytes = bp_frame_bytes(N, n);
             if (bytes > 227 * 1024)
@@ -564,6 +596,18 @@ public:
         p.soft = soft;
         p.status = status;
         device_guard guard(d_device);
+        if (d_scl) {
+            const size_t blocks =
+                std::min<size_t>((nf + d_scl_warps - 1) / d_scl_warps, size_t(1) << 20);
+            const size_t bytes = d_scl_warps * make_scl_layout(d_code.N(), d_list).bytes;
+            (soft ? polar_scl_kernel<true>
+                  : polar_scl_kernel<false>)<<<static_cast<unsigned>(blocks),
+                                               32 * d_scl_warps,
+                                               bytes,
+                                               stream>>>(p);
+            GPUFEC_CUDA_CHECK_LAUNCH();
+            return;
+        }
         if (d_bp) {
             const int N = d_code.N();
             polar_bp_kernel<<<static_cast<unsigned>(
@@ -607,6 +651,7 @@ public:
         return std::string("polar ") +
                (d_bp     ? "bp"
                 : d_fast ? "fast-ssc"
+                : d_scl  ? "ca-scl-" + std::to_string(d_list)
                          : "sc") +
                " (k=" + std::to_string(d_code.k()) + ", e=" + std::to_string(d_code.e()) +
                ", N=" + std::to_string(d_code.N()) + ", " + to_string(d_code.crc()) +
@@ -614,6 +659,11 @@ public:
     }
     std::string kernel_name() const
     {
+        if (d_scl)
+            return "polar ca-scl-" + std::to_string(d_list) + ": 1 warp/frame, " +
+                   std::to_string(d_scl_warps) + " frames/block, " +
+                   std::to_string(make_scl_layout(d_code.N(), d_list).bytes) +
+                   " B shared memory per frame";
         if (d_bp)
             return "polar bp: 1 block/frame, " +
                    std::to_string(std::max(32, d_code.N() / 2)) + " threads, " +
@@ -654,6 +704,10 @@ private:
     int d_fpw = 1;       //!< frames per warp
     bool d_fast = false; //!< fast-SSC (no soft output)
     bool d_bp = false;   //!< belief propagation
+    bool d_scl = false;  //!< CA-SCL
+    int d_list = 1;      //!< SCL list size
+    int d_scl_warps = 1; //!< SCL frames (warps) per block
+    device_buffer<uint32_t> d_leaf_column, d_leaf_crc_bit;
     device_buffer<uint8_t> d_frozen;
     device_buffer<uint16_t> d_src, d_info;
     device_buffer<int16_t> d_payload_of;
@@ -663,13 +717,13 @@ private:
 
 bool polar_cuda_accepts(const nr_polar_code& code, const polar_decoder_options& options)
 {
-    // The downlink chains (input interleaving, RNTI) and two-block UCI codes have not
-    // run on a GPU yet.
-    if (code.input_interleave() || code.segments() > 1)
+    // Two-block UCI codes have not run on a GPU yet.
+    if (code.segments() > 1)
         return false;
     return options.algorithm == polar_algorithm::sc ||
            options.algorithm == polar_algorithm::fast_ssc ||
-           options.algorithm == polar_algorithm::bp;
+           options.algorithm == polar_algorithm::bp ||
+           options.algorithm == polar_algorithm::scl;
 }
 
 std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,

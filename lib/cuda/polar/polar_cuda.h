@@ -17,16 +17,18 @@
 namespace gpufec {
 namespace cuda {
 
-//! True when make_polar_decoder() takes these options (algorithms "sc", "fast-ssc").
+//! True when make_polar_decoder() takes the code and options (every algorithm; codes of
+//! one block: two-block UCI codes stay on the CPU).
 bool polar_cuda_accepts(const nr_polar_code& code, const polar_decoder_options& options);
 
 /*!
- * The CUDA polar decoder on `device` (registered in lib/backends/registry.cc): SC and
- * fast-SSC with the CPU decoders' float min-sum arithmetic and the same decoding
- * program (lib/cpu/polar_program.h), so bits, status and (SC) soft output equal
- * make_polar_decoder_cpu()'s on the same int8 input. Rate recovery (repetition sums,
- * punctured zeros, shortened known zeros) runs on the device. Throws gpufec::error
- * naming what it takes for other algorithms.
+ * The CUDA polar decoder on `device` (registered in lib/backends/registry.cc): SC,
+ * fast-SSC, CA-SCL (list sizes 1..32) and BP with the CPU decoders' float arithmetic,
+ * so bits, status and soft output equal make_polar_decoder_cpu()'s on the same int8
+ * input (SC and fast-SSC run the same decoding program, lib/cpu/polar_program.h).
+ * Uplink UCI codes of one block and the downlink DCI and BCH chains. Rate recovery
+ * (repetition sums, punctured zeros, shortened known zeros) runs on the device.
+ * Throws gpufec::error naming what it takes otherwise.
  */
 std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,
                                                   const polar_decoder_options& options,

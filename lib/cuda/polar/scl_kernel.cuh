@@ -1,0 +1,327 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// CUDA CA-SCL polar decoder (issue 11), included by polar_cuda.cu (polar_params).
+//
+// One warp per frame, list_size (L <= 32) path slots in shared memory. It makes the
+// CPU decoder's decisions (polar_cpu.cc, decode_frame): the same float expressions in
+// the same order per path (f = min-sum, g = b +/- a, PM += |L| against the LLR's
+// sign), the same survivors (the L smallest candidates by (metric, 2 path + bit)),
+// the same list order (survivors by candidate index), and the same final choice (the
+// first path by (metric, list position) whose CRC holds, else the first).
+//
+// Lazy copies instead of copying LLR arrays: a path's LLRs of level l live in the
+// buffer of the slot named by its level-l pointer. At leaf i every path rewrites
+// levels 0 .. ctz(i) into its own slot's buffer (so nobody can still need the old
+// values there) and reads level ctz(i) + 1 through its pointer, which a clone
+// inherits. A fork copies only the decisions, bit-packed (N / 32 words), and the n
+// pointer bytes. The left sibling's re-encoded bits that g needs are recomputed from
+// the decisions (u G over 2^l bits, word-parallel), so no partial sums are kept.
+// Soft output replays the chosen path once (its leaf LLRs are a function of its
+// decisions: the same values) instead of keeping L soft arrays.
+
+constexpr int scl_max_warps_per_block = 4;
+
+//! Byte offsets of one frame's shared memory (one warp).
+struct scl_layout {
+    uint32_t llr;   //!< L x N floats: slot s, level l < n at s N + 2^l
+    uint32_t chan;  //!< N floats: the channel (level n)
+    uint32_t bits;  //!< L x (N / 32 + 4) words: slot s's decisions, then its pointers
+    uint32_t enc;   //!< L x max(N / 64, 1) words: a left sibling's re-encoded bits
+    uint32_t ctl;   //!< per-path bookkeeping of a fork (7 x 32 words)
+    uint32_t bytes; //!< total, a multiple of 16
+};
+
+__host__ __device__ constexpr uint32_t scl_words(int N) { return N / 32 + 4; }
+__host__ __device__ constexpr uint32_t scl_enc_words(int N)
+{
+    return N >= 128 ? N / 64 : 1;
+}
+
+__host__ __device__ inline scl_layout make_scl_layout(int N, int L)
+{
+    scl_layout s{};
+    s.llr = 0;
+    s.chan = s.llr + 4u * L * N;
+    s.bits = s.chan + 4u * N;
+    s.enc = s.bits + 4u * L * scl_words(N);
+    s.ctl = s.enc + 4u * L * scl_enc_words(N);
+    s.bytes = (s.ctl + 7u * 32 * 4 + 15u) & ~15u;
+    return s;
+}
+
+//! x = v G over the bits of one word (the butterfly stages of the polar transform);
+//! bits above a 2^t-bit segment must be 0, so the full transform is the segment's.
+__device__ __forceinline__ uint32_t polar_encode_word(uint32_t v)
+{
+    v ^= (v >> 1) & 0x55555555u;
+    v ^= (v >> 2) & 0x33333333u;
+    v ^= (v >> 4) & 0x0f0f0f0fu;
+    v ^= (v >> 8) & 0x00ff00ffu;
+    v ^= (v >> 16) & 0x0000ffffu;
+    return v;
+}
+
+struct scl_frame {
+    float* llr;
+    const float* chan;
+    uint32_t* bits;
+    uint32_t* enc;
+    int* cur_slot; //!< slot of list position q
+    int N, n, W, BW, EW;
+
+    __device__ uint8_t* ptr(int slot) const
+    {
+        return reinterpret_cast<uint8_t*>(bits + slot * BW + W);
+    }
+
+    //! Leaf i's LLR for the A paths of the list: lane q < A returns path q's.
+    __device__ float leaf_llrs(int i, int A, int lane, int my_slot) const
+    {
+        const int top = i == 0 ? n - 1 : __ffs(i) - 1;
+        const int h = 1 << top;
+        if (i > 0) {
+            // The left sibling's re-encoded bits: u[i - h .. i - 1] G_h.
+            const int first = i - h;
+            if (h <= 32) {
+                if (lane < A) {
+                    uint32_t v = bits[my_slot * BW + (first >> 5)] >> (first & 31);
+                    if (h < 32)
+                        v &= (1u << h) - 1u;
+                    enc[my_slot * EW] = polar_encode_word(v);
+                }
+            } else {
+                const int words = h >> 5, log_words = top - 5;
+                for (int it = lane; it < A * words; it += 32) {
+                    const int s = cur_slot[it >> log_words], w = it & (words - 1);
+                    enc[s * EW + w] = polar_encode_word(bits[s * BW + (first >> 5) + w]);
+                }
+                __syncwarp();
+                for (int st = 1; st < words; st *= 2) {
+                    for (int it = lane; it < A * words / 2; it += 32) {
+                        const int s = cur_slot[it >> (log_words - 1)];
+                        const int idx = it & (words / 2 - 1);
+                        const int w = (idx / st) * 2 * st + idx % st;
+                        enc[s * EW + w] ^= enc[s * EW + w + st];
+                    }
+                    __syncwarp();
+                }
+            }
+            __syncwarp();
+        }
+        float leaf = 0.0f;
+        for (int l = top; l >= 0; l--) {
+            const int size = 1 << l;
+            for (int v = lane; v < (A << l); v += 32) {
+                const int s = cur_slot[v >> l], j = v & (size - 1);
+                const float* src;
+                if (l < top)
+                    src = llr + s * N + 2 * size;
+                else if (l + 1 == n)
+                    src = chan;
+                else
+                    src = llr + ptr(s)[l + 1] * N + 2 * size;
+                const float a = src[j], b = src[j + size];
+                float o;
+                if (l == top && i > 0)
+                    o = (enc[s * EW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a;
+                else
+                    o = f_minsum(a, b);
+                llr[s * N + size + j] = o;
+                leaf = o; // level 0: lane q holds path q's leaf
+            }
+            __syncwarp();
+        }
+        if (lane < A) {
+            uint8_t* own = ptr(my_slot);
+            for (int l = 0; l <= top; l++)
+                own[l] = static_cast<uint8_t>(my_slot);
+        }
+        __syncwarp();
+        return leaf;
+    }
+};
+
+template <bool Soft>
+__global__ void __launch_bounds__(32 * scl_max_warps_per_block)
+    polar_scl_kernel(const polar_params p)
+{
+    extern __shared__ float smem[];
+    constexpr uint32_t all = 0xffffffffu;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    const int N = p.N, L = p.list_size;
+    const scl_layout lay = make_scl_layout(N, L);
+    unsigned char* base = reinterpret_cast<unsigned char*>(smem) + warp * lay.bytes;
+    float* chan = reinterpret_cast<float*>(base + lay.chan);
+    int* ctl = reinterpret_cast<int*>(base + lay.ctl);
+    int* cur_slot = ctl;      // slot of list position q
+    int* new_slot = ctl + 32; // the survivors in list order: slot,
+    float* new_metric = reinterpret_cast<float*>(ctl + 64); // metric,
+    int* new_bit = ctl + 96;                                // decision,
+    int* clone_src = ctl + 128;                             // the r-th fork's parent slot
+    int* clone_dst = ctl + 160;                             // and its clone's slot
+    scl_frame fr;
+    fr.llr = reinterpret_cast<float*>(base + lay.llr);
+    fr.chan = chan;
+    fr.bits = reinterpret_cast<uint32_t*>(base + lay.bits);
+    fr.enc = reinterpret_cast<uint32_t*>(base + lay.enc);
+    fr.cur_slot = cur_slot;
+    fr.N = N;
+    fr.n = p.n;
+    fr.W = N / 32;
+    fr.BW = static_cast<int>(scl_words(N));
+    fr.EW = static_cast<int>(scl_enc_words(N));
+    const uint32_t slot_mask = L == 32 ? all : (1u << L) - 1u;
+    const uint32_t lanes_below = (1u << lane) - 1u;
+
+    for (uint32_t f = blockIdx.x * warps + warp; f < p.num_frames;
+         f += gridDim.x * warps) {
+        const frame_extent fe = p.frames[f];
+        const llr8_t* x = p.in + fe.in_offset;
+        for (int d = lane; d < N; d += 32) {
+            float s = p.fill[d];
+            for (uint32_t r = p.src_begin[d]; r < p.src_begin[d + 1]; r++)
+                s += static_cast<float>(x[p.src[r]]);
+            chan[d] = s;
+        }
+        for (int w = lane; w < L * fr.BW; w += 32)
+            fr.bits[w] = 0;
+        if (lane == 0)
+            cur_slot[0] = 0;
+        __syncwarp();
+        int A = 1;           // paths in the list
+        int my_slot = 0;     // lane q < A: path q's slot
+        float my_metric = 0; // and its metric
+        for (int i = 0; i < N; i++) {
+            const float leaf = fr.leaf_llrs(i, A, lane, my_slot);
+            if (p.frozen[i]) {
+                if (lane < A && leaf < 0.0f)
+                    my_metric += -leaf;
+                continue;
+            }
+            const float mag = fabsf(leaf);
+            const bool hd = leaf < 0.0f;
+            const float m0 = my_metric + (hd ? mag : 0.0f);
+            const float m1 = my_metric + (hd ? 0.0f : mag);
+            // Rank of candidates (lane, 0) and (lane, 1) among the 2A by (metric, 2q+b).
+            int r0 = 0, r1 = 0;
+            for (int q = 0; q < A; q++) {
+                const float o0 = __shfl_sync(all, m0, q), o1 = __shfl_sync(all, m1, q);
+                r0 += (o0 < m0 || (o0 == m0 && q < lane)) +
+                      (o1 < m0 || (o1 == m0 && q < lane));
+                r1 += (o0 < m1 || (o0 == m1 && q <= lane)) +
+                      (o1 < m1 || (o1 == m1 && q < lane));
+            }
+            const int survivors = min(2 * A, L);
+            const bool k0 = lane < A && r0 < survivors, k1 = lane < A && r1 < survivors;
+            const uint32_t kept0 = __ballot_sync(all, k0), kept1 = __ballot_sync(all, k1);
+            const uint32_t forks = kept0 & kept1;
+            const uint32_t used = __reduce_or_sync(all, k0 || k1 ? 1u << my_slot : 0u);
+            // Survivors in list order: by candidate index 2q + b.
+            const int pos0 = __popc(kept0 & lanes_below) + __popc(kept1 & lanes_below);
+            const int pos1 = pos0 + (k0 ? 1 : 0);
+            int slot1 = my_slot;
+            if (k0 && k1) {
+                // The r-th fork's clone takes the r-th free slot.
+                const int r = __popc(forks & lanes_below);
+                uint32_t free = ~used & slot_mask;
+                for (int t = 0; t < r; t++)
+                    free &= free - 1u;
+                slot1 = __ffs(free) - 1;
+                clone_src[r] = my_slot;
+                clone_dst[r] = slot1;
+            }
+            if (k0) {
+                new_slot[pos0] = my_slot;
+                new_metric[pos0] = m0;
+                new_bit[pos0] = 0;
+            }
+            if (k1) {
+                new_slot[pos1] = slot1;
+                new_metric[pos1] = m1;
+                new_bit[pos1] = 1;
+            }
+            __syncwarp();
+            const int clones = __popc(forks);
+            for (int it = lane; it < clones * fr.BW; it += 32) {
+                const int r = it / fr.BW, w = it - r * fr.BW;
+                fr.bits[clone_dst[r] * fr.BW + w] = fr.bits[clone_src[r] * fr.BW + w];
+            }
+            __syncwarp();
+            A = survivors;
+            if (lane < A) {
+                my_slot = new_slot[lane];
+                my_metric = new_metric[lane];
+                if (new_bit[lane])
+                    fr.bits[my_slot * fr.BW + (i >> 5)] |= 1u << (i & 31);
+                cur_slot[lane] = my_slot;
+            }
+            __syncwarp();
+        }
+
+        // The CRC of each path: XOR of the columns of its set payload bits, against its
+        // CRC bits (leaf tables: zero on frozen leaves, which are 0 anyway).
+        int ok_mine = 0;
+        for (int q = 0; q < A; q++) {
+            const int s = cur_slot[q];
+            uint32_t parity = 0, received = 0;
+            for (int w = lane; w < fr.W; w += 32) {
+                uint32_t v = fr.bits[s * fr.BW + w];
+                while (v) {
+                    const int leaf = 32 * w + __ffs(v) - 1;
+                    v &= v - 1u;
+                    parity ^= p.leaf_column[leaf];
+                    received |= p.leaf_crc_bit[leaf];
+                }
+            }
+            parity = __reduce_xor_sync(all, parity);
+            received = __reduce_or_sync(all, received);
+            if (lane == q)
+                ok_mine = (parity ^ p.crc_zero) == received;
+        }
+        // List positions by (metric, position); the first that passes, else the first.
+        int rank = 0;
+        for (int q = 0; q < A; q++) {
+            const float o = __shfl_sync(all, my_metric, q);
+            rank += o < my_metric || (o == my_metric && q < lane);
+        }
+        const int best = static_cast<int>(
+            __reduce_min_sync(all, lane < A && ok_mine ? unsigned(rank) : 64u));
+        const int target = best == 64 ? 0 : best;
+        const int chosen_lane = __ffs(__ballot_sync(all, lane < A && rank == target)) - 1;
+        const int chosen = __shfl_sync(all, my_slot, chosen_lane);
+        const uint32_t* u = fr.bits + chosen * fr.BW;
+        uint8_t* out = p.out + fe.out_offset;
+        for (int byte = lane; byte < (p.k + 7) / 8; byte += 32) {
+            unsigned v = 0;
+            for (int b = 0; b < 8; b++) {
+                const int j = byte * 8 + b;
+                if (j < p.k) {
+                    const int i = p.info[j];
+                    if ((u[i >> 5] >> (i & 31)) & 1u)
+                        v |= 0x80u >> b;
+                }
+            }
+            out[byte] = static_cast<uint8_t>(v);
+        }
+        if (lane == 0)
+            p.status[f] = frame_status{ 1, best != 64 };
+        if (Soft) {
+            // Replay the chosen path alone: its leaf LLRs, signed by its decisions.
+            __syncwarp();
+            if (lane == 0)
+                cur_slot[0] = chosen;
+            __syncwarp();
+            float* soft = p.soft + 8 * fe.out_offset;
+            for (int i = 0; i < N; i++) {
+                const float leaf = fr.leaf_llrs(i, 1, lane, chosen);
+                const int j = p.payload_of[i];
+                if (lane == 0 && j >= 0)
+                    soft[j] = (u[i >> 5] >> (i & 31)) & 1u ? -fabsf(leaf) : fabsf(leaf);
+            }
+        }
+        __syncwarp(); // the buffers are reused by the next frame
+    }
+}
