@@ -450,9 +450,14 @@ public:
         d_scl = options.algorithm == polar_algorithm::scl;
         d_list = options.list_size;
         std::vector<uint32_t> ops;
-        for (const polar_program::op& o : polar_program::make(frozen, n, rules))
+        for (const polar_program::op& o : polar_program::make(frozen, n, rules)) {
+            // SCL walks the leaves and rate-0 nodes only (its f / g descend from them).
+            if (options.algorithm == polar_algorithm::scl &&
+                o.kind != polar_program::leaf_op && o.kind != polar_program::rate0_op)
+                continue;
             ops.push_back(o.kind | static_cast<uint32_t>(o.level) << 8 |
                           static_cast<uint32_t>(o.first) << 16);
+        }
         d_num_ops = static_cast<int>(ops.size());
         const auto& info = code.bit_positions();
         std::vector<int16_t> payload_of(N, -1);
@@ -524,9 +529,9 @@ public:
                             " bytes of shared memory per frame; allowed: up to 232448");
             d_scl_warps = static_cast<int>(
                 std::min<size_t>(scl_max_warps_per_block, (227 * 1024) / bytes));
-            for (auto fn : { polar_scl_kernel<false>, polar_scl_kernel<true> })
+            for (bool soft : { false, true })
                 GPUFEC_CUDA_CHECK(
-                    cudaFuncSetAttribute(fn,
+                    cudaFuncSetAttribute(scl_kernel(soft, d_list),
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(d_scl_warps * bytes)));
         }
@@ -600,11 +605,10 @@ public:
             const size_t blocks =
                 std::min<size_t>((nf + d_scl_warps - 1) / d_scl_warps, size_t(1) << 20);
             const size_t bytes = d_scl_warps * make_scl_layout(d_code.N(), d_list).bytes;
-            (soft ? polar_scl_kernel<true>
-                  : polar_scl_kernel<false>)<<<static_cast<unsigned>(blocks),
-                                               32 * d_scl_warps,
-                                               bytes,
-                                               stream>>>(p);
+            scl_kernel(soft != nullptr, d_list)<<<static_cast<unsigned>(blocks),
+                                                  32 * d_scl_warps,
+                                                  bytes,
+                                                  stream>>>(p);
             GPUFEC_CUDA_CHECK_LAUNCH();
             return;
         }
@@ -690,6 +694,21 @@ private:
         default:
             return soft ? polar_kernel<true, 1> : polar_kernel<false, 1>;
         }
+    }
+    //! The CA-SCL kernel for `list` paths (its loops unrolled to a power of two).
+    static kernel_fn scl_kernel(bool soft, int list)
+    {
+        if (list <= 1)
+            return soft ? polar_scl_kernel<true, 1> : polar_scl_kernel<false, 1>;
+        if (list <= 2)
+            return soft ? polar_scl_kernel<true, 2> : polar_scl_kernel<false, 2>;
+        if (list <= 4)
+            return soft ? polar_scl_kernel<true, 4> : polar_scl_kernel<false, 4>;
+        if (list <= 8)
+            return soft ? polar_scl_kernel<true, 8> : polar_scl_kernel<false, 8>;
+        if (list <= 16)
+            return soft ? polar_scl_kernel<true, 16> : polar_scl_kernel<false, 16>;
+        return soft ? polar_scl_kernel<true, 32> : polar_scl_kernel<false, 32>;
     }
     size_t smem() const { return warps_per_block * d_fpw * frame_bytes(d_code.N()); }
 

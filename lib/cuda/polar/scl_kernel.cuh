@@ -21,6 +21,14 @@
 // the decisions (u G over 2^l bits, word-parallel), so no partial sums are kept.
 // Soft output replays the chosen path once (its leaf LLRs are a function of its
 // decisions: the same values) instead of keeping L soft arrays.
+//
+// The warp walks the steps of the code's SC program (polar_program.h, no node rules):
+// information leaves, and all-frozen (rate-0) nodes. A rate-0 node's leaves are all
+// decided 0, so their LLRs do not wait on decisions: the node's subtree is computed
+// level by level in place (f for left children, b + a for right ones: SC's values)
+// and each path adds its leaves' penalties in leaf order, as SC does one leaf at a
+// time. A fork where every path keeps exactly one child changes no slot and no list
+// order: only the metrics and decisions are updated.
 
 constexpr int scl_max_warps_per_block = 4;
 
@@ -77,17 +85,19 @@ struct scl_frame {
         return reinterpret_cast<uint8_t*>(bits + slot * BW + W);
     }
 
-    //! Leaf i's LLR for the A paths of the list: lane q < A returns path q's.
-    __device__ float leaf_llrs(int i, int A, int lane, int my_slot) const
+    //! The LLRs of the node at `level` whose first leaf is `first` for the A paths of
+    //! the list, in each path's own slot (levels ctz(first) .. level are computed).
+    //! level 0: lane q < A returns path q's leaf LLR.
+    __device__ float descend(int first, int level, int A, int lane, int my_slot) const
     {
-        const int top = i == 0 ? n - 1 : __ffs(i) - 1;
+        const int top = first == 0 ? n - 1 : __ffs(first) - 1;
         const int h = 1 << top;
-        if (i > 0) {
-            // The left sibling's re-encoded bits: u[i - h .. i - 1] G_h.
-            const int first = i - h;
+        if (first > 0) {
+            // The left sibling's re-encoded bits: u[first - h .. first - 1] G_h.
+            const int from = first - h;
             if (h <= 32) {
                 if (lane < A) {
-                    uint32_t v = bits[my_slot * BW + (first >> 5)] >> (first & 31);
+                    uint32_t v = bits[my_slot * BW + (from >> 5)] >> (from & 31);
                     if (h < 32)
                         v &= (1u << h) - 1u;
                     enc[my_slot * EW] = polar_encode_word(v);
@@ -96,7 +106,7 @@ struct scl_frame {
                 const int words = h >> 5, log_words = top - 5;
                 for (int it = lane; it < A * words; it += 32) {
                     const int s = cur_slot[it >> log_words], w = it & (words - 1);
-                    enc[s * EW + w] = polar_encode_word(bits[s * BW + (first >> 5) + w]);
+                    enc[s * EW + w] = polar_encode_word(bits[s * BW + (from >> 5) + w]);
                 }
                 __syncwarp();
                 for (int st = 1; st < words; st *= 2) {
@@ -112,7 +122,7 @@ struct scl_frame {
             __syncwarp();
         }
         float leaf = 0.0f;
-        for (int l = top; l >= 0; l--) {
+        for (int l = top; l >= level; l--) {
             const int size = 1 << l;
             for (int v = lane; v < (A << l); v += 32) {
                 const int s = cur_slot[v >> l], j = v & (size - 1);
@@ -125,7 +135,7 @@ struct scl_frame {
                     src = llr + ptr(s)[l + 1] * N + 2 * size;
                 const float a = src[j], b = src[j + size];
                 float o;
-                if (l == top && i > 0)
+                if (l == top && first > 0)
                     o = (enc[s * EW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a;
                 else
                     o = f_minsum(a, b);
@@ -136,18 +146,39 @@ struct scl_frame {
         }
         if (lane < A) {
             uint8_t* own = ptr(my_slot);
-            for (int l = 0; l <= top; l++)
+            for (int l = level; l <= top; l++)
                 own[l] = static_cast<uint8_t>(my_slot);
         }
         __syncwarp();
         return leaf;
     }
+
+    //! A rate-0 node at `level` (its LLRs in each path's slot): its subtree's leaf LLRs
+    //! in place, leaf t at offset 2^level + t, with every decision 0.
+    __device__ void rate0_leaves(int level, int A, int lane) const
+    {
+        const int size = 1 << level;
+        for (int h = size / 2; h >= 1; h /= 2) {
+            for (int it = lane; it < A * size / 2; it += 32) {
+                const int s = cur_slot[it >> (level - 1)];
+                const int idx = it & (size / 2 - 1);
+                const int j = (idx / h) * 2 * h + idx % h;
+                float* x = llr + s * N + size;
+                const float a = x[j], b = x[j + h];
+                x[j] = f_minsum(a, b);
+                x[j + h] = b + a;
+            }
+            __syncwarp();
+        }
+    }
 };
 
-template <bool Soft>
+//! CA-SCL with list_size <= LMax (a power of two: the loops over the list unroll).
+template <bool Soft, int LMax>
 __global__ void __launch_bounds__(32 * scl_max_warps_per_block)
     polar_scl_kernel(const polar_params p)
 {
+    namespace pp = polar_program;
     extern __shared__ float smem[];
     constexpr uint32_t all = 0xffffffffu;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
@@ -156,10 +187,10 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block)
     unsigned char* base = reinterpret_cast<unsigned char*>(smem) + warp * lay.bytes;
     float* chan = reinterpret_cast<float*>(base + lay.chan);
     int* ctl = reinterpret_cast<int*>(base + lay.ctl);
-    int* cur_slot = ctl;      // slot of list position q
-    int* new_slot = ctl + 32; // the survivors in list order: slot,
-    float* new_metric = reinterpret_cast<float*>(ctl + 64); // metric,
-    int* new_bit = ctl + 96;                                // decision,
+    int* cur_slot = ctl;                                    // slot of list position q
+    int* new_slot = ctl + 32;                               // the survivors in list
+    float* new_metric = reinterpret_cast<float*>(ctl + 64); // order: slot, metric,
+    int* new_bit = ctl + 96;                                // decision
     int* clone_src = ctl + 128;                             // the r-th fork's parent slot
     int* clone_dst = ctl + 160;                             // and its clone's slot
     scl_frame fr;
@@ -194,30 +225,55 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block)
         int A = 1;           // paths in the list
         int my_slot = 0;     // lane q < A: path q's slot
         float my_metric = 0; // and its metric
-        for (int i = 0; i < N; i++) {
-            const float leaf = fr.leaf_llrs(i, A, lane, my_slot);
-            if (p.frozen[i]) {
-                if (lane < A && leaf < 0.0f)
-                    my_metric += -leaf;
+        for (int pc = 0; pc < p.num_ops; pc++) {
+            const uint32_t word = __ldg(p.ops + pc);
+            const int level = (word >> 8) & 0xffu, i = static_cast<int>(word >> 16);
+            if ((word & 0xffu) == pp::rate0_op) {
+                fr.descend(i, level, A, lane, my_slot);
+                fr.rate0_leaves(level, A, lane);
+                if (lane < A) {
+                    // Penalties in leaf order, as SC adds them one leaf at a time.
+                    const float* leaves = fr.llr + my_slot * N + (1 << level);
+                    for (int t = 0; t < (1 << level); t++) {
+                        const float v = leaves[t];
+                        if (v < 0.0f)
+                            my_metric += -v;
+                    }
+                }
+                __syncwarp();
                 continue;
             }
+            const float leaf = fr.descend(i, 0, A, lane, my_slot);
             const float mag = fabsf(leaf);
             const bool hd = leaf < 0.0f;
             const float m0 = my_metric + (hd ? mag : 0.0f);
             const float m1 = my_metric + (hd ? 0.0f : mag);
             // Rank of candidates (lane, 0) and (lane, 1) among the 2A by (metric, 2q+b).
             int r0 = 0, r1 = 0;
-            for (int q = 0; q < A; q++) {
+#pragma unroll
+            for (int q = 0; q < LMax; q++) {
                 const float o0 = __shfl_sync(all, m0, q), o1 = __shfl_sync(all, m1, q);
-                r0 += (o0 < m0 || (o0 == m0 && q < lane)) +
-                      (o1 < m0 || (o1 == m0 && q < lane));
-                r1 += (o0 < m1 || (o0 == m1 && q <= lane)) +
-                      (o1 < m1 || (o1 == m1 && q < lane));
+                if (q < A) {
+                    r0 += (o0 < m0 || (o0 == m0 && q < lane)) +
+                          (o1 < m0 || (o1 == m0 && q < lane));
+                    r1 += (o0 < m1 || (o0 == m1 && q <= lane)) +
+                          (o1 < m1 || (o1 == m1 && q < lane));
+                }
             }
             const int survivors = min(2 * A, L);
             const bool k0 = lane < A && r0 < survivors, k1 = lane < A && r1 < survivors;
+            const uint32_t forks = __ballot_sync(all, k0 && k1);
+            if (forks == 0) {
+                // Every path keeps one child (so A == L): slots and order stay.
+                if (lane < A) {
+                    my_metric = k0 ? m0 : m1;
+                    if (k1)
+                        fr.bits[my_slot * fr.BW + (i >> 5)] |= 1u << (i & 31);
+                }
+                __syncwarp();
+                continue;
+            }
             const uint32_t kept0 = __ballot_sync(all, k0), kept1 = __ballot_sync(all, k1);
-            const uint32_t forks = kept0 & kept1;
             const uint32_t used = __reduce_or_sync(all, k0 || k1 ? 1u << my_slot : 0u);
             // Survivors in list order: by candidate index 2q + b.
             const int pos0 = __popc(kept0 & lanes_below) + __popc(kept1 & lanes_below);
@@ -245,9 +301,10 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block)
             }
             __syncwarp();
             const int clones = __popc(forks);
-            for (int it = lane; it < clones * fr.BW; it += 32) {
-                const int r = it / fr.BW, w = it - r * fr.BW;
-                fr.bits[clone_dst[r] * fr.BW + w] = fr.bits[clone_src[r] * fr.BW + w];
+            for (int r = 0; r < clones; r++) {
+                const int src = clone_src[r], dst = clone_dst[r];
+                for (int w = lane; w < fr.BW; w += 32)
+                    fr.bits[dst * fr.BW + w] = fr.bits[src * fr.BW + w];
             }
             __syncwarp();
             A = survivors;
@@ -315,9 +372,12 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block)
                 cur_slot[0] = chosen;
             __syncwarp();
             float* soft = p.soft + 8 * fe.out_offset;
-            for (int i = 0; i < N; i++) {
-                const float leaf = fr.leaf_llrs(i, 1, lane, chosen);
-                const int j = p.payload_of[i];
+            for (int pc = 0; pc < p.num_ops; pc++) {
+                const uint32_t word = __ldg(p.ops + pc);
+                const int level = (word >> 8) & 0xffu, i = static_cast<int>(word >> 16);
+                const bool rate0 = (word & 0xffu) == pp::rate0_op;
+                const float leaf = fr.descend(i, rate0 ? level : 0, 1, lane, chosen);
+                const int j = rate0 ? -1 : p.payload_of[i];
                 if (lane == 0 && j >= 0)
                     soft[j] = (u[i >> 5] >> (i & 31)) & 1u ? -fabsf(leaf) : fabsf(leaf);
             }
