@@ -451,10 +451,20 @@ public:
         d_list = options.list_size;
         std::vector<uint32_t> ops;
         for (const polar_program::op& o : polar_program::make(frozen, n, rules)) {
-            // SCL walks the leaves and rate-0 nodes only (its f / g descend from them).
+            // SCL walks the leaves and rate-0 nodes only (its f / g descend from them),
+            // rate-0 nodes below level n - 1 (which it does not store): a frozen half
+            // is two rate-0 quarters, the same leaves in the same order.
             if (options.algorithm == polar_algorithm::scl &&
                 o.kind != polar_program::leaf_op && o.kind != polar_program::rate0_op)
                 continue;
+            if (options.algorithm == polar_algorithm::scl &&
+                o.kind == polar_program::rate0_op && o.level >= n - 1) {
+                const uint32_t quarter = 1u << (n - 2);
+                for (uint32_t first : { uint32_t(o.first), o.first + quarter })
+                    ops.push_back(polar_program::rate0_op |
+                                  static_cast<uint32_t>(n - 2) << 8 | first << 16);
+                continue;
+            }
             ops.push_back(o.kind | static_cast<uint32_t>(o.level) << 8 |
                           static_cast<uint32_t>(o.first) << 16);
         }

@@ -30,15 +30,18 @@
 // time. A fork where every path keeps exactly one child changes no slot and no list
 // order: only the metrics and decisions are updated.
 
-constexpr int scl_max_warps_per_block = 4;
+//! One warp (frame) per block: an SM then holds as many frames as its shared memory
+//! takes (228 KB / frame), up to 32, rather than a multiple of a larger block's.
+constexpr int scl_max_warps_per_block = 1;
 
 //! Byte offsets of one frame's shared memory (one warp).
 struct scl_layout {
-    uint32_t llr;   //!< L x N floats: slot s, level l < n at s N + 2^l
+    uint32_t llr;   //!< L x N/2 floats: slot s, level l < n - 1 at s N/2 + 2^l
     uint32_t chan;  //!< N floats: the channel (level n)
     uint32_t bits;  //!< L x (N / 32 + 4) words: slot s's decisions, then its pointers
     uint32_t enc;   //!< L x max(N / 64, 1) words: a left sibling's re-encoded bits
-    uint32_t ctl;   //!< per-path bookkeeping of a fork (7 x 32 words)
+    uint32_t top;   //!< L x max(N / 64, 1) words: u[0, N/2) G, for level n - 1
+    uint32_t ctl;   //!< per-path bookkeeping of a fork (6 x 32 words)
     uint32_t bytes; //!< total, a multiple of 16
 };
 
@@ -52,11 +55,12 @@ __host__ __device__ inline scl_layout make_scl_layout(int N, int L)
 {
     scl_layout s{};
     s.llr = 0;
-    s.chan = s.llr + 4u * L * N;
+    s.chan = s.llr + 4u * L * (N / 2);
     s.bits = s.chan + 4u * N;
     s.enc = s.bits + 4u * L * scl_words(N);
-    s.ctl = s.enc + 4u * L * scl_enc_words(N);
-    s.bytes = (s.ctl + 7u * 32 * 4 + 15u) & ~15u;
+    s.top = s.enc + 4u * L * scl_enc_words(N);
+    s.ctl = s.top + 4u * L * scl_enc_words(N);
+    s.bytes = (s.ctl + 6u * 32 * 4 + 15u) & ~15u;
     return s;
 }
 
@@ -73,97 +77,126 @@ __device__ __forceinline__ uint32_t polar_encode_word(uint32_t v)
 }
 
 struct scl_frame {
-    float* llr;
+    float* llr; //!< slot s's levels 0 .. n-2 at s N/2 + 2^l
     const float* chan;
     uint32_t* bits;
     uint32_t* enc;
-    int* cur_slot; //!< slot of list position q
+    uint32_t* top_enc; //!< u[0, N/2) G per slot, read as level n-1's g
+    int* cur_slot;     //!< slot of list position q
     int N, n, W, BW, EW;
 
     __device__ uint8_t* ptr(int slot) const
     {
         return reinterpret_cast<uint8_t*>(bits + slot * BW + W);
     }
-
-    //! The LLRs of the node at `level` whose first leaf is `first` for the A paths of
-    //! the list, in each path's own slot (levels ctz(first) .. level are computed).
-    //! level 0: lane q < A returns path q's leaf LLR.
-    __device__ float descend(int first, int level, int A, int lane, int my_slot) const
+    __device__ float* at_level(int slot, int l) const
     {
-        const int top = first == 0 ? n - 1 : __ffs(first) - 1;
-        const int h = 1 << top;
-        if (first > 0) {
-            // The left sibling's re-encoded bits: u[first - h .. first - 1] G_h.
-            const int from = first - h;
-            if (h <= 32) {
-                if (lane < A) {
-                    uint32_t v = bits[my_slot * BW + (from >> 5)] >> (from & 31);
-                    if (h < 32)
-                        v &= (1u << h) - 1u;
-                    enc[my_slot * EW] = polar_encode_word(v);
-                }
-            } else {
-                const int words = h >> 5, log_words = top - 5;
-                for (int it = lane; it < A * words; it += 32) {
-                    const int s = cur_slot[it >> log_words], w = it & (words - 1);
-                    enc[s * EW + w] = polar_encode_word(bits[s * BW + (from >> 5) + w]);
-                }
-                __syncwarp();
-                for (int st = 1; st < words; st *= 2) {
-                    for (int it = lane; it < A * words / 2; it += 32) {
-                        const int s = cur_slot[it >> (log_words - 1)];
-                        const int idx = it & (words / 2 - 1);
-                        const int w = (idx / st) * 2 * st + idx % st;
-                        enc[s * EW + w] ^= enc[s * EW + w + st];
-                    }
-                    __syncwarp();
-                }
+        return llr + slot * (N / 2) + (1 << l);
+    }
+
+    //! dst[slot] = u[from, from + 2^log_h) G of each of the A paths (bit j at word j/32).
+    __device__ void
+    encode(uint32_t* dst, int from, int log_h, int A, int lane, int my_slot) const
+    {
+        const int h = 1 << log_h;
+        if (h <= 32) {
+            if (lane < A) {
+                uint32_t v = bits[my_slot * BW + (from >> 5)] >> (from & 31);
+                if (h < 32)
+                    v &= (1u << h) - 1u;
+                dst[my_slot * EW] = polar_encode_word(v);
+            }
+        } else {
+            const int words = h >> 5, log_words = log_h - 5;
+            for (int it = lane; it < A * words; it += 32) {
+                const int s = cur_slot[it >> log_words], w = it & (words - 1);
+                dst[s * EW + w] = polar_encode_word(bits[s * BW + (from >> 5) + w]);
             }
             __syncwarp();
+            for (int st = 1; st < words; st *= 2) {
+                for (int it = lane; it < A * words / 2; it += 32) {
+                    const int s = cur_slot[it >> (log_words - 1)];
+                    const int idx = it & (words / 2 - 1);
+                    const int w = (idx / st) * 2 * st + idx % st;
+                    dst[s * EW + w] ^= dst[s * EW + w + st];
+                }
+                __syncwarp();
+            }
         }
+    }
+
+    //! Value j of level n - 1 of slot s: never stored (it is read at four leaves per
+    //! frame), computed from the channel as SC computes it: f in the first half of the
+    //! tree, g by u[0, N/2) G in the second.
+    __device__ float level_top(int s, int j, bool second_half) const
+    {
+        const float a = chan[j], b = chan[j + N / 2];
+        if (!second_half)
+            return f_minsum(a, b);
+        return (top_enc[s * EW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a;
+    }
+
+    //! The LLRs of the node at `level` (< n - 1) whose first leaf is `first` for the A
+    //! paths of the list, in each path's own slot (levels ctz(first) .. level are
+    //! computed). level 0: lane q < A returns path q's leaf LLR.
+    __device__ float descend(int first, int level, int A, int lane, int my_slot) const
+    {
+        const int V = n - 1; // the level that is not stored
+        const int top = first == 0 ? V : __ffs(first) - 1;
+        const bool second_half = first >= N / 2;
+        if (second_half && top >= V - 1) {
+            encode(top_enc, 0, V, A, lane, my_slot);
+            __syncwarp();
+        }
+        if (first > 0 && top < V) {
+            // The left sibling's re-encoded bits for g at level top.
+            encode(enc, first - (1 << top), top, A, lane, my_slot);
+            __syncwarp();
+        }
+        const int start = min(top, V - 1);
         float leaf = 0.0f;
-        for (int l = top; l >= level; l--) {
+        for (int l = start; l >= level; l--) {
             const int size = 1 << l;
+            const bool g = l == top && first > 0;
             for (int v = lane; v < (A << l); v += 32) {
                 const int s = cur_slot[v >> l], j = v & (size - 1);
-                const float* src;
-                if (l < top)
-                    src = llr + s * N + 2 * size;
-                else if (l + 1 == n)
-                    src = chan;
-                else
-                    src = llr + ptr(s)[l + 1] * N + 2 * size;
-                const float a = src[j], b = src[j + size];
-                float o;
-                if (l == top && first > 0)
-                    o = (enc[s * EW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a;
-                else
-                    o = f_minsum(a, b);
-                llr[s * N + size + j] = o;
+                float a, b;
+                if (l + 1 == V) {
+                    a = level_top(s, j, second_half);
+                    b = level_top(s, j + size, second_half);
+                } else {
+                    const float* src = at_level(l < top ? s : ptr(s)[l + 1], l + 1);
+                    a = src[j];
+                    b = src[j + size];
+                }
+                const float o =
+                    g ? ((enc[s * EW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a)
+                      : f_minsum(a, b);
+                at_level(s, l)[j] = o;
                 leaf = o; // level 0: lane q holds path q's leaf
             }
             __syncwarp();
         }
         if (lane < A) {
             uint8_t* own = ptr(my_slot);
-            for (int l = level; l <= top; l++)
+            for (int l = level; l <= start; l++)
                 own[l] = static_cast<uint8_t>(my_slot);
         }
         __syncwarp();
         return leaf;
     }
 
-    //! A rate-0 node at `level` (its LLRs in each path's slot): its subtree's leaf LLRs
-    //! in place, leaf t at offset 2^level + t, with every decision 0.
-    __device__ void rate0_leaves(int level, int A, int lane) const
+    //! A rate-0 node at `level` (< n - 1; its LLRs in each path's slot): its subtree's
+    //! leaf LLRs in place, leaf t at level(s, level)[t], with every decision 0.
+    __device__ void rate0_leaves(int lvl, int A, int lane) const
     {
-        const int size = 1 << level;
+        const int size = 1 << lvl;
         for (int h = size / 2; h >= 1; h /= 2) {
             for (int it = lane; it < A * size / 2; it += 32) {
-                const int s = cur_slot[it >> (level - 1)];
+                const int s = cur_slot[it >> (lvl - 1)];
                 const int idx = it & (size / 2 - 1);
                 const int j = (idx / h) * 2 * h + idx % h;
-                float* x = llr + s * N + size;
+                float* x = at_level(s, lvl);
                 const float a = x[j], b = x[j + h];
                 x[j] = f_minsum(a, b);
                 x[j + h] = b + a;
@@ -198,6 +231,7 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block)
     fr.chan = chan;
     fr.bits = reinterpret_cast<uint32_t*>(base + lay.bits);
     fr.enc = reinterpret_cast<uint32_t*>(base + lay.enc);
+    fr.top_enc = reinterpret_cast<uint32_t*>(base + lay.top);
     fr.cur_slot = cur_slot;
     fr.N = N;
     fr.n = p.n;
@@ -233,7 +267,7 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block)
                 fr.rate0_leaves(level, A, lane);
                 if (lane < A) {
                     // Penalties in leaf order, as SC adds them one leaf at a time.
-                    const float* leaves = fr.llr + my_slot * N + (1 << level);
+                    const float* leaves = fr.at_level(my_slot, level);
                     for (int t = 0; t < (1 << level); t++) {
                         const float v = leaves[t];
                         if (v < 0.0f)
