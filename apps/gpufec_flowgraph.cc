@@ -13,7 +13,9 @@
 //   --graph decoder: precomputed LLR frames (repeated with memcpy) -->
 //                    viterbi_decoder --> head --> null sink (the decoder alone).
 // --code ldpc puts the NR LDPC code (--ldpc-bg, --ldpc-z; full length, r = 1/3 or 1/5)
-// and ldpc_decoder in place of the convolutional code and viterbi_decoder.
+// and ldpc_decoder in place of the convolutional code and viterbi_decoder; --code polar
+// the NR polar code (--polar-k, --polar-e, CRC11) and polar_decoder (--algorithm,
+// --list-size).
 // The heads sit on the one-byte bit streams (not on the float LLRs) so that limiting
 // the run does not add a copy of the widest stream.
 #include "gr_console_log.h"
@@ -25,6 +27,8 @@
 #include <gnuradio/gpufec/conv_code.h>
 #include <gnuradio/gpufec/ldpc_decoder.h>
 #include <gnuradio/gpufec/nr_ldpc_code.h>
+#include <gnuradio/gpufec/nr_polar_code.h>
+#include <gnuradio/gpufec/polar_decoder.h>
 #include <gnuradio/gpufec/viterbi_decoder.h>
 #include <gnuradio/high_res_timer.h>
 #include <gnuradio/io_signature.h>
@@ -56,10 +60,14 @@ void usage()
         "  --graph full     source -> decoder -> BER counter (default)\n"
         "  --graph source   source -> null sinks\n"
         "  --graph decoder  precomputed LLR frames (repeated) -> decoder -> null sink\n"
-        "  --code conv|ldpc the K=7 r=1/2 convolutional code (default; --frame-bits) or\n"
+        "  --code conv|ldpc|polar\n"
+        "                   the K=7 r=1/2 convolutional code (default; --frame-bits),\n"
         "                   the NR LDPC code --ldpc-bg 1|2 --ldpc-z Z (default BG1 "
         "384),\n"
-        "                   decoded by ldpc_decoder (10 iterations, early termination)\n"
+        "                   decoded by ldpc_decoder (10 iterations, early termination),\n"
+        "                   or the NR polar code --polar-k K --polar-e E (default 512,\n"
+        "                   1024; CRC11) decoded by polar_decoder --algorithm\n"
+        "                   sc|fast-ssc|scl|bp (default scl) --list-size L (default 8)\n"
         "  --source-frames  frames the source generates per batch (default: batch/2,\n"
         "                   between 64 and 1024)\n"
         "  --llr-type       LLR stream items: float (default) or byte (int8, quantized\n"
@@ -95,6 +103,8 @@ struct options {
     std::string graph = "full";
     std::string code = "conv";
     int ldpc_bg = 1, ldpc_z = 384;
+    int polar_k = 512, polar_e = 1024, list_size = 8;
+    std::string algorithm = "scl";
     std::string backend = "auto";
     long frames = 2000;
     int frame_bits = 2048;
@@ -135,16 +145,31 @@ decoder_block make_decoder(const options& o, const gr::gpufec::code::sptr& code)
                                                   llr_scale);
         return { dec, [dec] { return dec->backend_name(); } };
     }
+    if (o.code == "polar") {
+        auto dec = gr::gpufec::polar_decoder::make(code,
+                                                   o.algorithm,
+                                                   o.list_size,
+                                                   50,
+                                                   true,
+                                                   false,
+                                                   o.llr_type,
+                                                   "",
+                                                   o.backend,
+                                                   o.batch,
+                                                   o.max_latency_ms,
+                                                   llr_scale);
+        return { dec, [dec] { return dec->backend_name(); } };
+    }
     auto dec = gr::gpufec::viterbi_decoder::make(
         code, o.llr_type, "", o.backend, o.batch, o.max_latency_ms, llr_scale);
     return { dec, [dec] { return dec->backend_name(); } };
 }
 
 //! The source's backend: the AWGN source has no CUDA kernel for block codes, so an
-//! LDPC graph's source runs on the CPU whatever --backend says of the decoder.
+//! LDPC or polar graph's source runs on the CPU whatever --backend says of the decoder.
 std::string source_backend(const options& o)
 {
-    return o.code == "ldpc" ? "auto" : o.backend;
+    return o.code == "conv" ? o.backend : "auto";
 }
 
 /*!
@@ -420,6 +445,14 @@ int main(int argc, char** argv)
             o.ldpc_bg = std::stoi(next());
         else if (a == "--ldpc-z")
             o.ldpc_z = std::stoi(next());
+        else if (a == "--polar-k")
+            o.polar_k = std::stoi(next());
+        else if (a == "--polar-e")
+            o.polar_e = std::stoi(next());
+        else if (a == "--algorithm")
+            o.algorithm = next();
+        else if (a == "--list-size")
+            o.list_size = std::stoi(next());
         else if (a == "--backend")
             o.backend = next();
         else if (a == "--frames")
@@ -454,9 +487,10 @@ int main(int argc, char** argv)
                      o.graph.c_str());
         return 2;
     }
-    if (o.code != "conv" && o.code != "ldpc") {
+    if (o.code != "conv" && o.code != "ldpc" && o.code != "polar") {
         std::fprintf(stderr,
-                     "gpufec-flowgraph: --code \"%s\" unknown; allowed: conv, ldpc\n",
+                     "gpufec-flowgraph: --code \"%s\" unknown; allowed: conv, ldpc, "
+                     "polar\n",
                      o.code.c_str());
         return 2;
     }
@@ -481,6 +515,9 @@ int main(int argc, char** argv)
         gr::gpufec::code::sptr code;
         if (o.code == "ldpc") {
             code = gr::gpufec::nr_ldpc_code::make(o.ldpc_bg, o.ldpc_z, 0, 0);
+            o.frame_bits = code->frame_bits();
+        } else if (o.code == "polar") {
+            code = gr::gpufec::nr_polar_code::make(o.polar_k, o.polar_e, "crc11");
             o.frame_bits = code->frame_bits();
         } else {
             code = gr::gpufec::conv_code::make(
