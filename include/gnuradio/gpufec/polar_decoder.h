@@ -36,8 +36,9 @@ namespace gpufec {
  * starts with the tags "iterations" (long) and "crc_ok" (bool: the CRC holds; true
  * without CRC), besides the input frame's tags. Float input is quantized to int8 as
  * round(L * llr_scale), saturated at +/-127. \p backend: "auto" | "cpu" | "cuda" |
- * "cuda:N"; sc, fast-ssc and bp run on the GPU too ("auto" takes it when present), scl
- * on the CPU only so far ("cuda" raises an error saying so). Frames are batched up to
+ * "cuda:N"; every algorithm runs on the GPU too ("auto" takes it when present), with
+ * the CPU's decisions bit for bit; UCI codes of two code blocks on the CPU only so far
+ * ("cuda" raises an error saying so). Frames are batched up to
  * \p max_batch_frames, launched when a batch is full, the input is drained, or the oldest
  * frame waited \p max_latency_ms.
  *

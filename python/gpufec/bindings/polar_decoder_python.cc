@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(polar_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(2e1214f305672712698cb151fddee4ee)                     */
+/* BINDTOOL_HEADER_FILE_HASH(8691f751dfa57517959616c4031c68ed)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
