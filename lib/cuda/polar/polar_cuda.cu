@@ -419,9 +419,9 @@ public:
         : d_code(code), d_device(device)
     {
         d_cpu = make_polar_decoder_cpu(code, options); // validates the options
-        if (code.segments() > 1)
-            throw error("polar decoder (cuda): UCI codes of two code blocks run on the "
-                        "CPU only so far; allowed on cuda: codes of one block");
+        if (code.segments() > 1) // polar_segmented_cuda runs this class per block
+            throw error("polar decoder (cuda): a code of two blocks given to the "
+                        "one-block decoder; allowed: code.segment()");
         if (!polar_cuda_accepts(code, options))
             throw error(std::string("polar decoder (cuda): algorithm \"") +
                         to_string(options.algorithm) +
@@ -742,13 +742,190 @@ private:
     device_buffer<int16_t> d_payload_of;
 };
 
+// ---- UCI codes of two code blocks (5.2.1) -------------------------------------------
+//
+// A frame of e LLRs is two blocks of floor(e / 2) (an odd e's last LLR is padding).
+// The block decoder runs on 2 nf block frames whose table, bits, status and soft
+// output live in the slot's device workspace; a merge kernel then writes each frame's
+// payload: the blocks' bits without the leading filler bit, ok when both CRCs hold,
+// iterations the larger count (as polar_segmented_cpu).
+
+__global__ void split_segments(const frame_extent* frames,
+                               uint32_t num_frames,
+                               uint32_t block_e,
+                               uint32_t block_k,
+                               uint32_t block_bytes,
+                               frame_extent* blocks)
+{
+    for (uint32_t b = blockIdx.x * blockDim.x + threadIdx.x; b < 2 * num_frames;
+         b += gridDim.x * blockDim.x) {
+        const frame_extent fe = frames[b / 2];
+        frame_extent x{};
+        x.in_offset = fe.in_offset + (b % 2) * uint64_t(block_e);
+        x.in_items = block_e;
+        x.out_offset = uint64_t(b) * block_bytes;
+        x.out_bits = block_k;
+        blocks[b] = x;
+    }
+}
+
+__global__ void merge_segments(const frame_extent* frames,
+                               uint32_t num_frames,
+                               int k,
+                               int block_k,
+                               int filler,
+                               uint32_t block_bytes,
+                               const uint8_t* block_out,
+                               const float* block_soft,
+                               const frame_status* block_status,
+                               uint8_t* out,
+                               float* soft,
+                               frame_status* status)
+{
+    const uint32_t bytes = (k + 7) / 8;
+    for (uint64_t t = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x;
+         t < uint64_t(num_frames) * bytes;
+         t += uint64_t(gridDim.x) * blockDim.x) {
+        const uint32_t f = static_cast<uint32_t>(t / bytes), byte = t % bytes;
+        const frame_extent fe = frames[f];
+        unsigned v = 0;
+        for (int b = 0; b < 8; b++) {
+            const int j = static_cast<int>(byte) * 8 + b;
+            if (j >= k)
+                break;
+            const int at = j + filler, r = at / block_k, i = at % block_k;
+            const uint64_t from = uint64_t(2 * f + r) * block_bytes;
+            if ((block_out[from + i / 8] >> (7 - i % 8)) & 1u)
+                v |= 0x80u >> b;
+            if (soft)
+                soft[8 * fe.out_offset + j] = block_soft[8 * from + i];
+        }
+        out[fe.out_offset + byte] = static_cast<uint8_t>(v);
+        if (byte == 0) {
+            const frame_status s0 = block_status[2 * f], s1 = block_status[2 * f + 1];
+            status[f] = frame_status{ max(s0.iterations, s1.iterations), s0.ok && s1.ok };
+        }
+    }
+}
+
+class polar_segmented_cuda final : public batch_decoder
+{
+public:
+    polar_segmented_cuda(const nr_polar_code& code,
+                         const polar_decoder_options& options,
+                         int device)
+        : d_code(code),
+          d_cpu(make_polar_decoder_cpu(code, options)),
+          d_block(code.segment(), options, device),
+          d_device(device)
+    {
+    }
+
+    backend_kind backend() const override { return backend_kind::cuda; }
+    int device() const override { return d_device; }
+    size_t max_input_items_per_frame() const override { return d_code.e(); }
+    size_t default_input_items() const override { return d_code.e(); }
+    size_t default_output_bits() const override { return d_code.k(); }
+    bool has_soft_output() const override { return d_block.has_soft_output(); }
+    size_t output_bits_for_input(size_t items) const override
+    {
+        return d_cpu->output_bits_for_input(items);
+    }
+
+    //! Workspace of a batch of `frames` frames: the block frames' table, status, bits
+    //! and (soft) floats, each 256-byte aligned.
+    struct layout {
+        size_t table, status, out, soft, bytes;
+    };
+    layout workspace_layout(size_t frames, bool soft) const
+    {
+        auto up = [](size_t x) { return (x + 255) & ~size_t(255); };
+        layout w{};
+        const size_t blocks = 2 * frames;
+        w.table = 0;
+        w.status = up(w.table + blocks * sizeof(frame_extent));
+        w.out = up(w.status + blocks * sizeof(frame_status));
+        w.soft = up(w.out + blocks * block_bytes());
+        w.bytes = up(w.soft + (soft ? 8 * blocks * block_bytes() * sizeof(float) : 0));
+        return w;
+    }
+    size_t device_workspace_bytes(const batch_limits& limits) const override
+    {
+        return workspace_layout(limits.max_frames, limits.soft_output).bytes;
+    }
+
+    void decode(const frame_batch& batch, exec_ctx& ctx) override
+    {
+        const size_t nf = batch.num_frames;
+        for (size_t f = 0; f < nf; f++) {
+            output_bits_for_input(batch.frames[f].in_items);
+            if (batch.frames[f].out_bits != static_cast<uint32_t>(d_code.k()))
+                throw error(
+                    "polar decoder: frame " + std::to_string(f) +
+                    " has out_bits = " + std::to_string(batch.frames[f].out_bits) +
+                    "; allowed: k = " + std::to_string(d_code.k()));
+        }
+        if (nf == 0)
+            return;
+        if (!batch.device_frames || !batch.device_status || !batch.in ||
+            !ctx.device_workspace)
+            throw error("polar decoder (cuda): the batch has no device frame table, "
+                        "status, int8 input or workspace; run the decoder through "
+                        "batch_engine");
+        const layout w = workspace_layout(nf, batch.soft_out != nullptr);
+        auto* base = static_cast<uint8_t*>(ctx.device_workspace);
+        auto* table = reinterpret_cast<frame_extent*>(base + w.table);
+        auto* status = reinterpret_cast<frame_status*>(base + w.status);
+        uint8_t* out = base + w.out;
+        float* soft = batch.soft_out ? reinterpret_cast<float*>(base + w.soft) : nullptr;
+        const nr_polar_code& b = d_code.segment();
+        auto stream = static_cast<cudaStream_t>(ctx.stream);
+        device_guard guard(d_device);
+        const unsigned grid =
+            static_cast<unsigned>(std::min<size_t>((2 * nf + 255) / 256, 4096));
+        split_segments<<<grid, 256, 0, stream>>>(batch.device_frames,
+                                                 static_cast<uint32_t>(nf),
+                                                 static_cast<uint32_t>(b.e()),
+                                                 static_cast<uint32_t>(b.k()),
+                                                 static_cast<uint32_t>(block_bytes()),
+                                                 table);
+        GPUFEC_CUDA_CHECK_LAUNCH();
+        d_block.launch(batch.in, table, 2 * nf, out, soft, status, stream);
+        const size_t items = nf * ((d_code.k() + 7) / 8);
+        merge_segments<<<static_cast<unsigned>(
+                             std::min<size_t>((items + 255) / 256, 4096)),
+                         256,
+                         0,
+                         stream>>>(batch.device_frames,
+                                   static_cast<uint32_t>(nf),
+                                   d_code.k(),
+                                   b.k(),
+                                   d_code.filler_bits(),
+                                   static_cast<uint32_t>(block_bytes()),
+                                   out,
+                                   soft,
+                                   status,
+                                   batch.out,
+                                   batch.soft_out,
+                                   batch.device_status);
+        GPUFEC_CUDA_CHECK_LAUNCH();
+    }
+
+    std::string name() const override { return "2 code blocks of " + d_block.name(); }
+
+private:
+    size_t block_bytes() const { return aligned_packed_bytes(d_code.segment().k()); }
+
+    nr_polar_code d_code;
+    std::unique_ptr<batch_decoder> d_cpu; // lengths
+    polar_decoder_cuda d_block;
+    int d_device;
+};
+
 } // namespace
 
-bool polar_cuda_accepts(const nr_polar_code& code, const polar_decoder_options& options)
+bool polar_cuda_accepts(const nr_polar_code&, const polar_decoder_options& options)
 {
-    // Two-block UCI codes have not run on a GPU yet.
-    if (code.segments() > 1)
-        return false;
     return options.algorithm == polar_algorithm::sc ||
            options.algorithm == polar_algorithm::fast_ssc ||
            options.algorithm == polar_algorithm::bp ||
@@ -759,6 +936,8 @@ std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,
                                                   const polar_decoder_options& options,
                                                   int device)
 {
+    if (code.segments() == 2)
+        return std::make_unique<polar_segmented_cuda>(code, options, device);
     return std::make_unique<polar_decoder_cuda>(code, options, device);
 }
 

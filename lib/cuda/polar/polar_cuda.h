@@ -17,8 +17,8 @@
 namespace gpufec {
 namespace cuda {
 
-//! True when make_polar_decoder() takes the code and options (every algorithm; codes of
-//! one block: two-block UCI codes stay on the CPU).
+//! True when make_polar_decoder() takes the code and options (every algorithm, every
+//! code).
 bool polar_cuda_accepts(const nr_polar_code& code, const polar_decoder_options& options);
 
 /*!
@@ -26,8 +26,8 @@ bool polar_cuda_accepts(const nr_polar_code& code, const polar_decoder_options& 
  * fast-SSC, CA-SCL (list sizes 1..32) and BP with the CPU decoders' float arithmetic,
  * so bits, status and soft output equal make_polar_decoder_cpu()'s on the same int8
  * input (SC and fast-SSC run the same decoding program, lib/cpu/polar_program.h).
- * Uplink UCI codes of one block and the downlink DCI and BCH chains. Rate recovery
- * (repetition sums, punctured zeros, shortened known zeros) runs on the device.
+ * Uplink UCI codes (two code blocks too) and the downlink DCI and BCH chains. Rate
+ * recovery (repetition sums, punctured zeros, shortened known zeros) runs on the device.
  * Throws gpufec::error naming what it takes otherwise.
  */
 std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,
