@@ -54,11 +54,11 @@ std::string to_string(polar_rate_matching m);
  *   -> e (E bits) -> optional channel interleaving, I_BIL = 1 (5.4.1.3) -> f (E bits).
  *
  * Mother length N (5.3.1): n_max = 10, R_min = 1/8, n_min = 5. Input bit interleaving is
- * off (I_IL = 0, uplink) and no parity-check bits are used (n_PC = 0), which is the UCI
- * case A >= 20 (CRC11). Not supported: the 12 <= A <= 19 UCI case (CRC6 plus 3 PC bits;
- * "crc6" here attaches CRC6 without PC bits), the downlink I_IL = 1 / n_max = 9 chain,
- * and code-block segmentation (A >= 1013, or A >= 360 with E >= 1088); such parameters
- * throw.
+ * off (I_IL = 0, uplink). UCI with A >= 20 uses CRC11 and no parity-check bits; with
+ * "crc6" and 12 <= k <= 19 the code carries the n_PC = 3 parity-check bits of
+ * 6.3.1.3.1 (pc_positions(); "crc6" with other k attaches CRC6 alone). Two code blocks
+ * for A >= 1013, or A >= 360 with E >= 1088 (segments()); the downlink chains come from
+ * dci() and bch().
  *
  * The frozen set contains the pre-frozen (punctured / shortened) positions of 5.4.1.1.
  * Bits are one per byte (0/1) everywhere.
@@ -139,8 +139,19 @@ public:
     //! Pi(0..K-1) of 5.3.1.1 (Table 5.3.1.1-1, K_IL_max = 164), K = 1..164.
     static std::vector<uint16_t> input_interleaver_pattern(int K);
 
-    //! N flags, 1 = frozen (includes the rate-matching pre-frozen positions).
+    //! N flags, 1 = frozen (includes the rate-matching pre-frozen positions; the
+    //! parity-check positions are not frozen).
     const std::vector<uint8_t>& frozen() const { return d_frozen; }
+    /*!
+     * The parity-check positions Q_PC of u (5.3.1.2), increasing: none, or 3 for UCI
+     * with CRC6 and 12 <= k <= 19 (n_pc_min_weight() of them at minimum-row-weight
+     * positions). u_p = parity_check_bit(u, p): the XOR of the information bits u_m,
+     * m < p, m = p (mod 5), which is what the standard's cyclic register holds.
+     */
+    const std::vector<uint16_t>& pc_positions() const { return d_pc; }
+    int n_pc_min_weight() const { return d_n_pc_wm; }
+    //! The value of parity-check bit p given the decisions u[0, p).
+    uint8_t parity_check_bit(const uint8_t* u, int p) const;
     //! The K information positions of u, increasing.
     const std::vector<uint16_t>& info_positions() const { return d_info; }
     //! Sub-block interleaver J(0..N-1): y_n = d_J(n).
@@ -186,6 +197,8 @@ private:
     int d_rnti = -1;
     std::vector<uint16_t> d_bit_positions;
     int d_segments = 1, d_filler = 0;
+    int d_n_pc = 0, d_n_pc_wm = 0;
+    std::vector<uint16_t> d_pc;
     std::shared_ptr<const nr_polar_code> d_segment;
     polar_crc d_crc;
     bool d_channel_interleave;

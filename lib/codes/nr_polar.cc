@@ -156,13 +156,18 @@ nr_polar_code::nr_polar_code(int k,
     d_crc_len = crc_length(d_crc);
     d_n_max = uplink_n_max;
     check_e();
+    if (d_crc == polar_crc::crc6 && k >= 12 && k <= 19) {
+        // UCI with 12 <= A <= 19 (6.3.1.2.1, 6.3.1.3.1): CRC6 and n_PC = 3 parity-check
+        // bits, one of them at a minimum-row-weight position when E - K + 3 > 192.
+        d_n_pc = 3;
+        d_n_pc_wm = e - (k + d_crc_len) + 3 > 192 ? 1 : 0;
+    }
     if (d_crc == polar_crc::crc11) {
-        // UCI: A >= 20 uses CRC11 without parity-check bits; 12..19 needs CRC6 + 3 PC
-        // bits.
+        // UCI: A >= 20 uses CRC11 without parity-check bits; 12..19 CRC6 + 3 PC bits.
         if (k < 20 || k > max_uci_payload)
             fail("k = " + std::to_string(k) +
-                 " is not supported with crc11; allowed: 20..1706 (12..19 needs the CRC6 "
-                 "+ parity-check-bit variant, which is not supported)");
+                 " is not supported with crc11; allowed: 20..1706 (12..19: crc6, which "
+                 "adds the 3 parity-check bits of 6.3.1.3.1)");
         if (k >= 1013 || (k >= 360 && e >= 1088)) {
             // Code-block segmentation (5.2.1, I_seg = 1): two code blocks of A'/2 bits
             // each, A' = A rounded up to even with a filler 0 in front; each block gets
@@ -329,7 +334,8 @@ void nr_polar_code::construct()
             pre_frozen[d_subblock[i]] = 1;
     }
 
-    // Information set: the K most reliable indices < N that are not pre-frozen, 5.3.1.2.
+    // Information set Q_I: the K + n_PC most reliable indices < N that are not
+    // pre-frozen, 5.3.1.2 (usable is ordered least reliable first).
     std::vector<uint16_t> usable;
     usable.reserve(N);
     for (int i = 0; i < 1024; ++i) {
@@ -337,15 +343,36 @@ void nr_polar_code::construct()
         if (q < N && !pre_frozen[q])
             usable.push_back(q);
     }
-    if (static_cast<int>(usable.size()) < K)
-        fail("K = " + std::to_string(K) + " exceeds the " +
+    if (static_cast<int>(usable.size()) < K + d_n_pc)
+        fail("K = " + std::to_string(K + d_n_pc) + " exceeds the " +
              std::to_string(usable.size()) +
              " positions left after rate matching of e = " + std::to_string(d_e) +
              "; allowed: smaller k or larger e");
-    d_info.assign(usable.end() - K, usable.end());
+    std::vector<uint16_t> q_i(usable.end() - (K + d_n_pc), usable.end());
+    // Parity-check bits (5.3.1.2): the n_PC - n_PC^wm least reliable of Q_I, and
+    // n_PC^wm at the positions of minimum row weight (2^popcount of the index) among
+    // the |Q_I| - n_PC most reliable, the most reliable of those first.
+    d_pc.assign(q_i.begin(), q_i.begin() + (d_n_pc - d_n_pc_wm));
+    if (d_n_pc_wm > 0) {
+        std::vector<uint16_t> rest(q_i.begin() + d_n_pc, q_i.end());
+        for (int w = 0; w < d_n_pc_wm; ++w) {
+            int best = -1;
+            for (int j = static_cast<int>(rest.size()) - 1; j >= 0; --j)
+                if (best < 0 ||
+                    __builtin_popcount(rest[j]) < __builtin_popcount(rest[best]))
+                    best = j;
+            d_pc.push_back(rest[best]);
+            rest.erase(rest.begin() + best);
+        }
+    }
+    std::sort(d_pc.begin(), d_pc.end());
+    d_info.clear();
+    for (uint16_t q : q_i)
+        if (!std::binary_search(d_pc.begin(), d_pc.end(), q))
+            d_info.push_back(q);
     std::sort(d_info.begin(), d_info.end());
     std::fill(d_frozen.begin(), d_frozen.end(), 1);
-    for (uint16_t i : d_info)
+    for (uint16_t i : q_i)
         d_frozen[i] = 0;
 
     d_bit_positions = d_info;
@@ -385,7 +412,24 @@ void nr_polar_code::polar_encode(const uint8_t* c, uint8_t* d) const
     std::fill(d, d + N(), uint8_t{ 0 });
     for (int i = 0; i < K(); ++i)
         d[d_bit_positions[i]] = c[i] & 1u;
+    for (uint16_t p : d_pc)
+        d[p] = parity_check_bit(d, p);
     transform(d, N());
+}
+
+uint8_t nr_polar_code::parity_check_bit(const uint8_t* u, int p) const
+{
+    // The cyclic 5-bit register of 5.3.1.2 rotates once per index and adds each
+    // information bit (not the PC bits) into its first cell, so at index p that cell
+    // holds the XOR of the information bits u_m, m < p, m = p (mod 5).
+    uint8_t v = 0;
+    for (uint16_t m : d_info) {
+        if (m >= p)
+            break;
+        if ((p - m) % 5 == 0)
+            v ^= u[m] & 1u;
+    }
+    return v;
 }
 
 void nr_polar_code::rate_match(const uint8_t* d, uint8_t* e) const

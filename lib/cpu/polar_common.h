@@ -38,6 +38,15 @@ inline std::vector<float> polar_channel_fill(const nr_polar_code& code)
     return fill;
 }
 
+//! N flags: 1 at the code's parity-check positions (5.3.1.2).
+inline std::vector<uint8_t> polar_pc_flags(const nr_polar_code& code)
+{
+    std::vector<uint8_t> flags(code.N(), 0);
+    for (uint16_t p : code.pc_positions())
+        flags[p] = 1;
+    return flags;
+}
+
 } // namespace gpufec
 
 #endif

@@ -178,6 +178,7 @@ public:
           d_list(opt.list_size)
     {
         d_fill = polar_channel_fill(code);
+        d_pc = polar_pc_flags(code);
     }
 
     bool has_soft_output() const override { return true; }
@@ -231,7 +232,9 @@ private:
             path& p = paths[0];
             for (int i = 0; i < N; i++) {
                 const float L = compute_leaf(p, ch, n, i);
-                const uint8_t bit = frozen[i] ? 0 : (L < 0 ? 1 : 0);
+                const uint8_t bit = frozen[i] ? 0
+                                    : d_pc[i] ? d_code.parity_check_bit(p.u.data(), i)
+                                              : (L < 0 ? 1 : 0);
                 if (with_soft)
                     p.soft[i] = decision_llr(L, bit);
                 commit_bit(p, n, i, bit);
@@ -257,6 +260,18 @@ private:
                         if (leaf[q] < 0)
                             p.metric += -leaf[q];
                         commit_bit(p, n, i, 0);
+                    }
+                    continue;
+                }
+                if (d_pc[i]) {
+                    // A parity-check bit: each path's own parity, penalised as a frozen
+                    // bit of that value.
+                    for (int q = 0; q < active; q++) {
+                        path& p = paths[live[q]];
+                        const uint8_t bit = d_code.parity_check_bit(p.u.data(), i);
+                        if (bit ? leaf[q] > 0 : leaf[q] < 0)
+                            p.metric += std::fabs(leaf[q]);
+                        commit_bit(p, n, i, bit);
                     }
                     continue;
                 }
@@ -390,6 +405,7 @@ private:
     bool d_scl;
     int d_list;
     std::vector<float> d_fill; // channel LLR before adding the received values
+    std::vector<uint8_t> d_pc; // parity-check leaves
 };
 
 /*!
@@ -404,7 +420,8 @@ public:
         : fixed_length_cpu_decoder("polar", code.e(), code.k()), d_code(code)
     {
         d_fill = polar_channel_fill(code);
-        d_program = polar_program::make(code.frozen(), code.n(), fast_ssc_rules());
+        const std::vector<uint8_t> pc = polar_pc_flags(code);
+        d_program = polar_program::make(code.frozen(), code.n(), fast_ssc_rules(), &pc);
     }
 
     //! The node rules of "fast-ssc".
@@ -524,6 +541,12 @@ public:
                 }
                 beta[weakest] ^= parity;
                 decide(beta, l, o.first);
+                break;
+            }
+            case polar_program::pc_op: {
+                const uint8_t bit = d_code.parity_check_bit(w.u.data(), o.first);
+                w.u[o.first] = bit;
+                *beta_of(0, o.first) = bit;
                 break;
             }
             case polar_program::combine_op: {

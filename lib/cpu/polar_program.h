@@ -20,7 +20,10 @@
 //           pairwise as SC's g chain does (so exactly SC's decision and soft value);
 //   spc     only the first leaf frozen: hard decisions, and with odd parity the least
 //           reliable (first of equal |L|) flipped: Wagner's ML rule (fast-SSC);
-//   combine the parent's beta = [left ^ right, right] from its children's.
+//   combine the parent's beta = [left ^ right, right] from its children's;
+//   pc      a parity-check leaf (5.3.1.2): its bit is the parity of earlier decisions
+//           (nr_polar_code::parity_check_bit), not its LLR's sign; nodes that hold one
+//           take no node rule.
 // Decisions of the node's leaves: u = beta G (the transform is its own inverse).
 #ifndef INCLUDED_GPUFEC_POLAR_PROGRAM_H
 #define INCLUDED_GPUFEC_POLAR_PROGRAM_H
@@ -39,7 +42,8 @@ enum op_kind : uint8_t {
     rate1_op,
     rep_op,
     spc_op,
-    combine_op
+    combine_op,
+    pc_op
 };
 
 struct op {
@@ -58,12 +62,15 @@ inline void build(const std::vector<uint8_t>& frozen,
                   int first,
                   int n,
                   node_rules rules,
-                  std::vector<op>& out)
+                  std::vector<op>& out,
+                  const std::vector<uint8_t>* pc = nullptr)
 {
     const int size = 1 << level;
-    int frozen_count = 0;
-    for (int j = 0; j < size; j++)
+    int frozen_count = 0, pc_count = 0;
+    for (int j = 0; j < size; j++) {
         frozen_count += frozen[first + j] != 0;
+        pc_count += pc && (*pc)[first + j] != 0;
+    }
     auto emit = [&](op_kind k, int l, int i) {
         out.push_back(op{ k, static_cast<uint8_t>(l), static_cast<uint16_t>(i) });
     };
@@ -72,10 +79,10 @@ inline void build(const std::vector<uint8_t>& frozen,
         return;
     }
     if (level == 0) {
-        emit(leaf_op, 0, first);
+        emit(pc_count ? pc_op : leaf_op, 0, first);
         return;
     }
-    if (level < n) { // the root keeps the plain recursion (its LLRs are the channel's)
+    if (level < n && pc_count == 0) { // the root keeps the plain recursion
         if (rules.rate1 && frozen_count == 0) {
             emit(rate1_op, level, first);
             return;
@@ -91,18 +98,22 @@ inline void build(const std::vector<uint8_t>& frozen,
     }
     const int half = size / 2;
     emit(f_op, level - 1, first);
-    build(frozen, level - 1, first, n, rules, out);
+    build(frozen, level - 1, first, n, rules, out, pc);
     emit(g_op, level - 1, first + half);
-    build(frozen, level - 1, first + half, n, rules, out);
+    build(frozen, level - 1, first + half, n, rules, out, pc);
     if (level < n)
         emit(combine_op, level - 1, first);
 }
 
-//! The program of a code's frozen set (N = 2^n flags, 1 = frozen).
-inline std::vector<op> make(const std::vector<uint8_t>& frozen, int n, node_rules rules)
+//! The program of a code's frozen set (N = 2^n flags, 1 = frozen) and its
+//! parity-check leaves (N flags, or null: none).
+inline std::vector<op> make(const std::vector<uint8_t>& frozen,
+                            int n,
+                            node_rules rules,
+                            const std::vector<uint8_t>* pc = nullptr)
 {
     std::vector<op> out;
-    build(frozen, n, 0, n, rules, out);
+    build(frozen, n, 0, n, rules, out, pc);
     return out;
 }
 

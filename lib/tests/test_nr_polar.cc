@@ -272,6 +272,77 @@ TEST(NrPolarCode, BadParametersThrowNamingAllowedValues)
     expect_throw_naming([&] { ok.encode(std::vector<uint8_t>(39)); }, "exactly k = 40");
 }
 
+TEST(NrPolarCode, ParityCheckBitsOfShortUci)
+{
+    // 12 <= A <= 19 with CRC6 (6.3.1.3.1, 5.3.1.2): n_PC = 3; n_PC^wm = 1 when E - K + 3
+    // > 192. Q_I = the non-frozen positions (K + 3). Q_PC: the 3 - n_PC^wm least
+    // reliable of Q_I, plus n_PC^wm of minimum row weight (2^popcount) among the others
+    // but the 3 least reliable, the most reliable such. The encoded u carries the
+    // payload and CRC on Q_I \ Q_PC in order and satisfies the standard's register
+    // (run literally here) on Q_PC.
+    const uint16_t* q = gpufec::nr_polar_reliability_sequence();
+    std::mt19937 rng(5);
+    int with_wm = 0;
+    for (int a = 12; a <= 19; a++)
+        for (int e : { 36, 60, 100, 190, 214, 215, 400, 1000 }) {
+            if (e < a + 6 + 3)
+                continue;
+            const nr_polar_code code(a, e, "crc6");
+            SCOPED_TRACE("A=" + std::to_string(a) + " E=" + std::to_string(e));
+            const int K = a + 6, N = code.N();
+            const int wm = e - K + 3 > 192 ? 1 : 0;
+            ASSERT_EQ(code.pc_positions().size(), 3u);
+            EXPECT_EQ(code.n_pc_min_weight(), wm);
+            with_wm += wm;
+            // Q_I in increasing reliability.
+            std::vector<uint16_t> qi;
+            for (int i = 0; i < 1024; i++)
+                if (q[i] < N && !code.frozen()[q[i]])
+                    qi.push_back(q[i]);
+            ASSERT_EQ(qi.size(), size_t(K + 3));
+            std::vector<uint16_t> expect(qi.begin(), qi.begin() + (3 - wm));
+            if (wm) {
+                int best = -1;
+                for (size_t j = 3; j < qi.size(); j++)
+                    if (best < 0 || __builtin_popcount(qi[j]) <=
+                                        __builtin_popcount(qi[size_t(best)]))
+                        best = int(j); // ties: the later (more reliable) one
+                expect.push_back(qi[size_t(best)]);
+            }
+            std::sort(expect.begin(), expect.end());
+            EXPECT_EQ(code.pc_positions(), expect);
+            // Encode, and read u back (G_N is its own inverse).
+            std::vector<uint8_t> payload(a);
+            for (auto& b : payload)
+                b = rng() & 1u;
+            std::vector<uint8_t> c(K), u(N);
+            code.attach_crc(payload.data(), c.data());
+            code.polar_encode(c.data(), u.data());
+            nr_polar_code::transform(u.data(), N);
+            std::vector<uint8_t> is_pc(N, 0);
+            for (uint16_t p : code.pc_positions())
+                is_pc[p] = 1;
+            uint8_t reg[5] = { 0, 0, 0, 0, 0 };
+            int next = 0;
+            for (int i = 0; i < N; i++) {
+                std::rotate(reg, reg + 1, reg + 5);
+                if (code.frozen()[i]) {
+                    EXPECT_EQ(u[i], 0) << "frozen " << i;
+                } else if (is_pc[i]) {
+                    EXPECT_EQ(u[i], reg[0]) << "parity-check bit " << i;
+                } else {
+                    EXPECT_EQ(u[i], c[next++]) << "information bit " << i;
+                    reg[0] ^= u[i];
+                }
+            }
+            EXPECT_EQ(next, K);
+        }
+    EXPECT_GT(with_wm, 0); // both cases of n_PC^wm were seen
+    // CRC6 with k >= 20 has no parity-check bits; CRC11 refuses 12..19, naming crc6.
+    EXPECT_TRUE(nr_polar_code(20, 100, "crc6").pc_positions().empty());
+    expect_throw_naming([] { nr_polar_code(15, 100, "crc11"); }, "crc6");
+}
+
 TEST(NrPolarVectors, UciChainBitExact)
 {
     const std::string dir = std::string(GPUFEC_VECTORS_DIR) + "/nr_polar";

@@ -83,15 +83,28 @@ size_t frame_errors(const decoded& d, const std::vector<uint8_t>& payload, size_
 // x = u G_N = [(u1 ^ u2) G, u2 G]. Returns the re-encoded bits of the subtree; decided
 // u bits go to `u`, their leaf LLRs to `leaf`. With `forced`, the decisions are
 // forced[i] instead (the leaf LLRs along a given path, e.g. an SCL survivor).
+// With `pc` (parity-check flags) the leaves run the cyclic register of TS 38.212
+// 5.3.1.2 literally (`reg`, 5 cells): rotate at every index, a parity-check bit is the
+// first cell, an information bit is added into it.
 std::vector<uint8_t> reference_sc(const std::vector<float>& y,
                                   const uint8_t* frozen,
                                   uint8_t* u,
                                   float* leaf,
-                                  const uint8_t* forced = nullptr)
+                                  const uint8_t* forced = nullptr,
+                                  const uint8_t* pc = nullptr,
+                                  uint8_t* reg = nullptr)
 {
     const size_t n = y.size();
     if (n == 1) {
-        u[0] = forced ? forced[0] : frozen[0] ? 0 : (y[0] < 0 ? 1 : 0);
+        if (reg)
+            std::rotate(reg, reg + 1, reg + 5);
+        const bool is_pc = pc && pc[0];
+        u[0] = forced     ? forced[0]
+               : frozen[0] ? 0
+               : is_pc     ? reg[0]
+                           : (y[0] < 0 ? 1 : 0);
+        if (reg && !frozen[0] && !is_pc)
+            reg[0] ^= u[0];
         leaf[0] = y[0];
         return { u[0] };
     }
@@ -102,11 +115,16 @@ std::vector<uint8_t> reference_sc(const std::vector<float>& y,
         const float m = std::min(std::fabs(a), std::fabs(b));
         left[j] = ((a < 0) != (b < 0)) ? -m : m;
     }
-    const auto x1 = reference_sc(left, frozen, u, leaf, forced);
+    const auto x1 = reference_sc(left, frozen, u, leaf, forced, pc, reg);
     for (size_t j = 0; j < h; j++)
         right[j] = x1[j] ? y[j + h] - y[j] : y[j + h] + y[j];
-    const auto x2 =
-        reference_sc(right, frozen + h, u + h, leaf + h, forced ? forced + h : nullptr);
+    const auto x2 = reference_sc(right,
+                                 frozen + h,
+                                 u + h,
+                                 leaf + h,
+                                 forced ? forced + h : nullptr,
+                                 pc ? pc + h : nullptr,
+                                 reg);
     std::vector<uint8_t> x(n);
     for (size_t j = 0; j < h; j++) {
         x[j] = x1[j] ^ x2[j];
@@ -143,11 +161,17 @@ std::vector<uint8_t> reference_sc_payload(const nr_polar_code& code,
             forced[code.info_positions()[j]] = c[j];
     }
     std::vector<float> leaf(N);
+    std::vector<uint8_t> pc(N, 0);
+    for (uint16_t p : code.pc_positions())
+        pc[p] = 1;
+    uint8_t reg[5] = { 0, 0, 0, 0, 0 };
     reference_sc(y,
                  code.frozen().data(),
                  u.data(),
                  leaf.data(),
-                 forced_payload ? forced.data() : nullptr);
+                 forced_payload ? forced.data() : nullptr,
+                 pc.data(),
+                 reg);
     std::vector<uint8_t> a(code.k());
     for (int j = 0; j < code.k(); j++)
         a[j] = u[code.info_positions()[j]];
@@ -552,6 +576,47 @@ TEST(PolarDecoderCpu, FastSscDecodesLikeSc)
         EXPECT_GT(se, 0u); // the point is in the waterfall
         EXPECT_LE(fe, se + se / 5 + 3);
         EXPECT_GE(fe + fe / 5 + 3, se);
+    }
+}
+
+TEST(PolarDecoderCpu, ParityCheckBitsOfShortUci)
+{
+    // UCI with 12 <= A <= 19 (CRC6 + 3 parity-check bits, 6.3.1.3.1): SC makes the
+    // recursive reference's decisions, which runs the standard's register literally,
+    // on noisy frames; every decoder returns noiseless payloads; CA-SCL-8 does at
+    // least as well as SC, and fast-SSC about as well (same errors within a margin).
+    for (auto [a, e] : { std::pair<int, int>{ 12, 40 }, { 15, 100 }, { 19, 300 } }) {
+        const nr_polar_code code(a, e, "crc6");
+        SCOPED_TRACE("A=" + std::to_string(a) + " E=" + std::to_string(e));
+        ASSERT_EQ(code.pc_positions().size(), 3u);
+        const frame_set noisy = make_frames(code, 400, 1.0, 21);
+        auto sc = gpufec::make_polar_decoder_cpu(code, { polar_algorithm::sc });
+        const decoded s = decode_all(*sc, code, noisy.llrs, 400);
+        for (size_t f = 0; f < 400; f++) {
+            const auto ref = reference_sc_payload(code, noisy.llrs.data() + f * e);
+            ASSERT_TRUE(std::equal(ref.begin(), ref.end(), s.bits.begin() + f * a))
+                << "frame " << f;
+        }
+        const size_t sc_errors = frame_errors(s, noisy.payload, a);
+        EXPECT_GT(sc_errors, 0u); // the comparison saw wrong decisions too
+        for (polar_algorithm alg : { polar_algorithm::sc,
+                                     polar_algorithm::fast_ssc,
+                                     polar_algorithm::scl,
+                                     polar_algorithm::bp }) {
+            auto dec = gpufec::make_polar_decoder_cpu(code, { alg });
+            const frame_set clean = make_frames(code, 40, gpufec::test::noiseless, 3);
+            const decoded d = decode_all(*dec, code, clean.llrs, 40);
+            EXPECT_EQ(d.bits, clean.payload) << to_string(alg);
+            for (const auto& st : d.status)
+                EXPECT_TRUE(st.ok) << to_string(alg);
+            const size_t errors = frame_errors(decode_all(*dec, code, noisy.llrs, 400),
+                                               noisy.payload,
+                                               a);
+            if (alg == polar_algorithm::scl)
+                EXPECT_LE(errors, sc_errors) << "scl-8";
+            if (alg == polar_algorithm::fast_ssc)
+                EXPECT_LE(errors, sc_errors + sc_errors / 5 + 3) << "fast-ssc";
+        }
     }
 }
 

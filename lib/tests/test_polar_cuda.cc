@@ -377,6 +377,14 @@ TEST(PolarCuda, BackendChoiceAndBadInput)
     EXPECT_EQ(make_decoder(two, o, "auto")->backend(), backend_kind::cuda);
     expect_error([&] { make_decoder(two, o, "cuda:0")->output_bits_for_input(2399); },
                  { "allowed: e = 2400" });
+    // Parity-check bits (UCI, 12 <= k <= 19) stay on the CPU until run on a GPU.
+    const nr_polar_code short_uci(15, 100, "crc6");
+    EXPECT_EQ(make_decoder(short_uci, o, "auto")->backend(), backend_kind::cpu);
+    expect_error([&] { make_decoder(short_uci, o, "cuda:0"); }, { "parity-check" });
+    // Parity-check bits (UCI, 12 <= k <= 19) stay on the CPU until run on a GPU.
+    const nr_polar_code short_uci(15, 100, "crc6");
+    EXPECT_EQ(make_decoder(short_uci, o, "auto")->backend(), backend_kind::cpu);
+    expect_error([&] { make_decoder(short_uci, o, "cuda:0"); }, { "parity-check" });
     o.list_size = 0;
     expect_error([&] { make_decoder(code, o, "cuda:0"); }, { "list_size" });
     o.list_size = 33;

@@ -309,6 +309,23 @@ class qa_block_codes(gr_unittest.TestCase):
             gpufec.nr_polar_code(40, 216, chain="dci", rnti=70000)
         self.assertIn("0..65535", str(ctx.exception))
 
+    def test_010_nr_polar_short_uci_parity_check_bits(self):
+        """UCI with 12..19 payload bits (TS 38.212 6.3.1.3.1): crc6 adds the 3
+        parity-check bits; every decoder algorithm returns the payload with crc_ok, on
+        the CPU ("auto" keeps these codes there); crc11 refuses these sizes, naming
+        crc6."""
+        code = gpufec.nr_polar_code(15, 100, "crc6")
+        bits = random_bits(15 * 4, 12)
+        for algorithm in ("sc", "fast-ssc", "scl", "bp"):
+            dec = gpufec.polar_decoder(code, algorithm, backend="auto")
+            self.assertEqual(dec.backend_name(), "cpu")
+            out, tags = self.encoder_chain(code, dec, bits)
+            np.testing.assert_array_equal(out, bits, err_msg=algorithm)
+            self.assertEqual([v for _, v in status_tags(tags)[1]], [True] * 4, algorithm)
+        with self.assertRaises(ValueError) as ctx:
+            gpufec.nr_polar_code(15, 100, "crc11")
+        self.assertIn("crc6", str(ctx.exception))
+
     # ---- decoders, stream form ------------------------------------------------------
 
     def encoder_chain(self, code, decoder, bits, amplitude=4.0):

@@ -31,7 +31,9 @@ namespace gpufec {
  * when \p channel_interleave. With CRC11, k = 20..1706; a payload of k >= 1013, or
  * k >= 360 with e >= 1088, goes in two code blocks (code-block segmentation, 5.2.1:
  * a filler bit for odd k, CRC11 and e / 2 coded bits per block), which the decoders
- * decode one after the other on the CPU.
+ * decode one after the other (the GPU in one launch). With CRC6 and k = 12..19 the
+ * code carries the 3 parity-check bits of 6.3.1.3.1 (the UCI chain for those sizes;
+ * decoded on the CPU so far).
  *
  * \p chain: "uci" (the above), "dci" (7.3: k = 12..140 payload bits, CRC24C over 24
  * ones and the payload with its last 16 bits scrambled by \p rnti 0..65535, input bit

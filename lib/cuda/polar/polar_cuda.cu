@@ -422,6 +422,11 @@ public:
         if (code.segments() > 1) // polar_segmented_cuda runs this class per block
             throw error("polar decoder (cuda): a code of two blocks given to the "
                         "one-block decoder; allowed: code.segment()");
+        if (!code.pc_positions().empty())
+            throw error(
+                "polar decoder (cuda): codes with parity-check bits (UCI, 12 <= k "
+                "<= 19, CRC6) run on the CPU only so far; allowed on cuda: k >= "
+                "20, DCI, BCH");
         if (!polar_cuda_accepts(code, options))
             throw error(std::string("polar decoder (cuda): algorithm \"") +
                         to_string(options.algorithm) +
@@ -924,8 +929,11 @@ private:
 
 } // namespace
 
-bool polar_cuda_accepts(const nr_polar_code&, const polar_decoder_options& options)
+bool polar_cuda_accepts(const nr_polar_code& code, const polar_decoder_options& options)
 {
+    // Parity-check bits (UCI with 12 <= A <= 19) have not run on a GPU yet.
+    if (!code.segment().pc_positions().empty())
+        return false;
     return options.algorithm == polar_algorithm::sc ||
            options.algorithm == polar_algorithm::fast_ssc ||
            options.algorithm == polar_algorithm::bp ||

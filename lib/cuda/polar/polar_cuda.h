@@ -17,8 +17,8 @@
 namespace gpufec {
 namespace cuda {
 
-//! True when make_polar_decoder() takes the code and options (every algorithm, every
-//! code).
+//! True when make_polar_decoder() takes the code and options (every algorithm; every
+//! code but those with parity-check bits, which stay on the CPU for now).
 bool polar_cuda_accepts(const nr_polar_code& code, const polar_decoder_options& options);
 
 /*!

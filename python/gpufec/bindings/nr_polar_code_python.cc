@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(nr_polar_code.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(c37cf0912875ab19eb0451742f000922)                     */
+/* BINDTOOL_HEADER_FILE_HASH(dba1ab21f4b901f6399caf8f33fe4af3)                     */
 /* Hand edit: core() (C++ only) is not bound.                                      */
 /***********************************************************************************/
 
