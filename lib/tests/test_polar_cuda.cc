@@ -381,10 +381,6 @@ TEST(PolarCuda, BackendChoiceAndBadInput)
     const nr_polar_code short_uci(15, 100, "crc6");
     EXPECT_EQ(make_decoder(short_uci, o, "auto")->backend(), backend_kind::cpu);
     expect_error([&] { make_decoder(short_uci, o, "cuda:0"); }, { "parity-check" });
-    // Parity-check bits (UCI, 12 <= k <= 19) stay on the CPU until run on a GPU.
-    const nr_polar_code short_uci(15, 100, "crc6");
-    EXPECT_EQ(make_decoder(short_uci, o, "auto")->backend(), backend_kind::cpu);
-    expect_error([&] { make_decoder(short_uci, o, "cuda:0"); }, { "parity-check" });
     o.list_size = 0;
     expect_error([&] { make_decoder(code, o, "cuda:0"); }, { "list_size" });
     o.list_size = 33;
