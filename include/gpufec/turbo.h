@@ -90,6 +90,60 @@ private:
 };
 
 /*!
+ * LTE turbo rate matching, TS 36.212 5.1.4.1: each stream d^(i) (D = K + 4 bits) goes
+ * through the sub-block interleaver of 5.1.4.1.1 (32 columns, R = ceil(D / 32) rows,
+ * R 32 - D dummy bits in front, the inter-column permutation of Table 5.1.4-1; d^(2)
+ * by pi(k) = (P(k / R) + 32 (k mod R) + 1) mod 32 R); bit collection gives the circular
+ * buffer w = [v^(0), v^(1)_0, v^(2)_0, v^(1)_1, ...] of K_w = 96 R bits (5.1.4.1.2), of
+ * which the first N_cb are used; E bits are read from k0 = R (2 ceil(N_cb / (8 R)) rv
+ * + 2) on, skipping dummy and filler bits and wrapping around.
+ *
+ * The whole chain is one map: output bit j carries bit output_to_stream()[j] of the
+ * encoder's d0 | d1 | d2 stream (lte_turbo_encode's layout). A receiver adds the LLRs
+ * of repeated bits and leaves those never sent at 0 (derate_match()).
+ */
+class lte_turbo_rate_matching
+{
+public:
+    /*!
+     * k: code block size K (an LTE turbo size); e: output bits E >= 1; rv: redundancy
+     * version 0..3; n_cb: soft-buffer size N_cb (0: K_w, the uplink's; else at most
+     * K_w, the downlink's min(floor(N_IR / C), K_w)); filler: the filler bits F at
+     * the start of the block (5.1.2: the first code block of a segmented transport
+     * block), which d^(0) and d^(1) carry as dummy bits. Throws naming the allowed
+     * values.
+     */
+    lte_turbo_rate_matching(int k, int e, int rv = 0, int n_cb = 0, int filler = 0);
+
+    int k() const { return d_k; }
+    int e() const { return static_cast<int>(d_map.size()); }
+    int rv() const { return d_rv; }
+    int rows() const { return d_rows; }     //!< R
+    int k_w() const { return 96 * d_rows; } //!< circular buffer K_w = 3 K_Pi
+    int n_cb() const { return d_n_cb; }     //!< soft buffer N_cb used
+    int k0() const { return d_k0; }         //!< first buffer position read
+    //! For each of the E output bits, its index in the d0 | d1 | d2 stream (3 (K + 4)).
+    const std::vector<uint32_t>& output_to_stream() const { return d_map; }
+    //! The buffer w as stream indices, -1 for dummy and filler bits (K_w entries).
+    const std::vector<int32_t>& circular_buffer() const { return d_w; }
+
+    //! E bits e_j = stream[output_to_stream()[j]] from the 3 (K + 4) encoder bits.
+    void rate_match(const uint8_t* stream, uint8_t* e) const;
+    //! Adds the E received LLRs into the 3 (K + 4) stream LLRs (not cleared first, so
+    //! transmissions of other redundancy versions combine); positions never sent keep
+    //! what they had.
+    void derate_match(const float* e, float* stream) const;
+
+    //! TS 36.212 Table 5.1.4-1: the inter-column permutation P(0..31).
+    static const uint8_t* column_permutation();
+
+private:
+    int d_k, d_rv, d_rows, d_n_cb, d_k0;
+    std::vector<int32_t> d_w;
+    std::vector<uint32_t> d_map;
+};
+
+/*!
  * CRC24B of TS 36.212 5.1.1: g(D) = D^24 + D^23 + D^6 + D^5 + D + 1, register
  * starting at 0, bits fed first bit first, no final inversion. Returns p_0..p_23 with
  * p_0 (the coefficient of D^23) in bit 23; appending them first-first gives a block

@@ -177,3 +177,93 @@ void lte_turbo_encode(const lte_turbo_code& code, const uint8_t* in, uint8_t* ou
 }
 
 } // namespace gpufec
+
+namespace gpufec {
+
+namespace {
+
+// TS 36.212 Table 5.1.4-1: inter-column permutation pattern of the sub-block
+// interleaver of turbo coded transport channels.
+constexpr uint8_t turbo_column_permutation[32] = { 0, 16, 8,  24, 4, 20, 12, 28,
+                                                   2, 18, 10, 26, 6, 22, 14, 30,
+                                                   1, 17, 9,  25, 5, 21, 13, 29,
+                                                   3, 19, 11, 27, 7, 23, 15, 31 };
+
+} // namespace
+
+const uint8_t* lte_turbo_rate_matching::column_permutation()
+{
+    return turbo_column_permutation;
+}
+
+lte_turbo_rate_matching::lte_turbo_rate_matching(
+    int k, int e, int rv, int n_cb, int filler)
+    : d_k(k), d_rv(rv)
+{
+    int f1, f2;
+    lte_turbo_code::qpp_parameters(k, f1, f2); // validates K
+    if (e < 1)
+        throw error("lte_turbo_rate_matching: e = " + std::to_string(e) +
+                    "; allowed: e >= 1");
+    if (rv < 0 || rv > 3)
+        throw error("lte_turbo_rate_matching: rv = " + std::to_string(rv) +
+                    "; allowed: 0..3");
+    if (filler < 0 || filler > k - 24)
+        throw error("lte_turbo_rate_matching: filler = " + std::to_string(filler) +
+                    "; allowed: 0..K-24");
+    constexpr int C = 32;
+    const int D = k + 4;
+    d_rows = (D + C - 1) / C;
+    const int R = d_rows, k_pi = R * C, dummies = k_pi - D;
+    if (n_cb < 0 || n_cb > 3 * k_pi)
+        throw error("lte_turbo_rate_matching: n_cb = " + std::to_string(n_cb) +
+                    "; allowed: 0 (K_w = " + std::to_string(3 * k_pi) + ") .. K_w");
+    d_n_cb = n_cb == 0 ? 3 * k_pi : n_cb;
+    // Stream index of y_m of stream s (-1: a dummy bit, or a filler bit of d0 / d1).
+    auto y = [&](int s, int m) -> int32_t {
+        if (m < dummies)
+            return -1;
+        const int pos = m - dummies;
+        if (s < 2 && pos < filler)
+            return -1;
+        return s * D + pos;
+    };
+    const uint8_t* P = turbo_column_permutation;
+    // v^(0), v^(1): the R x 32 matrix, columns permuted, read column by column.
+    auto v01 = [&](int s, int i) { return y(s, (i % R) * C + P[i / R]); };
+    auto v2 = [&](int i) { return y(2, (P[i / R] + C * (i % R) + 1) % k_pi); };
+    d_w.resize(3 * k_pi);
+    for (int i = 0; i < k_pi; i++) {
+        d_w[i] = v01(0, i);
+        d_w[k_pi + 2 * i] = v01(1, i);
+        d_w[k_pi + 2 * i + 1] = v2(i);
+    }
+    const int n = d_n_cb;
+    d_k0 = R * (2 * ((n + 8 * R - 1) / (8 * R)) * rv + 2);
+    int sendable = 0;
+    for (int j = 0; j < n; j++)
+        sendable += d_w[j] >= 0;
+    if (sendable == 0)
+        throw error("lte_turbo_rate_matching: n_cb = " + std::to_string(n) +
+                    " holds no coded bit; allowed: a larger n_cb");
+    d_map.reserve(e);
+    for (int j = 0; static_cast<int>(d_map.size()) < e; j++) {
+        const int32_t at = d_w[(d_k0 + j) % n];
+        if (at >= 0)
+            d_map.push_back(static_cast<uint32_t>(at));
+    }
+}
+
+void lte_turbo_rate_matching::rate_match(const uint8_t* stream, uint8_t* e) const
+{
+    for (size_t j = 0; j < d_map.size(); j++)
+        e[j] = stream[d_map[j]];
+}
+
+void lte_turbo_rate_matching::derate_match(const float* e, float* stream) const
+{
+    for (size_t j = 0; j < d_map.size(); j++)
+        stream[d_map[j]] += e[j];
+}
+
+} // namespace gpufec

@@ -7,11 +7,14 @@
 // encoder against the TS 36.212 vectors (from Sionna) in GPUFEC_VECTORS_DIR/lte_turbo.
 #include <gpufec/turbo.h>
 
-#include <gtest/gtest.h>
 #include "test_helpers.h"
+#include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <random>
 #include <sstream>
 #include <string>
@@ -272,4 +275,118 @@ TEST(LteTurbo, EncoderMatchesVectors)
         ++checked;
     }
     EXPECT_EQ(checked, 40);
+}
+
+// ---- rate matching (TS 36.212 5.1.4.1) -------------------------------------------
+
+namespace {
+
+//! The rate matcher written out as the standard describes it, step by step: the
+//! sub-block interleaver's matrix (dummy bits first, rows filled, columns permuted by
+//! Table 5.1.4-1, read column by column; d^(2) by its pi formula), bit collection and
+//! the circular read. Entries are stream indices, -1 for <NULL>.
+std::vector<int> reference_rate_matching(int K, int E, int rv, int n_cb, int F)
+{
+    static const int P[32] = {
+        0, 16, 8, 24, 4, 20, 12, 28, 2, 18, 10, 26, 6, 22, 14, 30,
+        1, 17, 9, 25, 5, 21, 13, 29, 3, 19, 11, 27, 7, 23, 15, 31
+    };
+    const int D = K + 4, C = 32;
+    int R = 0;
+    while (R * C < D)
+        R++;
+    const int ND = R * C - D, KPI = R * C;
+    std::vector<std::vector<int>> v(3, std::vector<int>(KPI));
+    for (int s = 0; s < 3; s++) {
+        std::vector<int> yk(KPI, -1);
+        for (int k = 0; k < D; k++)
+            yk[ND + k] = (s < 2 && k < F) ? -1 : s * D + k;
+        if (s < 2) {
+            std::vector<std::vector<int>> m(R, std::vector<int>(C));
+            for (int r = 0; r < R; r++)
+                for (int c = 0; c < C; c++)
+                    m[r][c] = yk[r * C + c];
+            int k = 0;
+            for (int j = 0; j < C; j++) // output column j is input column P(j)
+                for (int r = 0; r < R; r++)
+                    v[s][k++] = m[r][P[j]];
+        } else {
+            for (int k = 0; k < KPI; k++)
+                v[2][k] = yk[(P[k / R] + C * (k % R) + 1) % KPI];
+        }
+    }
+    std::vector<int> w(3 * KPI);
+    for (int k = 0; k < KPI; k++) {
+        w[k] = v[0][k];
+        w[KPI + 2 * k] = v[1][k];
+        w[KPI + 2 * k + 1] = v[2][k];
+    }
+    const int Ncb = n_cb ? n_cb : 3 * KPI;
+    const int k0 =
+        R * (2 * static_cast<int>(std::ceil(double(Ncb) / (8.0 * R))) * rv + 2);
+    std::vector<int> out;
+    for (int j = 0; static_cast<int>(out.size()) < E; j++)
+        if (w[(k0 + j) % Ncb] >= 0)
+            out.push_back(w[(k0 + j) % Ncb]);
+    return out;
+}
+
+} // namespace
+
+TEST(LteTurboRateMatching, MatchesTheStandardStepByStep)
+{
+    std::mt19937 rng(3);
+    const auto sizes = lte_turbo_code::block_sizes();
+    for (int t = 0; t < 120; t++) {
+        const int K = t < 4 ? std::vector<int>{ 40, 6144, 1056, 512 }[t]
+                            : sizes[rng() % sizes.size()];
+        const int Kw = 96 * ((K + 4 + 31) / 32);
+        const int E = 1 + static_cast<int>(rng() % (2 * Kw));
+        const int rv = t % 4;
+        const int n_cb = t % 3 == 0 ? 0 : Kw / 2 + static_cast<int>(rng() % (Kw / 2));
+        const int F = t % 5 == 0 ? std::min(8 * (t % 7), K - 24) : 0;
+        SCOPED_TRACE("K " + std::to_string(K) + " E " + std::to_string(E) + " rv " +
+                     std::to_string(rv) + " n_cb " + std::to_string(n_cb) + " F " +
+                     std::to_string(F));
+        const lte_turbo_rate_matching rm(K, E, rv, n_cb, F);
+        const auto ref = reference_rate_matching(K, E, rv, n_cb, F);
+        ASSERT_EQ(rm.output_to_stream().size(), ref.size());
+        for (int j = 0; j < E; j++)
+            ASSERT_EQ(int(rm.output_to_stream()[j]), ref[j]) << "bit " << j;
+        EXPECT_EQ(rm.k_w(), Kw);
+    }
+    // K = 40: D = 44, R = 2, 20 dummy bits per stream; rv 0 starts at 2R = 4, rv 2 at
+    // R (2 ceil(192 / 16) 2 + 2) = 100.
+    const lte_turbo_rate_matching a(40, 132, 0), b(40, 132, 2);
+    EXPECT_EQ(a.rows(), 2);
+    EXPECT_EQ(a.k0(), 4);
+    EXPECT_EQ(b.k0(), 100);
+}
+
+TEST(LteTurboRateMatching, FullLengthSendsEveryBitOnceAndRepetitionAdds)
+{
+    for (int K : { 40, 512, 6144 }) {
+        const int S = 3 * (K + 4);
+        const lte_turbo_rate_matching once(K, S, 0);
+        std::vector<int> seen(S, 0);
+        for (uint32_t i : once.output_to_stream())
+            seen[i]++;
+        EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), S) << "K " << K;
+        // 2.5 x the stream: every bit sent 2 or 3 times; de-rate-matching adds them.
+        const lte_turbo_rate_matching rep(K, 5 * S / 2, 1);
+        std::vector<float> e(rep.e(), 1.0f), stream(S, 0.0f);
+        rep.derate_match(e.data(), stream.data());
+        for (int i = 0; i < S; i++)
+            ASSERT_TRUE(stream[i] == 2.0f || stream[i] == 3.0f) << "K " << K << " " << i;
+        EXPECT_NEAR(std::accumulate(stream.begin(), stream.end(), 0.0), 5.0 * S / 2, 0.5);
+    }
+}
+
+TEST(LteTurboRateMatching, BadParametersThrowNamingAllowedValues)
+{
+    expect_error([] { lte_turbo_rate_matching(41, 100); }, { "allowed: 40..512" });
+    expect_error([] { lte_turbo_rate_matching(40, 0); }, { "allowed: e >= 1" });
+    expect_error([] { lte_turbo_rate_matching(40, 100, 4); }, { "allowed: 0..3" });
+    expect_error([] { lte_turbo_rate_matching(40, 100, 0, 1000); }, { "K_w = 192" });
+    expect_error([] { lte_turbo_rate_matching(40, 100, 0, 0, 20); }, { "0..K-24" });
 }

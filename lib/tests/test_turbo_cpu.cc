@@ -619,3 +619,85 @@ TEST(TurboCpu, DISABLED_Throughput)
                             errors);
             }
 }
+
+TEST(TurboCpu, RateMatchedFramesDecodeAndRedundancyVersionsCombine)
+{
+    // encode -> rate match (E, rv) -> BPSK over AWGN -> de-rate-match (LLRs of
+    // repeated bits added, unsent ones 0) -> the CPU decoder. Noiseless: every E and
+    // rv decodes exactly (E down to rate ~0.8 with rv 0). Noisy at rate ~1/2: adding
+    // the LLRs of a second transmission with rv 2 to those of rv 0 makes fewer errors.
+    const int K = 1056;
+    const lte_turbo_code code(K, true);
+    auto dec = make_turbo_decoder_cpu(code, opts(turbo_arithmetic::int16));
+    std::mt19937 rng(17);
+    const int S = static_cast<int>(code.coded_bits());
+    auto transmit = [&](const std::vector<uint8_t>& stream,
+                        const lte_turbo_rate_matching& rm,
+                        double ebn0_db,
+                        std::vector<float>& llrs) {
+        std::vector<uint8_t> e(rm.e());
+        rm.rate_match(stream.data(), e.data());
+        const double rate = double(code.info_bits()) / rm.e();
+        const double sigma = std::sqrt(1.0 / (2.0 * rate * std::pow(10.0, ebn0_db / 10)));
+        std::normal_distribution<double> noise(0.0, std::isinf(ebn0_db) ? 0.0 : sigma);
+        std::vector<float> rx(rm.e());
+        for (int j = 0; j < rm.e(); j++) {
+            const double y = (e[j] ? -1.0 : 1.0) + noise(rng);
+            rx[j] = static_cast<float>(std::isinf(ebn0_db) ? 4.0 * y
+                                                           : 2.0 * y / (sigma * sigma));
+        }
+        rm.derate_match(rx.data(), llrs.data());
+    };
+    auto to_int8 = [](const std::vector<float>& llrs) {
+        std::vector<llr8_t> q(llrs.size());
+        for (size_t i = 0; i < llrs.size(); i++)
+            q[i] =
+                static_cast<llr8_t>(std::clamp(std::lround(llrs[i] * 4.0f), -127L, 127L));
+        return q;
+    };
+    for (int E : { 1400, 2200, 3 * K + 12, 5000 })
+        for (int rv = 0; rv < 4; rv++) {
+            if (E < 2000 && rv != 0)
+                continue; // high rates need the systematic bits rv 0 starts with
+            const lte_turbo_rate_matching rm(K, E, rv);
+            std::vector<std::vector<llr8_t>> frames;
+            std::vector<std::vector<uint8_t>> payloads;
+            for (int f = 0; f < 4; f++) {
+                payloads.push_back(random_bits(rng, code.info_bits()));
+                std::vector<uint8_t> stream(S);
+                lte_turbo_encode(code, payloads.back().data(), stream.data());
+                std::vector<float> llrs(S, 0.0f);
+                transmit(stream, rm, noiseless, llrs);
+                frames.push_back(to_int8(llrs));
+            }
+            const auto d = decode_all(*dec, code, frames);
+            for (int f = 0; f < 4; f++) {
+                EXPECT_EQ(d.bits[f], payloads[f]) << "E " << E << " rv " << rv;
+                EXPECT_TRUE(d.status[f].ok) << "E " << E << " rv " << rv;
+            }
+        }
+    // Two transmissions of E = 2 K at 0.5 dB (per transmission's rate), rv 0 then rv 2.
+    const lte_turbo_rate_matching rv0(K, 2 * K, 0), rv2(K, 2 * K, 2);
+    std::vector<std::vector<llr8_t>> one, two;
+    std::vector<std::vector<uint8_t>> payloads;
+    for (int f = 0; f < 60; f++) {
+        payloads.push_back(random_bits(rng, code.info_bits()));
+        std::vector<uint8_t> stream(S);
+        lte_turbo_encode(code, payloads.back().data(), stream.data());
+        std::vector<float> llrs(S, 0.0f);
+        transmit(stream, rv0, 0.5, llrs);
+        one.push_back(to_int8(llrs));
+        transmit(stream, rv2, 0.5, llrs);
+        two.push_back(to_int8(llrs));
+    }
+    size_t errors_one = 0, errors_two = 0;
+    const auto d1 = decode_all(*dec, code, one), d2 = decode_all(*dec, code, two);
+    for (int f = 0; f < 60; f++)
+        for (int i = 0; i < code.info_bits(); i++) {
+            errors_one += d1.bits[f][i] != payloads[f][i];
+            errors_two += d2.bits[f][i] != payloads[f][i];
+        }
+    std::printf("rv 0 alone: %zu bit errors, rv 0 + rv 2: %zu\n", errors_one, errors_two);
+    EXPECT_GT(errors_one, 0u); // the first transmission alone is in the waterfall
+    EXPECT_LT(errors_two, errors_one / 4);
+}
