@@ -10,10 +10,13 @@
 
 #include <gpufec/common.h>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace gpufec {
+
+class lte_turbo_rate_matching;
 
 /*!
  * The LTE turbo code of TS 36.212 5.1.3.2: a rate-1/3 PCCC of two identical 8-state
@@ -61,7 +64,15 @@ public:
     //! Table 5.1.3-3 row for block size k: {f1, f2}; throws for an invalid k.
     static void qpp_parameters(int k, int& f1, int& f2);
 
-    explicit lte_turbo_code(int k = 6144, bool crc24b = false);
+    /*!
+     * e > 0: the code block is rate matched to e bits with redundancy version rv
+     * (0..3) and soft buffer n_cb (0: K_w) as TS 36.212 5.1.4.1 says
+     * (lte_turbo_rate_matching): encode() writes e bits and decoders take e LLRs,
+     * which they de-rate-match (repeated bits' LLRs added and saturated at +/-127,
+     * unsent bits 0). e = 0: the d0 | d1 | d2 streams, 3K + 12 bits.
+     */
+    explicit lte_turbo_code(
+        int k = 6144, bool crc24b = false, int e = 0, int rv = 0, int n_cb = 0);
 
     int k() const { return d_k; }            //!< code block size K (includes the CRC)
     bool crc24b() const { return d_crc24b; } //!< CRC24B attached by the encoder
@@ -70,7 +81,12 @@ public:
     //! Payload bits per block fed to encode(): K - 24 with CRC24B, else K.
     int info_bits() const { return d_k - (d_crc24b ? crc_bits : 0); }
     int stream_bits() const { return d_k + 4; } //!< length of each d^(i)
-    size_t coded_bits() const { return 3 * static_cast<size_t>(d_k) + tail_bits; }
+    //! Bits per coded block: e when rate matched, else 3K + 12 (the three streams).
+    size_t coded_bits() const;
+    //! The three streams' bits, 3K + 12.
+    size_t stream_total() const { return 3 * static_cast<size_t>(d_k) + tail_bits; }
+    //! The rate matching, or null without it (e = 0).
+    const lte_turbo_rate_matching* rate_matching() const { return d_rm.get(); }
     double rate() const { return double(info_bits()) / double(coded_bits()); }
     //! Pi(i) for i = 0..K-1: the second encoder's input i is c_{Pi(i)}.
     const std::vector<uint32_t>& interleaver() const { return d_pi; }
@@ -87,6 +103,7 @@ private:
     int d_f1 = 0;
     int d_f2 = 0;
     std::vector<uint32_t> d_pi;
+    std::shared_ptr<const lte_turbo_rate_matching> d_rm;
 };
 
 /*!
@@ -154,7 +171,8 @@ uint32_t crc24b(const uint8_t* bits, size_t n);
 /*!
  * Encodes one code block. `in` holds code.info_bits() bits (one per byte, LSB used);
  * with CRC24B the encoder appends the 24 parity bits before turbo encoding. `out`
- * receives code.coded_bits() bits in the d0 | d1 | d2 layout described above.
+ * receives code.coded_bits() bits: the d0 | d1 | d2 layout described above, or with
+ * rate matching its e bits.
  */
 void lte_turbo_encode(const lte_turbo_code& code, const uint8_t* in, uint8_t* out);
 

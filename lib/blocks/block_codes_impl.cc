@@ -84,11 +84,22 @@ protected:
 class lte_turbo_code_impl : public block_code_base<lte_turbo_code>
 {
 public:
-    lte_turbo_code_impl(int k, bool crc24b) : d_code(k, crc24b) {}
+    lte_turbo_code_impl(int k, bool crc24b, int e, int rv, int n_cb)
+        : d_code(k, crc24b, e, rv, n_cb)
+    {
+    }
     std::string family() const override { return "turbo"; }
     std::string describe() const override { return d_code.describe(); }
     int k() const override { return d_code.k(); }
     bool crc24b() const override { return d_code.crc24b(); }
+    int e() const override
+    {
+        return d_code.rate_matching() ? d_code.rate_matching()->e() : 0;
+    }
+    int rv() const override
+    {
+        return d_code.rate_matching() ? d_code.rate_matching()->rv() : 0;
+    }
     const ::gpufec::lte_turbo_code& core() const override { return d_code; }
 
 protected:
@@ -251,9 +262,9 @@ private:
 
 } // namespace
 
-lte_turbo_code::sptr lte_turbo_code::make(int k, bool crc24b)
+lte_turbo_code::sptr lte_turbo_code::make(int k, bool crc24b, int e, int rv, int n_cb)
 {
-    return std::make_shared<lte_turbo_code_impl>(k, crc24b);
+    return std::make_shared<lte_turbo_code_impl>(k, crc24b, e, rv, n_cb);
 }
 
 nr_ldpc_code::sptr nr_ldpc_code::make(int bg, int z, int k, int e)

@@ -61,9 +61,18 @@ void lte_turbo_code::qpp_parameters(int k, int& f1, int& f2)
     f2 = e->f2;
 }
 
-lte_turbo_code::lte_turbo_code(int k, bool crc24b) : d_k(k), d_crc24b(crc24b)
+lte_turbo_code::lte_turbo_code(int k, bool crc24b, int e, int rv, int n_cb)
+    : d_k(k), d_crc24b(crc24b)
 {
     qpp_parameters(k, d_f1, d_f2);
+    if (e < 0)
+        throw error("lte_turbo_code: e = " + std::to_string(e) +
+                    "; allowed: 0 (no rate matching) or the rate-matched bits e >= 1");
+    if (e > 0)
+        d_rm = std::make_shared<const lte_turbo_rate_matching>(k, e, rv, n_cb);
+    else if (rv != 0 || n_cb != 0)
+        throw error("lte_turbo_code: rv and n_cb need rate matching; allowed: e >= 1, or "
+                    "rv = 0 and n_cb = 0");
     d_pi.resize(k);
     // Pi(i+1) = Pi(i) + g(i), g(i+1) = g(i) + 2*f2 (mod K): exact integer recursion,
     // no 64-bit products needed.
@@ -93,6 +102,8 @@ std::string lte_turbo_code::describe() const
     s << "LTE turbo K=" << d_k << " (f1=" << d_f1 << ", f2=" << d_f2 << ") r=1/3";
     if (d_crc24b)
         s << " +CRC24B";
+    if (d_rm)
+        s << ", rate matched to E=" << d_rm->e() << " rv=" << d_rm->rv();
     return s.str();
 }
 
@@ -137,7 +148,15 @@ rsc_tail rsc_encode(int k, Input input, uint8_t* parity)
 
 } // namespace
 
-void lte_turbo_encode(const lte_turbo_code& code, const uint8_t* in, uint8_t* out)
+size_t lte_turbo_code::coded_bits() const
+{
+    return d_rm ? static_cast<size_t>(d_rm->e()) : stream_total();
+}
+
+namespace {
+
+//! The d0 | d1 | d2 streams of one code block (3K + 12 bits).
+void encode_streams(const lte_turbo_code& code, const uint8_t* in, uint8_t* out)
 {
     const int K = code.k();
     const int S = code.stream_bits();
@@ -174,6 +193,21 @@ void lte_turbo_encode(const lte_turbo_code& code, const uint8_t* in, uint8_t* ou
     d2[K + 1] = t1.z[2];
     d2[K + 2] = t2.x[1];
     d2[K + 3] = t2.z[2];
+}
+
+} // namespace
+
+void lte_turbo_encode(const lte_turbo_code& code, const uint8_t* in, uint8_t* out)
+{
+    const lte_turbo_rate_matching* rm = code.rate_matching();
+    if (!rm) {
+        encode_streams(code, in, out);
+        return;
+    }
+    thread_local std::vector<uint8_t> stream;
+    stream.resize(code.stream_total());
+    encode_streams(code, in, stream.data());
+    rm->rate_match(stream.data(), out);
 }
 
 } // namespace gpufec

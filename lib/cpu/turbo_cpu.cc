@@ -443,6 +443,9 @@ struct workspace : scratch {
     vec_array<V> A, B;
     vec_array<V> stakes; // [decoder][buffer][alpha, beta][boundary 0..P]
     std::vector<uint8_t> hard;
+    // Rate-matched codes: the three streams' LLRs, summed (derate_sum) then saturated.
+    std::vector<int32_t> derate_sum;
+    std::vector<llr8_t> streams;
 };
 
 class turbo_decoder_cpu : public fixed_length_cpu_decoder
@@ -550,6 +553,19 @@ private:
                              size_t worker) const
     {
         workspace<Tr>& ws = ctx.worker_scratch<workspace<Tr>>(worker);
+        if (const lte_turbo_rate_matching* rm = d_code.rate_matching()) {
+            // De-rate-matching: repeated bits' LLRs added, unsent bits 0, saturated to
+            // the int8 range the decoder reads.
+            ws.derate_sum.assign(d_code.stream_total(), 0);
+            ws.streams.resize(d_code.stream_total());
+            const auto& map = rm->output_to_stream();
+            for (size_t j = 0; j < map.size(); j++)
+                ws.derate_sum[map[j]] += in[j];
+            for (size_t i = 0; i < ws.streams.size(); i++)
+                ws.streams[i] =
+                    static_cast<llr8_t>(std::clamp<int32_t>(ws.derate_sum[i], -127, 127));
+            in = ws.streams.data();
+        }
 #if GPUFEC_X86_KERNELS
         if (d_avx2)
             return decode_avx2<Tr>(in, out, soft, ws);

@@ -390,3 +390,25 @@ TEST(LteTurboRateMatching, BadParametersThrowNamingAllowedValues)
     expect_error([] { lte_turbo_rate_matching(40, 100, 0, 1000); }, { "K_w = 192" });
     expect_error([] { lte_turbo_rate_matching(40, 100, 0, 0, 20); }, { "0..K-24" });
 }
+
+TEST(LteTurboRateMatching, CodeWithEEncodesTheRateMatchedStreams)
+{
+    // lte_turbo_code(k, crc24b, e, rv): coded_bits() = e and the encoder writes the
+    // rate matcher's selection of the three streams.
+    std::mt19937 rng(9);
+    for (int rv = 0; rv < 4; rv++) {
+        const lte_turbo_code code(512, true, 1300, rv), plain(512, true);
+        ASSERT_NE(code.rate_matching(), nullptr);
+        EXPECT_EQ(code.coded_bits(), 1300u);
+        EXPECT_EQ(code.stream_total(), 3u * 512 + 12);
+        const auto payload = random_bits(rng, code.info_bits());
+        const auto streams = encode(plain, payload);
+        std::vector<uint8_t> want(1300), got(1300);
+        lte_turbo_rate_matching(512, 1300, rv).rate_match(streams.data(), want.data());
+        lte_turbo_encode(code, payload.data(), got.data());
+        EXPECT_EQ(got, want) << "rv " << rv;
+    }
+    EXPECT_EQ(lte_turbo_code(512).rate_matching(), nullptr);
+    expect_error([] { lte_turbo_code(512, false, 0, 2); }, { "rv = 0" });
+    expect_error([] { lte_turbo_code(512, false, -5); }, { "e >= 1" });
+}

@@ -134,6 +134,28 @@ class qa_block_codes(gr_unittest.TestCase):
         for k in (40, 512, 528, 1056, 2112, 6144):  # one size of each QPP step
             self.assertEqual(gpufec.lte_turbo_code(k).coded_bits(), 3 * k + 12)
 
+    def test_001b_lte_turbo_rate_matching(self):
+        """e > 0 rate matches the block (TS 36.212 5.1.4.1): e coded bits, the
+        turbo decoder de-rate-matches them; noiseless frames decode for every rv, at a
+        punctured and a repeated e; bad rv and e are refused naming the allowed
+        values."""
+        for e, rv in ((700, 0), (1300, 1), (2500, 2), (2500, 3)):
+            code = gpufec.lte_turbo_code(512, True, e, rv)
+            self.assertEqual((code.e(), code.rv(), code.coded_bits(), code.frame_bits()),
+                             (e, rv, e, 488))
+            self.assertIn("E=%d" % e, code.describe())
+            bits = random_bits(488 * 3, 20 + rv)
+            dec = gpufec.turbo_decoder(code, 8, backend="cpu")
+            out, tags = self.encoder_chain(code, dec, bits)
+            np.testing.assert_array_equal(out, bits, err_msg="e %d rv %d" % (e, rv))
+        self.assertEqual(gpufec.lte_turbo_code(512).e(), 0)
+        with self.assertRaises(ValueError) as ctx:
+            gpufec.lte_turbo_code(512, False, 700, 4)
+        self.assertIn("0..3", str(ctx.exception))
+        with self.assertRaises(ValueError) as ctx:
+            gpufec.lte_turbo_code(512, False, -1)
+        self.assertIn("e >= 1", str(ctx.exception))
+
     def test_002_lte_turbo_code_bad_parameters(self):
         """Sizes that are not QPP sizes are refused naming the allowed ones; the
         encoder takes exactly frame_bits() bits."""

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(lte_turbo_code.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(a061944dfada807f5a3ca37704ec34c1)                     */
+/* BINDTOOL_HEADER_FILE_HASH(dcba4ee28f3b53a1ff93e92fcb5d2c1d)                     */
 /* Hand edit: core() (C++ only) is not bound.                                      */
 /***********************************************************************************/
 
@@ -40,6 +40,9 @@ void bind_lte_turbo_code(py::module& m)
         .def(py::init(&lte_turbo_code::make),
              py::arg("k") = 6144,
              py::arg("crc24b") = false,
+             py::arg("e") = 0,
+             py::arg("rv") = 0,
+             py::arg("n_cb") = 0,
              D(lte_turbo_code, make))
 
 
@@ -47,6 +50,12 @@ void bind_lte_turbo_code(py::module& m)
 
 
         .def("crc24b", &lte_turbo_code::crc24b, D(lte_turbo_code, crc24b))
+
+
+        .def("e", &lte_turbo_code::e, D(lte_turbo_code, e))
+
+
+        .def("rv", &lte_turbo_code::rv, D(lte_turbo_code, rv))
 
         ;
 }

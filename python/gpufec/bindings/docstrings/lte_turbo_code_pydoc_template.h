@@ -33,4 +33,10 @@ static const char* __doc_gr_gpufec_lte_turbo_code_k = R"doc()doc";
 static const char* __doc_gr_gpufec_lte_turbo_code_crc24b = R"doc()doc";
 
 
+static const char* __doc_gr_gpufec_lte_turbo_code_e = R"doc()doc";
+
+
+static const char* __doc_gr_gpufec_lte_turbo_code_rv = R"doc()doc";
+
+
 static const char* __doc_gr_gpufec_lte_turbo_code_core = R"doc()doc";
