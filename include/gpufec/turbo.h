@@ -70,16 +70,26 @@ public:
      * (lte_turbo_rate_matching): encode() writes e bits and decoders take e LLRs,
      * which they de-rate-match (repeated bits' LLRs added and saturated at +/-127,
      * unsent bits 0). e = 0: the d0 | d1 | d2 streams, 3K + 12 bits.
+     * filler: the F filler bits of 5.1.2 at the start of the block (the first code
+     * block of a segmented transport block): zeros the encoder puts in front of the
+     * payload, which is then K - F (- 24) bits; never sent when rate matched (d0, d1
+     * <NULL>), and known zeros to the decoders.
      */
-    explicit lte_turbo_code(
-        int k = 6144, bool crc24b = false, int e = 0, int rv = 0, int n_cb = 0);
+    explicit lte_turbo_code(int k = 6144,
+                            bool crc24b = false,
+                            int e = 0,
+                            int rv = 0,
+                            int n_cb = 0,
+                            int filler = 0);
 
     int k() const { return d_k; }            //!< code block size K (includes the CRC)
     bool crc24b() const { return d_crc24b; } //!< CRC24B attached by the encoder
     int f1() const { return d_f1; }
     int f2() const { return d_f2; }
-    //! Payload bits per block fed to encode(): K - 24 with CRC24B, else K.
-    int info_bits() const { return d_k - (d_crc24b ? crc_bits : 0); }
+    //! Payload bits per block fed to encode(): K - F, less 24 with CRC24B.
+    int info_bits() const { return d_k - d_filler - (d_crc24b ? crc_bits : 0); }
+    //! Filler bits F at the start of the block (5.1.2).
+    int filler_bits() const { return d_filler; }
     int stream_bits() const { return d_k + 4; } //!< length of each d^(i)
     //! Bits per coded block: e when rate matched, else 3K + 12 (the three streams).
     size_t coded_bits() const;
@@ -104,6 +114,7 @@ private:
     int d_f2 = 0;
     std::vector<uint32_t> d_pi;
     std::shared_ptr<const lte_turbo_rate_matching> d_rm;
+    int d_filler = 0;
 };
 
 /*!
@@ -167,6 +178,64 @@ private:
  * whose CRC is 0.
  */
 uint32_t crc24b(const uint8_t* bits, size_t n);
+
+/*!
+ * CRC24A of TS 36.212 5.1.1 (the transport block's CRC): g(D) = D^24 + D^23 + D^18 +
+ * D^17 + D^14 + D^11 + D^10 + D^7 + D^6 + D^5 + D^4 + D^3 + D + 1, as crc24b().
+ */
+uint32_t crc24a(const uint8_t* bits, size_t n);
+
+/*!
+ * An LTE transport block on a turbo-coded channel (DL-SCH, UL-SCH, PCH, MCH), TS 36.212
+ * 5.1.1 - 5.1.5: the tbs payload bits get CRC24A (B = tbs + 24 bits); code-block
+ * segmentation (5.1.2) splits them into C blocks of the sizes K+ / K- (CRC24B on each
+ * when C > 1, F filler bits at the front of block 0); each block is turbo encoded and
+ * rate matched (5.1.4.1) to E_r bits, E_r from G (the bits the transport block gets),
+ * the layers N_L and the modulation order Q_m (5.1.4.1.2); the blocks are concatenated
+ * (5.1.5) into G bits.
+ *
+ * A receiver decodes block r's E_r soft values with block(r) (its K, CRC24B, E_r, rv,
+ * soft buffer and filler bits), e.g. with make_decoder(), and assemble() joins the
+ * blocks' payloads and checks CRC24A.
+ */
+class lte_transport_block
+{
+public:
+    /*!
+     * tbs: transport block size (bits, >= 16); g: total coded bits G, a multiple of
+     * layers * qm; rv: redundancy version 0..3; layers: N_L (1, 2 or 4); qm: 2, 4, 6 or
+     * 8; n_ir: soft buffer N_IR of the whole block (0: every block uses K_w, as the
+     * uplink; else N_cb = min(floor(N_IR / C), K_w), the downlink's).
+     */
+    lte_transport_block(
+        int tbs, int g, int rv = 0, int layers = 1, int qm = 2, int n_ir = 0);
+
+    int tbs() const { return d_tbs; }
+    int g() const { return d_g; }
+    int blocks() const { return static_cast<int>(d_codes.size()); } //!< C
+    int k_plus() const { return d_k_plus; }
+    int k_minus() const { return d_k_minus; }      //!< 0 when C = 1
+    int blocks_minus() const { return d_c_minus; } //!< C-: the first C- blocks are K-
+    int filler_bits() const { return d_filler; }   //!< F
+    //! Code block r's code.
+    const lte_turbo_code& block(int r) const { return d_codes.at(r); }
+    //! Where block r's E_r bits start in the G bits.
+    int offset(int r) const { return d_offsets.at(r); }
+
+    //! tbs payload bits (0/1 bytes) -> G coded bits.
+    void encode(const uint8_t* a, uint8_t* out) const;
+    /*!
+     * Joins the decoded payloads of the C blocks (block(r).info_bits() bits each, 0/1
+     * bytes) into the tbs payload bits `a`; returns whether CRC24A holds.
+     */
+    bool assemble(const std::vector<std::vector<uint8_t>>& block_payloads,
+                  uint8_t* a) const;
+
+private:
+    int d_tbs, d_g, d_k_plus = 0, d_k_minus = 0, d_c_minus = 0, d_filler = 0;
+    std::vector<lte_turbo_code> d_codes;
+    std::vector<int> d_offsets;
+};
 
 /*!
  * Encodes one code block. `in` holds code.info_bits() bits (one per byte, LSB used);

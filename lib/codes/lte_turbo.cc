@@ -61,15 +61,18 @@ void lte_turbo_code::qpp_parameters(int k, int& f1, int& f2)
     f2 = e->f2;
 }
 
-lte_turbo_code::lte_turbo_code(int k, bool crc24b, int e, int rv, int n_cb)
-    : d_k(k), d_crc24b(crc24b)
+lte_turbo_code::lte_turbo_code(int k, bool crc24b, int e, int rv, int n_cb, int filler)
+    : d_k(k), d_crc24b(crc24b), d_filler(filler)
 {
     qpp_parameters(k, d_f1, d_f2);
+    if (filler < 0 || filler >= k - (crc24b ? crc_bits : 0))
+        throw error("lte_turbo_code: filler = " + std::to_string(filler) +
+                    "; allowed: 0..K-1 (K-25 with crc24b)");
     if (e < 0)
         throw error("lte_turbo_code: e = " + std::to_string(e) +
                     "; allowed: 0 (no rate matching) or the rate-matched bits e >= 1");
     if (e > 0)
-        d_rm = std::make_shared<const lte_turbo_rate_matching>(k, e, rv, n_cb);
+        d_rm = std::make_shared<const lte_turbo_rate_matching>(k, e, rv, n_cb, filler);
     else if (rv != 0 || n_cb != 0)
         throw error("lte_turbo_code: rv and n_cb need rate matching; allowed: e >= 1, or "
                     "rv = 0 and n_cb = 0");
@@ -102,6 +105,8 @@ std::string lte_turbo_code::describe() const
     s << "LTE turbo K=" << d_k << " (f1=" << d_f1 << ", f2=" << d_f2 << ") r=1/3";
     if (d_crc24b)
         s << " +CRC24B";
+    if (d_filler)
+        s << ", " << d_filler << " filler bits";
     if (d_rm)
         s << ", rate matched to E=" << d_rm->e() << " rv=" << d_rm->rv();
     return s.str();
@@ -164,9 +169,14 @@ void encode_streams(const lte_turbo_code& code, const uint8_t* in, uint8_t* out)
     uint8_t* d1 = out + S;
     uint8_t* d2 = out + 2 * S;
 
-    const int payload = code.info_bits();
-    for (int i = 0; i < payload; ++i)
-        d0[i] = in[i] & 1;
+    // Filler bits: zeros in front of the payload (the CRC over them is the CRC without
+    // them: the register starts at 0).
+    const int filler = code.filler_bits();
+    const int payload = filler + code.info_bits();
+    for (int i = 0; i < filler; ++i)
+        d0[i] = 0;
+    for (int i = filler; i < payload; ++i)
+        d0[i] = in[i - filler] & 1;
     if (code.crc24b()) {
         const uint32_t p = crc24b(d0, payload);
         for (int j = 0; j < lte_turbo_code::crc_bits; ++j)
@@ -298,6 +308,135 @@ void lte_turbo_rate_matching::derate_match(const float* e, float* stream) const
 {
     for (size_t j = 0; j < d_map.size(); j++)
         stream[d_map[j]] += e[j];
+}
+
+} // namespace gpufec
+
+namespace gpufec {
+
+namespace {
+
+uint32_t crc24(uint32_t poly, const uint8_t* bits, size_t n)
+{
+    uint32_t reg = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const uint32_t fb = ((reg >> 23) ^ bits[i]) & 1;
+        reg = (reg << 1) & 0xFFFFFF;
+        if (fb)
+            reg ^= poly;
+    }
+    return reg;
+}
+
+} // namespace
+
+uint32_t crc24a(const uint8_t* bits, size_t n)
+{
+    // g(D) without the D^24 term: D^23 + D^18 + D^17 + D^14 + D^11 + D^10 + D^7 + D^6
+    // + D^5 + D^4 + D^3 + D + 1.
+    return crc24(0x864CFB, bits, n);
+}
+
+lte_transport_block::lte_transport_block(
+    int tbs, int g, int rv, int layers, int qm, int n_ir)
+    : d_tbs(tbs), d_g(g)
+{
+    auto fail = [](const std::string& what) {
+        throw error("lte_transport_block: " + what);
+    };
+    if (tbs < 16)
+        fail("tbs = " + std::to_string(tbs) + "; allowed: tbs >= 16");
+    if (layers != 1 && layers != 2 && layers != 4)
+        fail("layers = " + std::to_string(layers) + "; allowed: 1, 2, 4");
+    if (qm != 2 && qm != 4 && qm != 6 && qm != 8)
+        fail("qm = " + std::to_string(qm) + "; allowed: 2, 4, 6, 8");
+    if (rv < 0 || rv > 3)
+        fail("rv = " + std::to_string(rv) + "; allowed: 0..3");
+    if (n_ir < 0)
+        fail("n_ir = " + std::to_string(n_ir) + "; allowed: 0 (K_w) or N_IR > 0");
+    // Code-block segmentation, 5.1.2.
+    constexpr int Z = lte_turbo_code::max_k, crc = lte_turbo_code::crc_bits;
+    const int B = tbs + crc;
+    const int L = B <= Z ? 0 : crc;
+    const int C = B <= Z ? 1 : (B + (Z - L) - 1) / (Z - L);
+    const int B1 = B + C * L;
+    const std::vector<int> sizes = lte_turbo_code::block_sizes();
+    int plus = 0;
+    for (int k : sizes)
+        if (C * k >= B1) {
+            plus = k;
+            break;
+        }
+    if (plus == 0)
+        fail("tbs = " + std::to_string(tbs) + " does not segment");
+    int minus = 0, c_minus = 0;
+    if (C > 1) {
+        for (int k : sizes)
+            if (k < plus)
+                minus = k;
+        c_minus = (C * plus - B1) / (plus - minus);
+    }
+    d_k_plus = plus;
+    d_k_minus = minus;
+    d_c_minus = c_minus;
+    d_filler = (C - c_minus) * plus + c_minus * minus - B1;
+    if (g < 1 || g % (layers * qm))
+        fail("g = " + std::to_string(g) +
+             "; allowed: a positive multiple of layers * qm = " +
+             std::to_string(layers * qm));
+    // E_r, 5.1.4.1.2: G' = G / (N_L Q_m) symbols shared out, the last gamma blocks one
+    // more.
+    const int g1 = g / (layers * qm), gamma = g1 % C;
+    int at = 0;
+    for (int r = 0; r < C; r++) {
+        const int k = r < c_minus ? minus : plus;
+        const int e = layers * qm * (r <= C - gamma - 1 ? g1 / C : (g1 + C - 1) / C);
+        const int kw = 96 * ((k + 4 + 31) / 32);
+        const int n_cb = n_ir == 0 ? 0 : std::min(n_ir / C, kw);
+        if (e < 1)
+            fail("g = " + std::to_string(g) + " leaves code block " + std::to_string(r) +
+                 " no bit; allowed: g >= layers * qm * C = " +
+                 std::to_string(layers * qm * C));
+        d_codes.emplace_back(
+            k, C > 1, e, rv, n_cb == kw ? 0 : n_cb, r == 0 ? d_filler : 0);
+        d_offsets.push_back(at);
+        at += e;
+    }
+}
+
+void lte_transport_block::encode(const uint8_t* a, uint8_t* out) const
+{
+    std::vector<uint8_t> b(a, a + d_tbs);
+    for (auto& x : b)
+        x &= 1u;
+    const uint32_t p = crc24a(b.data(), b.size());
+    for (int j = 0; j < 24; j++)
+        b.push_back((p >> (23 - j)) & 1u);
+    size_t s = 0;
+    for (int r = 0; r < blocks(); r++) {
+        const lte_turbo_code& code = d_codes[r];
+        lte_turbo_encode(code, b.data() + s, out + d_offsets[r]);
+        s += code.info_bits();
+    }
+}
+
+bool lte_transport_block::assemble(
+    const std::vector<std::vector<uint8_t>>& block_payloads, uint8_t* a) const
+{
+    if (static_cast<int>(block_payloads.size()) != blocks())
+        throw error("lte_transport_block: " + std::to_string(block_payloads.size()) +
+                    " decoded blocks; allowed: exactly C = " + std::to_string(blocks()));
+    std::vector<uint8_t> b;
+    for (int r = 0; r < blocks(); r++) {
+        if (static_cast<int>(block_payloads[r].size()) != d_codes[r].info_bits())
+            throw error("lte_transport_block: block " + std::to_string(r) + " has " +
+                        std::to_string(block_payloads[r].size()) +
+                        " bits; allowed: its code's info_bits() = " +
+                        std::to_string(d_codes[r].info_bits()));
+        b.insert(b.end(), block_payloads[r].begin(), block_payloads[r].end());
+    }
+    std::copy(b.begin(), b.begin() + d_tbs, a);
+    return crc24a(b.data(), b.size()) == 0;
 }
 
 } // namespace gpufec

@@ -553,6 +553,7 @@ private:
                              size_t worker) const
     {
         workspace<Tr>& ws = ctx.worker_scratch<workspace<Tr>>(worker);
+        const int filler = d_code.filler_bits();
         if (const lte_turbo_rate_matching* rm = d_code.rate_matching()) {
             // De-rate-matching: repeated bits' LLRs added, unsent bits 0, saturated to
             // the int8 range the decoder reads.
@@ -565,6 +566,16 @@ private:
                 ws.streams[i] =
                     static_cast<llr8_t>(std::clamp<int32_t>(ws.derate_sum[i], -127, 127));
             in = ws.streams.data();
+        } else if (filler > 0) {
+            ws.streams.assign(in, in + d_code.stream_total());
+            in = ws.streams.data();
+        }
+        if (filler > 0) {
+            // Filler bits are known zeros, and so is the first encoder's parity while
+            // its input is zeros from state 0 (d0 and d1; d2 sees them interleaved).
+            llr8_t* s = ws.streams.data();
+            for (int i = 0; i < filler; i++)
+                s[i] = s[d_code.stream_bits() + i] = 127;
         }
 #if GPUFEC_X86_KERNELS
         if (d_avx2)
@@ -764,13 +775,13 @@ private:
         if (!decided)
             decide(ws);
 
-        const int n = d_code.info_bits();
+        const int n = d_code.info_bits(), first = d_code.filler_bits();
         std::memset(out, 0, packed_bytes(n));
         for (int i = 0; i < n; i++)
-            out[i >> 3] |= static_cast<uint8_t>(ws.hard[i] << (7 - (i & 7)));
+            out[i >> 3] |= static_cast<uint8_t>(ws.hard[first + i] << (7 - (i & 7)));
         if (soft)
             for (int i = 0; i < n; i++)
-                soft[i] = static_cast<float>(ws.app[i]);
+                soft[i] = static_cast<float>(ws.app[first + i]);
         return status;
     }
 

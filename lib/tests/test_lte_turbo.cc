@@ -412,3 +412,85 @@ TEST(LteTurboRateMatching, CodeWithEEncodesTheRateMatchedStreams)
     expect_error([] { lte_turbo_code(512, false, 0, 2); }, { "rv = 0" });
     expect_error([] { lte_turbo_code(512, false, -5); }, { "e >= 1" });
 }
+
+// ---- transport blocks (TS 36.212 5.1.1 - 5.1.5) -----------------------------------
+
+TEST(LteTransportBlock, Crc24aByLongDivision)
+{
+    // CRC24A (5.1.1) against the polynomial division written out, and appending it
+    // leaves remainder 0.
+    const int g[] = { 24, 23, 18, 17, 14, 11, 10, 7, 6, 5, 4, 3, 1, 0 };
+    std::mt19937 rng(4);
+    for (int n : { 1, 16, 100, 6120 }) {
+        auto a = random_bits(rng, n);
+        std::vector<uint8_t> rem(a);
+        rem.resize(n + 24, 0);
+        for (int i = 0; i < n; i++)
+            if (rem[i])
+                for (int d : g)
+                    rem[i + 24 - d] ^= 1;
+        const uint32_t p = crc24a(a.data(), a.size());
+        for (int j = 0; j < 24; j++)
+            EXPECT_EQ((p >> (23 - j)) & 1u, rem[n + j]) << "n " << n << " bit " << j;
+        for (int j = 0; j < 24; j++)
+            a.push_back((p >> (23 - j)) & 1u);
+        EXPECT_EQ(crc24a(a.data(), a.size()), 0u);
+    }
+}
+
+TEST(LteTransportBlock, SegmentationAndBlockSizes)
+{
+    struct expect_t {
+        int tbs, C, k_plus, k_minus, c_minus, F;
+    };
+    // Worked from 5.1.2: B = tbs + 24; B > 6144: C = ceil(B / 6120), B' = B + 24 C; K+
+    // the smallest size with C K+ >= B'; K- the size below; C- = floor((C K+ - B') /
+    // (K+ - K-)); F = C+ K+ + C- K- - B'.
+    for (const expect_t& x : { expect_t{ 16, 1, 40, 0, 0, 0 },
+                               expect_t{ 6120, 1, 6144, 0, 0, 0 },
+                               expect_t{ 6121, 2, 3136, 3072, 1, 15 },
+                               expect_t{ 75376, 13, 5824, 5760, 0, 0 },
+                               expect_t{ 1000, 1, 1024, 0, 0, 0 } }) {
+        const lte_transport_block tb(x.tbs, 26 * 1000 * 4);
+        SCOPED_TRACE("tbs " + std::to_string(x.tbs));
+        EXPECT_EQ(tb.blocks(), x.C);
+        EXPECT_EQ(tb.k_plus(), x.k_plus);
+        EXPECT_EQ(tb.k_minus(), x.k_minus);
+        EXPECT_EQ(tb.blocks_minus(), x.c_minus);
+        EXPECT_EQ(tb.filler_bits(), x.F);
+        EXPECT_EQ(tb.block(0).filler_bits(), x.F);
+    }
+    // Random sizes: the blocks hold B' + F bits, each K an LTE size, K- blocks first,
+    // CRC24B on each block when C > 1, E_r adding up to G in steps of N_L Q_m.
+    std::mt19937 rng(8);
+    for (int t = 0; t < 200; t++) {
+        const int tbs = 16 + static_cast<int>(rng() % 100000);
+        const int layers = 1 << (rng() % 3), qm = 2 * (1 + rng() % 4);
+        const int C0 = (tbs + 24 + 6119) / 6120;
+        const int g = layers * qm * (C0 + static_cast<int>(rng() % 40000));
+        const lte_transport_block tb(tbs, g, t % 4, layers, qm);
+        const int C = tb.blocks(), L = C > 1 ? 24 : 0;
+        long held = 0;
+        int e_sum = 0, e_min = 1 << 30, e_max = 0;
+        for (int r = 0; r < C; r++) {
+            const lte_turbo_code& code = tb.block(r);
+            EXPECT_TRUE(lte_turbo_code::is_valid_k(code.k()));
+            EXPECT_EQ(code.k(), r < tb.blocks_minus() ? tb.k_minus() : tb.k_plus());
+            EXPECT_EQ(code.crc24b(), C > 1);
+            held += code.k() - L;
+            const int e = static_cast<int>(code.coded_bits());
+            EXPECT_EQ(e % (layers * qm), 0);
+            EXPECT_EQ(tb.offset(r), e_sum);
+            e_sum += e;
+            e_min = std::min(e_min, e);
+            e_max = std::max(e_max, e);
+        }
+        EXPECT_EQ(held, long(tbs) + 24 + tb.filler_bits()) << "tbs " << tbs;
+        EXPECT_LT(tb.filler_bits(), C > 1 ? tb.k_plus() - tb.k_minus() : 64); // a step
+        EXPECT_EQ(e_sum, g);
+        EXPECT_LE(e_max - e_min, layers * qm);
+    }
+    expect_error([] { lte_transport_block(15, 1000); }, { "tbs >= 16" });
+    expect_error([] { lte_transport_block(100, 1001); }, { "multiple of layers * qm" });
+    expect_error([] { lte_transport_block(100, 1000, 0, 3); }, { "1, 2, 4" });
+}
