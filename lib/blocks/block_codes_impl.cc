@@ -84,8 +84,8 @@ protected:
 class lte_turbo_code_impl : public block_code_base<lte_turbo_code>
 {
 public:
-    lte_turbo_code_impl(int k, bool crc24b, int e, int rv, int n_cb)
-        : d_code(k, crc24b, e, rv, n_cb)
+    lte_turbo_code_impl(int k, bool crc24b, int e, int rv, int n_cb, int filler)
+        : d_code(k, crc24b, e, rv, n_cb, filler)
     {
     }
     std::string family() const override { return "turbo"; }
@@ -262,9 +262,10 @@ private:
 
 } // namespace
 
-lte_turbo_code::sptr lte_turbo_code::make(int k, bool crc24b, int e, int rv, int n_cb)
+lte_turbo_code::sptr
+lte_turbo_code::make(int k, bool crc24b, int e, int rv, int n_cb, int filler)
 {
-    return std::make_shared<lte_turbo_code_impl>(k, crc24b, e, rv, n_cb);
+    return std::make_shared<lte_turbo_code_impl>(k, crc24b, e, rv, n_cb, filler);
 }
 
 nr_ldpc_code::sptr nr_ldpc_code::make(int bg, int z, int k, int e)

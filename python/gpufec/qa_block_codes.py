@@ -149,6 +149,13 @@ class qa_block_codes(gr_unittest.TestCase):
             out, tags = self.encoder_chain(code, dec, bits)
             np.testing.assert_array_equal(out, bits, err_msg="e %d rv %d" % (e, rv))
         self.assertEqual(gpufec.lte_turbo_code(512).e(), 0)
+        # The first block of a segmented transport block: 31 filler bits in front.
+        first = gpufec.lte_turbo_code(1056, True, 3300, 0, 0, 31)
+        self.assertEqual(first.frame_bits(), 1056 - 24 - 31)
+        bits = random_bits(first.frame_bits() * 2, 30)
+        out, _ = self.encoder_chain(first, gpufec.turbo_decoder(first, 8, backend="cpu"),
+                                    bits)
+        np.testing.assert_array_equal(out, bits, err_msg="filler")
         with self.assertRaises(ValueError) as ctx:
             gpufec.lte_turbo_code(512, False, 700, 4)
         self.assertIn("0..3", str(ctx.exception))

@@ -32,15 +32,21 @@ namespace gpufec {
  * 5.1.4.1 says (sub-block interleaving, bit collection, circular buffer from the
  * redundancy version \p rv 0..3, soft buffer \p n_cb, 0 = K_w as the uplink uses) to
  * e bits; decoders take e soft values and de-rate-match them (repeated bits added,
- * unsent bits 0).
+ * unsent bits 0). \p filler: the F filler bits of 5.1.2 in front of the first code
+ * block of a segmented transport block (zeros, never sent, known to the decoder); a
+ * frame then carries K - F (- 24) information bits.
  */
 class GPUFEC_API lte_turbo_code : public code
 {
 public:
     typedef std::shared_ptr<lte_turbo_code> sptr;
 
-    static sptr
-    make(int k = 6144, bool crc24b = false, int e = 0, int rv = 0, int n_cb = 0);
+    static sptr make(int k = 6144,
+                     bool crc24b = false,
+                     int e = 0,
+                     int rv = 0,
+                     int n_cb = 0,
+                     int filler = 0);
 
     //! Code block size K (including the CRC when crc24b).
     virtual int k() const = 0;

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(lte_turbo_code.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(dcba4ee28f3b53a1ff93e92fcb5d2c1d)                     */
+/* BINDTOOL_HEADER_FILE_HASH(21aa5411d55c0d759bdd263d506c303d)                     */
 /* Hand edit: core() (C++ only) is not bound.                                      */
 /***********************************************************************************/
 
@@ -43,6 +43,7 @@ void bind_lte_turbo_code(py::module& m)
              py::arg("e") = 0,
              py::arg("rv") = 0,
              py::arg("n_cb") = 0,
+             py::arg("filler") = 0,
              D(lte_turbo_code, make))
 
 
