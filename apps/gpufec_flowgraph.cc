@@ -15,7 +15,8 @@
 // --code ldpc puts the NR LDPC code (--ldpc-bg, --ldpc-z; full length, r = 1/3 or 1/5)
 // and ldpc_decoder in place of the convolutional code and viterbi_decoder; --code polar
 // the NR polar code (--polar-k, --polar-e, CRC11) and polar_decoder (--algorithm,
-// --list-size).
+// --list-size); --code turbo the LTE turbo code (--turbo-k, CRC24B, --turbo-e: rate
+// matched to E bits when > 0) and turbo_decoder (6 iterations, early termination).
 // The heads sit on the one-byte bit streams (not on the float LLRs) so that limiting
 // the run does not add a copy of the widest stream.
 #include "gr_console_log.h"
@@ -26,9 +27,11 @@
 #include <gnuradio/gpufec/ber_counter.h>
 #include <gnuradio/gpufec/conv_code.h>
 #include <gnuradio/gpufec/ldpc_decoder.h>
+#include <gnuradio/gpufec/lte_turbo_code.h>
 #include <gnuradio/gpufec/nr_ldpc_code.h>
 #include <gnuradio/gpufec/nr_polar_code.h>
 #include <gnuradio/gpufec/polar_decoder.h>
+#include <gnuradio/gpufec/turbo_decoder.h>
 #include <gnuradio/gpufec/viterbi_decoder.h>
 #include <gnuradio/high_res_timer.h>
 #include <gnuradio/io_signature.h>
@@ -60,14 +63,18 @@ void usage()
         "  --graph full     source -> decoder -> BER counter (default)\n"
         "  --graph source   source -> null sinks\n"
         "  --graph decoder  precomputed LLR frames (repeated) -> decoder -> null sink\n"
-        "  --code conv|ldpc|polar\n"
+        "  --code conv|ldpc|polar|turbo\n"
         "                   the K=7 r=1/2 convolutional code (default; --frame-bits),\n"
         "                   the NR LDPC code --ldpc-bg 1|2 --ldpc-z Z (default BG1 "
         "384),\n"
         "                   decoded by ldpc_decoder (10 iterations, early termination),\n"
         "                   or the NR polar code --polar-k K --polar-e E (default 512,\n"
         "                   1024; CRC11) decoded by polar_decoder --algorithm\n"
-        "                   sc|fast-ssc|scl|bp (default scl) --list-size L (default 8)\n"
+        "                   sc|fast-ssc|scl|bp (default scl) --list-size L (default 8),\n"
+        "                   or the LTE turbo code --turbo-k K (default 6144, CRC24B)\n"
+        "                   --turbo-e E (rate matching, default 0: 3K + 12 bits) "
+        "decoded\n"
+        "                   by turbo_decoder (6 iterations, early termination)\n"
         "  --source-frames  frames the source generates per batch (default: batch/2,\n"
         "                   between 64 and 1024)\n"
         "  --llr-type       LLR stream items: float (default) or byte (int8, quantized\n"
@@ -104,6 +111,7 @@ struct options {
     std::string code = "conv";
     int ldpc_bg = 1, ldpc_z = 384;
     int polar_k = 512, polar_e = 1024, list_size = 8;
+    int turbo_k = 6144, turbo_e = 0;
     std::string algorithm = "scl";
     std::string backend = "auto";
     long frames = 2000;
@@ -143,6 +151,23 @@ decoder_block make_decoder(const options& o, const gr::gpufec::code::sptr& code)
                                                   o.batch,
                                                   o.max_latency_ms,
                                                   llr_scale);
+        return { dec, [dec] { return dec->backend_name(); } };
+    }
+    if (o.code == "turbo") {
+        auto dec = gr::gpufec::turbo_decoder::make(code,
+                                                   6,
+                                                   "scaled-max-log-map",
+                                                   0.7,
+                                                   "int16",
+                                                   1,
+                                                   true,
+                                                   false,
+                                                   o.llr_type,
+                                                   "",
+                                                   o.backend,
+                                                   o.batch,
+                                                   o.max_latency_ms,
+                                                   llr_scale);
         return { dec, [dec] { return dec->backend_name(); } };
     }
     if (o.code == "polar") {
@@ -453,6 +478,10 @@ int main(int argc, char** argv)
             o.algorithm = next();
         else if (a == "--list-size")
             o.list_size = std::stoi(next());
+        else if (a == "--turbo-k")
+            o.turbo_k = std::stoi(next());
+        else if (a == "--turbo-e")
+            o.turbo_e = std::stoi(next());
         else if (a == "--backend")
             o.backend = next();
         else if (a == "--frames")
@@ -487,10 +516,10 @@ int main(int argc, char** argv)
                      o.graph.c_str());
         return 2;
     }
-    if (o.code != "conv" && o.code != "ldpc" && o.code != "polar") {
+    if (o.code != "conv" && o.code != "ldpc" && o.code != "polar" && o.code != "turbo") {
         std::fprintf(stderr,
                      "gpufec-flowgraph: --code \"%s\" unknown; allowed: conv, ldpc, "
-                     "polar\n",
+                     "polar, turbo\n",
                      o.code.c_str());
         return 2;
     }
@@ -518,6 +547,9 @@ int main(int argc, char** argv)
             o.frame_bits = code->frame_bits();
         } else if (o.code == "polar") {
             code = gr::gpufec::nr_polar_code::make(o.polar_k, o.polar_e, "crc11");
+            o.frame_bits = code->frame_bits();
+        } else if (o.code == "turbo") {
+            code = gr::gpufec::lte_turbo_code::make(o.turbo_k, true, o.turbo_e);
             o.frame_bits = code->frame_bits();
         } else {
             code = gr::gpufec::conv_code::make(
