@@ -1,0 +1,320 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// CUDA turbo decoder, synchronised schedule (issue 12, first step): a thread block per
+// code block, thread w runs window w of the constituent decoder (forward then
+// backward recursion, lib/cpu/turbo_steps.h), a barrier between half-iterations. The
+// stakes (window boundary metrics of the previous iteration), the extrinsic exchange
+// through the QPP interleaver, the a-posteriori LLRs, the CRC24B check for early
+// termination and the output follow the CPU decoder's normative description
+// (turbo_cpu.cc), so its decisions are reproduced.
+//
+// Shared memory per block: the forward metrics of every step (K x 8 int16: 96 KB at K =
+// 6144), the two extrinsic arrays (int16), the hard decisions, the stakes.
+#include "../common/cuda_utils.h"
+#include "cpu/turbo_steps.h"
+#include "turbo_cuda.h"
+
+#include <algorithm>
+#include <string>
+
+namespace gpufec {
+namespace cuda {
+namespace {
+
+namespace ts = turbo_steps;
+
+constexpr int max_windows = 64;
+
+struct turbo_params {
+    const llr8_t* in;
+    const frame_extent* frames;
+    uint32_t num_frames;
+    uint8_t* out;
+    float* soft; //!< null: no soft output
+    frame_status* status;
+    int k, windows, iterations, q, ext_max, info_bits;
+    bool scaled, crc, early_termination;
+    const uint32_t* pi;         //!< K
+    const uint32_t* crc_column; //!< K: CRC24B of the unit vector e_i (0 without CRC)
+};
+
+size_t smem_bytes(int k, int windows)
+{
+    const size_t stakes = 2 * 2 * 2 * size_t(windows + 1) * 8 * sizeof(int16_t);
+    return size_t(k) * 8 * sizeof(int16_t) + 2 * size_t(k) * sizeof(int16_t) + size_t(k) +
+           stakes + 16;
+}
+
+__global__ void __launch_bounds__(max_windows) turbo_kernel(const turbo_params p)
+{
+    extern __shared__ int16_t smem16[];
+    __shared__ uint32_t crc_acc;
+    const int K = p.k, P = p.windows, w = threadIdx.x;
+    int16_t* A = smem16;       // K x 8
+    int16_t* e12 = A + 8 * K;  // decoder 1 -> 2, natural order
+    int16_t* e21 = e12 + K;    // decoder 2 -> 1, natural order
+    int16_t* stakes = e21 + K; // [dec][buf][2 (P + 1)][8]
+    uint8_t* hard = reinterpret_cast<uint8_t*>(stakes + 2 * 2 * 2 * (P + 1) * 8);
+    const int per_buffer = 2 * (P + 1) * 8;
+    auto stake = [&](int dec, int buf, int slot) {
+        return stakes + (2 * dec + buf) * per_buffer + slot * 8;
+    };
+    const int begin = int(int64_t(w) * K / P), end = int(int64_t(w + 1) * K / P);
+
+    for (uint32_t f = blockIdx.x; f < p.num_frames; f += gridDim.x) {
+        const frame_extent fe = p.frames[f];
+        const int8_t* d0 = reinterpret_cast<const int8_t*>(p.in + fe.in_offset);
+        const int8_t* d1 = d0 + (K + 4);
+        const int8_t* d2 = d1 + (K + 4);
+        for (int i = threadIdx.x; i < K; i += blockDim.x)
+            e21[i] = 0;
+        for (int i = threadIdx.x; i < 4 * per_buffer; i += blockDim.x)
+            stakes[i] = 0;
+        __syncthreads();
+        if (threadIdx.x < 2) {
+            // Exact outer stakes of decoder `dec`, in both buffers.
+            const int dec = threadIdx.x;
+            int a[8], b[8];
+            ts::start_alpha(a);
+            ts::tail_beta(d0, d1, d2, K, dec, b);
+            for (int buf = 0; buf < 2; buf++)
+                for (int s = 0; s < 8; s++) {
+                    stake(dec, buf, 0)[s] = static_cast<int16_t>(a[s]);
+                    stake(dec, buf, P + 1 + P)[s] = static_cast<int16_t>(b[s]);
+                }
+        }
+        __syncthreads();
+        frame_status status{ 0, !p.crc };
+        int cur = 0;
+        for (int it = 0; it < p.iterations; it++) {
+            const bool decide = p.crc ? (p.early_termination || it + 1 == p.iterations)
+                                      : it + 1 == p.iterations;
+            for (int dec = 0; dec < 2; dec++) {
+                if (w < P) {
+                    const int16_t* in = stake(dec, cur, 0);
+                    int16_t* out = stake(dec, 1 - cur, 0);
+                    int alpha[8], beta[8];
+                    for (int s = 0; s < 8; s++) {
+                        alpha[s] = in[8 * w + s];
+                        beta[s] = in[8 * (P + 1 + w + 1) + s];
+                    }
+                    if (dec == 0) {
+                        ts::window(
+                            begin,
+                            end,
+                            alpha,
+                            beta,
+                            A,
+                            [&](int i) { return int(d0[i]) + int(e21[i]); },
+                            [&](int i) { return int(d1[i]); },
+                            [&](int i, int, int le) {
+                                e12[i] = static_cast<int16_t>(
+                                    ts::pass(le, p.q, p.scaled, p.ext_max));
+                            });
+                    } else {
+                        ts::window(
+                            begin,
+                            end,
+                            alpha,
+                            beta,
+                            A,
+                            [&](int i) {
+                                const uint32_t j = p.pi[i];
+                                return int(d0[j]) + int(e12[j]);
+                            },
+                            [&](int i) { return int(d2[i]); },
+                            [&](int i, int ls, int le) {
+                                const uint32_t j = p.pi[i];
+                                e21[j] = static_cast<int16_t>(
+                                    ts::pass(le, p.q, p.scaled, p.ext_max));
+                                if (decide) {
+                                    // A-posteriori LLR of c_j: decoder 2's Ls + La + Le.
+                                    const int app = ls + le;
+                                    hard[j] = app < 0;
+                                    if (p.soft && int(j) < p.info_bits)
+                                        p.soft[8 * fe.out_offset + j] = float(app);
+                                }
+                            });
+                    }
+                    for (int s = 0; s < 8; s++) {
+                        out[8 * (w + 1) + s] = static_cast<int16_t>(alpha[s]);
+                        out[8 * (P + 1 + w) + s] = static_cast<int16_t>(beta[s]);
+                    }
+                    if (w == 0)
+                        for (int s = 0; s < 8; s++) {
+                            out[s] = in[s];
+                            out[8 * (P + 1 + P) + s] = in[8 * (P + 1 + P) + s];
+                        }
+                }
+                __syncthreads();
+            }
+            cur = 1 - cur;
+            status.iterations = it + 1;
+            if (decide && p.crc) {
+                // CRC24B of the K hard bits: linear, so the XOR of the set bits' columns.
+                if (threadIdx.x == 0)
+                    crc_acc = 0;
+                __syncthreads();
+                uint32_t x = 0;
+                for (int i = threadIdx.x; i < K; i += blockDim.x)
+                    if (hard[i])
+                        x ^= p.crc_column[i];
+                for (int o = 16; o > 0; o /= 2)
+                    x ^= __shfl_xor_sync(0xffffffffu, x, o);
+                if ((threadIdx.x & 31) == 0 && x)
+                    atomicXor(&crc_acc, x);
+                __syncthreads();
+                status.ok = crc_acc == 0;
+                __syncthreads();
+                if (status.ok && p.early_termination)
+                    break;
+            }
+        }
+        const int n = p.info_bits;
+        uint8_t* out = p.out + fe.out_offset;
+        for (int byte = threadIdx.x; byte < (n + 7) / 8; byte += blockDim.x) {
+            unsigned v = 0;
+            for (int b = 0; b < 8; b++) {
+                const int j = byte * 8 + b;
+                if (j < n && hard[j])
+                    v |= 0x80u >> b;
+            }
+            out[byte] = static_cast<uint8_t>(v);
+        }
+        if (threadIdx.x == 0)
+            p.status[f] = status;
+        __syncthreads(); // shared memory is reused by the next frame
+    }
+}
+
+class turbo_decoder_cuda final : public batch_decoder
+{
+public:
+    turbo_decoder_cuda(const lte_turbo_code& code,
+                       const turbo_decoder_options& options,
+                       int device)
+        : d_code(code), d_device(device)
+    {
+        d_cpu = make_turbo_decoder_cpu(code, options); // validates the options
+        if (options.arithmetic == turbo_arithmetic::float32)
+            throw error(
+                "turbo decoder (cuda): arithmetic \"float\" runs on the CPU only; "
+                "allowed on cuda: int8, int16");
+        if (code.rate_matching() || code.filler_bits())
+            throw error("turbo decoder (cuda): rate-matched codes and filler bits run on "
+                        "the CPU only so far; allowed on cuda: e = 0, filler = 0");
+        if (options.sub_blocks > max_windows)
+            throw error("turbo decoder (cuda): sub_blocks = " +
+                        std::to_string(options.sub_blocks) + "; allowed: 1..64");
+        require_device(device);
+        device_guard guard(device);
+        const int K = code.k();
+        std::vector<uint32_t> column(K, 0u);
+        if (code.crc24b()) {
+            std::vector<uint8_t> unit(K, 0);
+            for (int i = 0; i < K; i++) {
+                unit[i] = 1;
+                column[i] = crc24b(unit.data(), K);
+                unit[i] = 0;
+            }
+        }
+        upload(d_pi, code.interleaver());
+        upload(d_column, column);
+        const bool scaled = options.algorithm == turbo_algorithm::scaled_max_log_map;
+        d_params = turbo_params{};
+        d_params.k = K;
+        d_params.windows = options.sub_blocks;
+        d_params.iterations = options.iterations;
+        d_params.scaled = scaled;
+        d_params.q =
+            scaled
+                ? std::max(
+                      1, static_cast<int>(std::lround(options.extrinsic_scale * 128.0f)))
+                : 128;
+        d_params.ext_max = options.arithmetic == turbo_arithmetic::int8 ? 127 : 2047;
+        d_params.info_bits = code.info_bits();
+        d_params.crc = code.crc24b();
+        d_params.early_termination = options.early_termination;
+        d_params.pi = d_pi.get();
+        d_params.crc_column = d_column.get();
+        d_smem = smem_bytes(K, options.sub_blocks);
+        if (d_smem > 227 * 1024)
+            throw error("turbo decoder (cuda): K = " + std::to_string(K) + " needs " +
+                        std::to_string(d_smem) +
+                        " bytes of shared memory per block; allowed: up to 232448");
+        GPUFEC_CUDA_CHECK(
+            cudaFuncSetAttribute(turbo_kernel,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(d_smem)));
+    }
+
+    backend_kind backend() const override { return backend_kind::cuda; }
+    int device() const override { return d_device; }
+    size_t max_input_items_per_frame() const override { return d_code.coded_bits(); }
+    size_t default_input_items() const override { return d_code.coded_bits(); }
+    size_t default_output_bits() const override { return d_code.info_bits(); }
+    bool has_soft_output() const override { return true; }
+    size_t output_bits_for_input(size_t items) const override
+    {
+        return d_cpu->output_bits_for_input(items);
+    }
+
+    void decode(const frame_batch& batch, exec_ctx& ctx) override
+    {
+        const size_t nf = batch.num_frames;
+        for (size_t f = 0; f < nf; f++) {
+            output_bits_for_input(batch.frames[f].in_items);
+            if (batch.frames[f].out_bits != static_cast<uint32_t>(d_code.info_bits()))
+                throw error(
+                    "turbo decoder: frame " + std::to_string(f) +
+                    " has out_bits = " + std::to_string(batch.frames[f].out_bits) +
+                    "; allowed: " + std::to_string(d_code.info_bits()));
+        }
+        if (nf == 0)
+            return;
+        if (!batch.device_frames || !batch.device_status || !batch.in)
+            throw error("turbo decoder (cuda): the batch has no device frame table, "
+                        "status or int8 input; run the decoder through batch_engine");
+        turbo_params p = d_params;
+        p.in = batch.in;
+        p.frames = batch.device_frames;
+        p.num_frames = static_cast<uint32_t>(nf);
+        p.out = batch.out;
+        p.soft = batch.soft_out;
+        p.status = batch.device_status;
+        device_guard guard(d_device);
+        turbo_kernel<<<static_cast<unsigned>(std::min<size_t>(nf, size_t(1) << 20)),
+                       max_windows,
+                       d_smem,
+                       static_cast<cudaStream_t>(ctx.stream)>>>(p);
+        GPUFEC_CUDA_CHECK_LAUNCH();
+    }
+
+    std::string name() const override
+    {
+        return "turbo " + d_code.describe() + " on cuda:" + std::to_string(d_device);
+    }
+
+private:
+    lte_turbo_code d_code;
+    int d_device;
+    std::unique_ptr<batch_decoder> d_cpu;
+    turbo_params d_params;
+    size_t d_smem = 0;
+    device_buffer<uint32_t> d_pi, d_column;
+};
+
+} // namespace
+
+std::unique_ptr<batch_decoder> make_turbo_decoder(const lte_turbo_code& code,
+                                                  const turbo_decoder_options& options,
+                                                  int device)
+{
+    return std::make_unique<turbo_decoder_cuda>(code, options, device);
+}
+
+} // namespace cuda
+} // namespace gpufec
