@@ -511,6 +511,31 @@ TEST(TurboCpu, DISABLED_BerSweep)
     }
 }
 
+// The paper's trade-off for our decoder (issue 12): sub-decoders (windows with stakes
+// from the previous iteration) and iterations against BER, K = 6144, int16 scaled
+// max-log-MAP, the same frames for every configuration (frames per point from
+// GPUFEC_TURBO_SWEEP_FRAMES, default 1000; docs/turbo.md has the table):
+// ./test_turbo_cpu --gtest_also_run_disabled_tests --gtest_filter=*SubBlockTradeOff*
+TEST(TurboCpu, DISABLED_SubBlockTradeOff)
+{
+    const lte_turbo_code code(6144);
+    const char* env = std::getenv("GPUFEC_TURBO_SWEEP_FRAMES");
+    const int frames = env ? std::atoi(env) : 1000;
+    for (int p : { 1, 8, 32, 64 })
+        for (int iterations : { 4, 6, 8 }) {
+            auto dec = make_turbo_decoder_cpu(code,
+                                              opts(turbo_arithmetic::int16,
+                                                   turbo_algorithm::scaled_max_log_map,
+                                                   p,
+                                                   iterations));
+            for (double ebn0 : { 0.5, 0.6, 0.7 }) {
+                std::printf("sub_blocks %d, %d iterations: ", p, iterations);
+                run_ber(
+                    *dec, code, frames, ebn0, 7000 + static_cast<uint64_t>(ebn0 * 10));
+            }
+        }
+}
+
 TEST(TurboCpu, BadOptionsThrow)
 {
     const lte_turbo_code code(40);
