@@ -29,6 +29,7 @@
 // given to the kernel as runs of consecutive positions ("segments") grouped into
 // passes in which no position repeats; the sums stay exact in int16 up to 255 LLRs on
 // one position and are then saturated to +/-32000, as the CPU's int32 sums are.
+#include "../common/batch_checks.h"
 #include "../common/cuda_utils.h"
 #include "cpu/min_sum_kernels.h"
 #include "ldpc_cuda.h"
@@ -488,23 +489,15 @@ public:
     void decode(const frame_batch& batch, exec_ctx& ctx) override
     {
         const size_t nf = batch.num_frames;
-        for (size_t f = 0; f < nf; f++) {
-            output_bits_for_input(batch.frames[f].in_items);
-            if (batch.frames[f].out_bits != static_cast<uint32_t>(d_graph.k()))
-                throw error(
-                    "ldpc decoder: frame " + std::to_string(f) +
-                    " has out_bits = " + std::to_string(batch.frames[f].out_bits) +
-                    "; allowed: k = " + std::to_string(d_graph.k()));
-        }
+        check_frames(*this, batch, d_graph.k(), "ldpc decoder");
         if (nf == 0)
             return;
         const bool int4 = d_cfg.options().int4_input;
-        if (!batch.device_frames || !batch.device_status ||
-            !(int4 ? static_cast<const void*>(batch.in_int4)
-                   : static_cast<const void*>(batch.in)))
-            throw error(
-                "ldpc decoder (cuda): the batch has no device frame table, status "
-                "or int8 input; run the decoder through batch_engine");
+        require_engine_buffers(batch.device_frames && batch.device_status &&
+                                   (int4 ? static_cast<const void*>(batch.in_int4)
+                                         : static_cast<const void*>(batch.in)),
+                               "ldpc decoder",
+                               "device frame table, status or int8 input");
         launch(int4 ? nullptr : batch.in,
                int4 ? batch.in_int4 : nullptr,
                batch.device_frames,

@@ -18,6 +18,7 @@
 // so bits, CRC status and soft output equal the CPU's. SC's program decides all-frozen
 // nodes at once too: that is exactly SC (their decisions are zeros whatever their
 // LLRs, which nothing outside them reads).
+#include "../common/batch_checks.h"
 #include "../common/cuda_utils.h"
 #include "cpu/polar_common.h"
 #include "cpu/polar_program.h"
@@ -578,19 +579,12 @@ public:
     void decode(const frame_batch& batch, exec_ctx& ctx) override
     {
         const size_t nf = batch.num_frames;
-        for (size_t f = 0; f < nf; f++) {
-            output_bits_for_input(batch.frames[f].in_items);
-            if (batch.frames[f].out_bits != static_cast<uint32_t>(d_code.k()))
-                throw error(
-                    "polar decoder: frame " + std::to_string(f) +
-                    " has out_bits = " + std::to_string(batch.frames[f].out_bits) +
-                    "; allowed: k = " + std::to_string(d_code.k()));
-        }
+        check_frames(*this, batch, d_code.k(), "polar decoder");
         if (nf == 0)
             return;
-        if (!batch.device_frames || !batch.device_status || !batch.in)
-            throw error("polar decoder (cuda): the batch has no device frame table, "
-                        "status or int8 input; run the decoder through batch_engine");
+        require_engine_buffers(batch.device_frames && batch.device_status && batch.in,
+                               "polar decoder",
+                               "device frame table, status or int8 input");
         launch(batch.in,
                batch.device_frames,
                nf,
@@ -862,21 +856,13 @@ public:
     void decode(const frame_batch& batch, exec_ctx& ctx) override
     {
         const size_t nf = batch.num_frames;
-        for (size_t f = 0; f < nf; f++) {
-            output_bits_for_input(batch.frames[f].in_items);
-            if (batch.frames[f].out_bits != static_cast<uint32_t>(d_code.k()))
-                throw error(
-                    "polar decoder: frame " + std::to_string(f) +
-                    " has out_bits = " + std::to_string(batch.frames[f].out_bits) +
-                    "; allowed: k = " + std::to_string(d_code.k()));
-        }
+        check_frames(*this, batch, d_code.k(), "polar decoder");
         if (nf == 0)
             return;
-        if (!batch.device_frames || !batch.device_status || !batch.in ||
-            !ctx.device_workspace)
-            throw error("polar decoder (cuda): the batch has no device frame table, "
-                        "status, int8 input or workspace; run the decoder through "
-                        "batch_engine");
+        require_engine_buffers(batch.device_frames && batch.device_status && batch.in &&
+                                   ctx.device_workspace,
+                               "polar decoder",
+                               "device frame table, status, int8 input or workspace");
         const layout w = workspace_layout(nf, batch.soft_out != nullptr);
         auto* base = static_cast<uint8_t*>(ctx.device_workspace);
         auto* table = reinterpret_cast<frame_extent*>(base + w.table);

@@ -13,6 +13,7 @@
 //
 // Shared memory per block: the forward metrics of every step (K x 8 int16: 96 KB at K =
 // 6144), the two extrinsic arrays (int16), the hard decisions, the stakes.
+#include "../common/batch_checks.h"
 #include "../common/cuda_utils.h"
 #include "cpu/turbo_steps.h"
 #include "turbo_cuda.h"
@@ -265,19 +266,12 @@ public:
     void decode(const frame_batch& batch, exec_ctx& ctx) override
     {
         const size_t nf = batch.num_frames;
-        for (size_t f = 0; f < nf; f++) {
-            output_bits_for_input(batch.frames[f].in_items);
-            if (batch.frames[f].out_bits != static_cast<uint32_t>(d_code.info_bits()))
-                throw error(
-                    "turbo decoder: frame " + std::to_string(f) +
-                    " has out_bits = " + std::to_string(batch.frames[f].out_bits) +
-                    "; allowed: " + std::to_string(d_code.info_bits()));
-        }
+        check_frames(*this, batch, d_code.info_bits(), "turbo decoder");
         if (nf == 0)
             return;
-        if (!batch.device_frames || !batch.device_status || !batch.in)
-            throw error("turbo decoder (cuda): the batch has no device frame table, "
-                        "status or int8 input; run the decoder through batch_engine");
+        require_engine_buffers(batch.device_frames && batch.device_status && batch.in,
+                               "turbo decoder",
+                               "device frame table, status or int8 input");
         turbo_params p = d_params;
         p.in = batch.in;
         p.frames = batch.device_frames;

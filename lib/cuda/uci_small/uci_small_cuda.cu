@@ -18,6 +18,7 @@
 //   4. butterfly reductions over the warp: (metric, u) by larger metric then smaller u;
 //      soft maxima by max. Lane 0 writes the packed bits and the status, lane i < K the
 //      soft value of bit i.
+#include "../common/batch_checks.h"
 #include "../common/cuda_utils.h"
 #include "uci_small_cuda.h"
 
@@ -260,20 +261,12 @@ public:
     void decode(const frame_batch& batch, exec_ctx& ctx) override
     {
         const size_t nf = batch.num_frames;
-        for (size_t f = 0; f < nf; f++) {
-            output_bits_for_input(batch.frames[f].in_items);
-            if (batch.frames[f].out_bits != static_cast<uint32_t>(d_code.k()))
-                throw error(
-                    "uci small decoder: frame " + std::to_string(f) +
-                    " has out_bits = " + std::to_string(batch.frames[f].out_bits) +
-                    "; allowed: k = " + std::to_string(d_code.k()));
-        }
+        check_frames(*this, batch, d_code.k(), "uci small decoder");
         if (nf == 0)
             return;
-        if (!batch.device_frames || !batch.device_status)
-            throw error(
-                "uci small (cuda): the batch has no device frame table or status; "
-                "run the decoder through batch_engine");
+        require_engine_buffers(batch.device_frames && batch.device_status,
+                               "uci small decoder",
+                               "device frame table or status");
         uci_kernel_params p;
         p.in = batch.in;
         p.frames = batch.device_frames;
