@@ -20,6 +20,20 @@ struct lte_qpp_entry {
 
 #include "tables/lte_qpp_table.inc"
 
+//! A 24-bit CRC of TS 36.212 5.1.1 (register from 0, bits first to last, no final
+//! inversion); `poly` is g(D) without its D^24 term.
+uint32_t crc24(uint32_t poly, const uint8_t* bits, size_t n)
+{
+    uint32_t reg = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const uint32_t fb = ((reg >> 23) ^ bits[i]) & 1;
+        reg = (reg << 1) & 0xFFFFFF;
+        if (fb)
+            reg ^= poly;
+    }
+    return reg;
+}
+
 const lte_qpp_entry* find_entry(int k)
 {
     // Sizes are sorted; 188 entries make a linear scan cheap enough at construction.
@@ -115,15 +129,7 @@ std::string lte_turbo_code::describe() const
 uint32_t crc24b(const uint8_t* bits, size_t n)
 {
     // g(D) without the D^24 term: D^23 + D^6 + D^5 + D + 1.
-    constexpr uint32_t poly = 0x800063;
-    uint32_t reg = 0;
-    for (size_t i = 0; i < n; ++i) {
-        const uint32_t fb = ((reg >> 23) ^ bits[i]) & 1;
-        reg = (reg << 1) & 0xFFFFFF;
-        if (fb)
-            reg ^= poly;
-    }
-    return reg;
+    return crc24(0x800063, bits, n);
 }
 
 namespace {
@@ -313,22 +319,6 @@ void lte_turbo_rate_matching::derate_match(const float* e, float* stream) const
 } // namespace gpufec
 
 namespace gpufec {
-
-namespace {
-
-uint32_t crc24(uint32_t poly, const uint8_t* bits, size_t n)
-{
-    uint32_t reg = 0;
-    for (size_t i = 0; i < n; ++i) {
-        const uint32_t fb = ((reg >> 23) ^ bits[i]) & 1;
-        reg = (reg << 1) & 0xFFFFFF;
-        if (fb)
-            reg ^= poly;
-    }
-    return reg;
-}
-
-} // namespace
 
 uint32_t crc24a(const uint8_t* bits, size_t n)
 {

@@ -10,16 +10,19 @@
 #include <gpufec/awgn_source.h>
 #include <gpufec/backends.h>
 #include <gpufec/batch_decoder.h>
-#include <gpufec/viterbi.h>
 #include <gpufec/common.h>
+#include <gpufec/engine.h>
 #include <gpufec/ldpc_decoding.h>
+#include <gpufec/viterbi.h>
 #include <gtest/gtest.h>
 
 #include <initializer_list>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -29,16 +32,20 @@
 namespace gpufec {
 
 //! The registry's makers with a backend_spec, as the tests use them.
-inline std::unique_ptr<awgn_bpsk_source>
-make_awgn_bpsk_source(const conv_code& code, double ebn0_db, uint64_t seed, const backend_spec& b)
+inline std::unique_ptr<awgn_bpsk_source> make_awgn_bpsk_source(const conv_code& code,
+                                                               double ebn0_db,
+                                                               uint64_t seed,
+                                                               const backend_spec& b)
 {
     awgn_source_options options;
     options.ebn0_db = ebn0_db;
     options.seed = seed;
     return make(code, options, backend_string(b));
 }
-inline std::unique_ptr<awgn_bpsk_source>
-make_awgn_bpsk_source(const frame_code& code, double ebn0_db, uint64_t seed, const backend_spec& b)
+inline std::unique_ptr<awgn_bpsk_source> make_awgn_bpsk_source(const frame_code& code,
+                                                               double ebn0_db,
+                                                               uint64_t seed,
+                                                               const backend_spec& b)
 {
     awgn_frame_source_options options;
     options.ebn0_db = ebn0_db;
@@ -263,6 +270,47 @@ inline size_t frame_errors(const trial& t, const decoded_batch& d)
     for (size_t f = 0; f < t.info.size(); f++)
         errors += t.info[f] != d.bits[f];
     return errors;
+}
+
+//! Decodes `frames` through a batch engine (GPU decoders need its device frame table
+//! and buffers), k bits per frame, results in frame order; every frame comes back once.
+inline decoded_batch engine_decode(std::shared_ptr<batch_decoder> dec,
+                                   const std::vector<std::vector<llr8_t>>& frames,
+                                   int k,
+                                   bool soft)
+{
+    decoded_batch r;
+    r.bits.resize(frames.size());
+    r.soft.resize(soft ? frames.size() : 0);
+    r.status.resize(frames.size());
+    std::vector<uint8_t> seen(frames.size(), 0);
+    engine_config cfg;
+    cfg.max_batch_frames = 64;
+    cfg.soft_output = soft;
+    batch_engine engine(dec, cfg);
+    auto take = [&](const completed_frame& c) {
+        ASSERT_LT(c.id, frames.size());
+        ASSERT_EQ(c.nbits, size_t(k));
+        seen[c.id]++;
+        r.bits[c.id].resize(k);
+        unpack_bits(c.packed, r.bits[c.id].data(), k);
+        r.status[c.id] = c.status;
+        if (soft)
+            r.soft[c.id].assign(c.soft, c.soft + k);
+    };
+    completed_frame c;
+    for (size_t f = 0; f < frames.size(); f++) {
+        while (!engine.submit(frames[f].data(), frames[f].size(), f))
+            if (engine.pop_wait(c))
+                take(c);
+        while (engine.try_pop(c))
+            take(c);
+    }
+    engine.flush();
+    while (engine.pop_wait(c))
+        take(c);
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), std::ptrdiff_t(frames.size()));
+    return r;
 }
 
 } // namespace test

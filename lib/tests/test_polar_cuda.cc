@@ -97,47 +97,6 @@ std::string describe(const polar_decoder_options& o)
     return s;
 }
 
-//! Decodes `frames` through a batch engine (the GPU decoders need its device frame
-//! table), results in frame order.
-test::decoded_batch engine_decode(std::shared_ptr<batch_decoder> dec,
-                                  const std::vector<std::vector<llr8_t>>& frames,
-                                  int k,
-                                  bool soft)
-{
-    test::decoded_batch r;
-    r.bits.resize(frames.size());
-    r.soft.resize(soft ? frames.size() : 0);
-    r.status.resize(frames.size());
-    std::vector<uint8_t> seen(frames.size(), 0);
-    engine_config cfg;
-    cfg.max_batch_frames = 64;
-    cfg.soft_output = soft;
-    batch_engine engine(dec, cfg);
-    auto take = [&](const completed_frame& c) {
-        ASSERT_LT(c.id, frames.size());
-        ASSERT_EQ(c.nbits, size_t(k));
-        seen[c.id]++;
-        r.bits[c.id].resize(k);
-        unpack_bits(c.packed, r.bits[c.id].data(), k);
-        r.status[c.id] = c.status;
-        if (soft)
-            r.soft[c.id].assign(c.soft, c.soft + k);
-    };
-    completed_frame c;
-    for (size_t f = 0; f < frames.size(); f++) {
-        while (!engine.submit(frames[f].data(), frames[f].size(), f))
-            if (engine.pop_wait(c))
-                take(c);
-        while (engine.try_pop(c))
-            take(c);
-    }
-    engine.flush();
-    while (engine.pop_wait(c))
-        take(c);
-    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), std::ptrdiff_t(frames.size()));
-    return r;
-}
-
 //! Decodes `frames` on the GPU through the engine, with and without soft output, and
 //! checks bits, status, iterations and soft output against the CPU decoder's. Returns
 //! the frames whose CRC passed (over both runs).
@@ -156,7 +115,7 @@ size_t expect_gpu_matches_cpu(const nr_polar_code& code,
     for (bool soft : { true, false }) {
         if (soft && fast)
             continue;
-        const auto got = engine_decode(gpu, frames, k, soft);
+        const auto got = test::engine_decode(gpu, frames, k, soft);
         for (size_t f = 0; f < frames.size(); f++) {
             EXPECT_EQ(got.bits[f], ref.bits[f]) << "frame " << f;
             EXPECT_EQ(got.status[f].ok, ref.status[f].ok) << "frame " << f;
@@ -238,7 +197,7 @@ TEST(PolarCuda, DownlinkChainsMatchCpuAndCheckTheRnti)
             std::shared_ptr<batch_decoder> gpu =
                 make_decoder(nr_polar_code::dci(40, 216, rnti), o, "cuda:0");
             ASSERT_EQ(gpu->backend(), backend_kind::cuda);
-            const auto got = engine_decode(gpu, frames, 40, false);
+            const auto got = test::engine_decode(gpu, frames, 40, false);
             size_t ok = 0;
             for (const auto& st : got.status)
                 ok += st.ok;
@@ -294,7 +253,7 @@ TEST(PolarCuda, SclBlerAt2dB)
             frames.push_back(
                 test::awgn_llrs(code.encode(payloads.back()), 0.5, ebn0, rng));
         }
-        const auto got = engine_decode(gpu, frames, code.k(), false);
+        const auto got = test::engine_decode(gpu, frames, code.k(), false);
         size_t errors = 0;
         for (size_t f = 0; f < frames.size(); f++)
             errors += got.bits[f] != payloads[f];

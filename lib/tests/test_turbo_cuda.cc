@@ -32,45 +32,6 @@ namespace {
 
 bool have_gpu() { return cuda_device_count() > 0; }
 
-//! Frames through a batch engine, results in frame order.
-test::decoded_batch engine_decode(std::shared_ptr<batch_decoder> dec,
-                                  const std::vector<std::vector<llr8_t>>& frames,
-                                  int k,
-                                  bool soft)
-{
-    test::decoded_batch r;
-    r.bits.resize(frames.size());
-    r.soft.resize(soft ? frames.size() : 0);
-    r.status.resize(frames.size());
-    engine_config cfg;
-    cfg.max_batch_frames = 16;
-    cfg.soft_output = soft;
-    batch_engine engine(dec, cfg);
-    size_t seen = 0;
-    auto take = [&](const completed_frame& c) {
-        ASSERT_LT(c.id, frames.size());
-        r.bits[c.id].resize(k);
-        unpack_bits(c.packed, r.bits[c.id].data(), k);
-        r.status[c.id] = c.status;
-        if (soft)
-            r.soft[c.id].assign(c.soft, c.soft + k);
-        seen++;
-    };
-    completed_frame c;
-    for (size_t f = 0; f < frames.size(); f++) {
-        while (!engine.submit(frames[f].data(), frames[f].size(), f))
-            if (engine.pop_wait(c))
-                take(c);
-        while (engine.try_pop(c))
-            take(c);
-    }
-    engine.flush();
-    while (engine.pop_wait(c))
-        take(c);
-    EXPECT_EQ(seen, frames.size());
-    return r;
-}
-
 } // namespace
 
 TEST(TurboCuda, SynchronisedScheduleMatchesCpuBitForBit)
@@ -113,7 +74,8 @@ TEST(TurboCuda, SynchronisedScheduleMatchesCpuBitForBit)
                 const auto ref =
                     test::decode_all(*cpu, frames, code.info_bits(), true, true);
                 for (bool soft : { true, false }) {
-                    const auto got = engine_decode(gpu, frames, code.info_bits(), soft);
+                    const auto got =
+                        test::engine_decode(gpu, frames, code.info_bits(), soft);
                     for (size_t f = 0; f < frames.size(); f++) {
                         EXPECT_EQ(got.bits[f], ref.bits[f]) << "frame " << f;
                         EXPECT_EQ(got.status[f].iterations, ref.status[f].iterations)
