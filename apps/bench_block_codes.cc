@@ -26,6 +26,7 @@
 #ifdef GPUFEC_HAVE_CUDA
 #include "cuda/ldpc/ldpc_cuda.h"
 #include "cuda/polar/polar_cuda.h"
+#include "cuda/turbo/turbo_cuda.h"
 #endif
 
 #ifdef GPUFEC_HAVE_GNURADIO
@@ -81,6 +82,9 @@ struct bench_code {
     std::vector<std::pair<std::string, gpufec::ldpc_decoder_options>> ldpc_kernel_rows;
     //! Polar: the options of each algorithm the CUDA backend takes (kernel-only rows).
     std::vector<std::pair<std::string, gpufec::polar_decoder_options>> polar_kernel_rows;
+    //! Turbo: the code, and the options of each row the CUDA backend takes.
+    std::shared_ptr<const gpufec::lte_turbo_code> turbo;
+    std::vector<std::pair<std::string, gpufec::turbo_decoder_options>> turbo_kernel_rows;
     std::vector<std::string> notes;
 };
 
@@ -441,7 +445,19 @@ bench_code make_bench_code(const block_options& opt)
                     v.label += " x" + std::to_string(o.sub_blocks) + " sub-blocks";
                 v.make = [tc, o]() { return gpufec::make_turbo_decoder_cpu(*tc, o); };
                 code.variants.push_back(v);
+                if (!opt.cuda_backend.empty() &&
+                    gpufec::registered<gpufec::turbo_decoder_options>().cuda_accepts(*tc,
+                                                                                     o)) {
+                    variant g = v;
+                    g.cuda_backend = opt.cuda_backend;
+                    const std::string b = opt.cuda_backend;
+                    g.make = [tc, o, b]() { return gpufec::make_decoder(*tc, o, b); };
+                    g.make();
+                    code.variants.push_back(g);
+                    code.turbo_kernel_rows.emplace_back(v.label, o);
+                }
             }
+        code.turbo = tc;
         if (!opt.crc24b)
             code.notes.push_back("turbo without CRC24B: every frame runs all iterations "
                                  "(no early termination)");
@@ -827,6 +843,29 @@ int run_block_code_bench(const block_options& opt)
         notes.push_back(row.first + " kernel-only: " + std::to_string(frames) +
                         " frames per launch, " + t.kernel + ", median " +
                         std::to_string(t.median_ms) + " ms");
+    }
+#endif
+
+#ifdef GPUFEC_HAVE_CUDA
+    for (const auto& row : code.turbo_kernel_rows) {
+        std::cerr << "[bench] " << row.first << " kernel-only\n";
+        const size_t k = code.frame.info_bits;
+        const size_t frames = kernel_batch_frames(k, 24);
+        const std::vector<int8_t> llrs(pool.llrs8.begin(), pool.llrs8.end());
+        const int device = cuda_device_of(opt.cuda_backend);
+        const auto t = gpufec::cuda::time_turbo_kernel(
+            *code.turbo, row.second, device, llrs, frames, std::max(opt.runs, 20));
+        results.push_back(kernel_only_row(
+            row.first, opt.cuda_backend, k, t.info_bits, t.median_ms, t.mean_iterations));
+        const auto one = gpufec::cuda::time_turbo_kernel(
+            *code.turbo, row.second, device, llrs, 1, std::max(opt.runs, 20));
+        notes.push_back(row.first + " latency: one code block per launch, kernel time " +
+                        std::to_string(one.median_ms * 1e3) + " us (" +
+                        std::to_string(one.mean_iterations) + " iterations)");
+        notes.push_back(row.first + " kernel-only: " + std::to_string(frames) +
+                        " frames per launch, " + t.kernel + " kernel, median " +
+                        std::to_string(t.median_ms) + " ms, mean " +
+                        std::to_string(t.mean_iterations) + " iterations");
     }
 #endif
 

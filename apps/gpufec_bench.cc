@@ -814,7 +814,7 @@ int main(int argc, char** argv)
             const bool has_cuda_decoder =
                 opt.block.code == "uci" || opt.block.code == "ldpc" ||
                 opt.block.code == "polar" || opt.block.code == "ldpc-alist" ||
-                opt.block.code == "dvbs2";
+                opt.block.code == "dvbs2" || opt.block.code == "turbo";
             if (opt.backend == "cuda" && !has_cuda_decoder)
                 throw gpufec::error("--code " + opt.block.code +
                                     ": only the CPU backend has these decoders; use "

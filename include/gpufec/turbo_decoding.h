@@ -24,6 +24,9 @@ enum class turbo_arithmetic {
     float32 //!< float throughout
 };
 
+//! The most sub-decoders (windows) a code block may have.
+constexpr int max_turbo_sub_blocks = 512;
+
 struct turbo_decoder_options {
     using code_type = lte_turbo_code;
     using product_type = batch_decoder;
@@ -34,7 +37,8 @@ struct turbo_decoder_options {
     //! Scaled max-log-MAP only, (0, 1]; the integer paths use round(scale * 128) / 128.
     float extrinsic_scale = 0.7f;
     turbo_arithmetic arithmetic = turbo_arithmetic::int16;
-    //! Sub-decoders (trellis windows) per code block, 1..64, with K / sub_blocks >= 8.
+    //! Sub-decoders (trellis windows) per code block, 1..max_turbo_sub_blocks, with
+    //! K / sub_blocks >= 8.
     //! Windows start from their neighbours' boundary state metrics of the previous
     //! iteration ("stakes"; uniform in the first one), so sub_blocks > 1 costs a little
     //! BER and gives the structure of the parallel GPU decoder.

@@ -24,6 +24,7 @@
 #include "cuda/ldpc/ldpc_cuda.h"
 #include "cuda/mimo/mimo_cuda.h"
 #include "cuda/polar/polar_cuda.h"
+#include "cuda/turbo/turbo_cuda.h"
 #include "cuda/uci_small/uci_small_cuda.h"
 #include "cuda/viterbi/viterbi_cuda.h"
 #define GPUFEC_CUDA(maker) (maker)
@@ -114,6 +115,11 @@ polar_cuda(const nr_polar_code& code, const polar_decoder_options& options, int 
 {
     return cuda::make_polar_decoder(code, options, device);
 }
+std::unique_ptr<batch_decoder>
+turbo_cuda(const lte_turbo_code& code, const turbo_decoder_options& options, int device)
+{
+    return cuda::make_turbo_decoder(code, options, device);
+}
 std::unique_ptr<batch_decoder> uci_small_cuda(const nr_uci_small_code& code,
                                               const uci_small_decoder_options&,
                                               int device)
@@ -146,6 +152,9 @@ constexpr bool (*cuda_accepts<mimo_detector_options>)(
 template <>
 constexpr bool (*cuda_accepts<polar_decoder_options>)(
     const nr_polar_code&, const polar_decoder_options&) = cuda::polar_cuda_accepts;
+template <>
+constexpr bool (*cuda_accepts<turbo_decoder_options>)(
+    const lte_turbo_code&, const turbo_decoder_options&) = cuda::turbo_cuda_accepts;
 #endif
 
 } // namespace
@@ -177,7 +186,7 @@ const registration<Options>& registered()
 // ---- the registrations: one line per algorithm ---------------------------------------
 
 GPUFEC_REGISTER(viterbi_options, viterbi_cpu, GPUFEC_CUDA(viterbi_cuda))
-GPUFEC_REGISTER(turbo_decoder_options, turbo_cpu, nullptr)
+GPUFEC_REGISTER(turbo_decoder_options, turbo_cpu, GPUFEC_CUDA(turbo_cuda))
 GPUFEC_REGISTER(ldpc_decoder_options, ldpc_cpu, GPUFEC_CUDA(ldpc_cuda))
 GPUFEC_REGISTER(polar_decoder_options, polar_cpu, GPUFEC_CUDA(polar_cuda))
 GPUFEC_REGISTER(uci_small_decoder_options, uci_small_cpu, GPUFEC_CUDA(uci_small_cuda))

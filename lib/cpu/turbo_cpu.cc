@@ -473,11 +473,13 @@ public:
                         std::to_string(opt.extrinsic_scale) +
                         "; allowed: 0 < extrinsic_scale <= 1");
         const int k = code.k();
-        if (opt.sub_blocks < 1 || opt.sub_blocks > 64 || k / opt.sub_blocks < 8)
-            throw error(
-                "turbo decoder: sub_blocks = " + std::to_string(opt.sub_blocks) +
-                "; allowed: 1..64 with K / sub_blocks >= 8 (K = " + std::to_string(k) +
-                ": at most " + std::to_string(std::min(64, k / 8)) + ")");
+        if (opt.sub_blocks < 1 || opt.sub_blocks > max_turbo_sub_blocks ||
+            k / opt.sub_blocks < 8)
+            throw error("turbo decoder: sub_blocks = " + std::to_string(opt.sub_blocks) +
+                        "; allowed: 1.." + std::to_string(max_turbo_sub_blocks) +
+                        " with K / sub_blocks >= 8 (K = " + std::to_string(k) +
+                        ": at most " +
+                        std::to_string(std::min(max_turbo_sub_blocks, k / 8)) + ")");
         d_scaled = opt.algorithm == turbo_algorithm::scaled_max_log_map;
         d_scale = d_scaled ? opt.extrinsic_scale : 1.0f;
         d_scale_q =

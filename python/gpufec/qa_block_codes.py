@@ -599,7 +599,7 @@ class qa_block_codes(gr_unittest.TestCase):
         refused(t, ["32"], iterations=33)
         refused(t, [], extrinsic_scale=0.0)
         refused(t, [], extrinsic_scale=1.5)
-        refused(t, ["64"], sub_blocks=0)
+        refused(t, ["512"], sub_blocks=0)
         refused(t, ["float", "byte"], input_type="complex")
         refused(t, [], max_batch_frames=0)
         refused(t, [], llr_scale=0.0)

@@ -17,6 +17,7 @@
 #include "../common/cuda_utils.h"
 #include "cpu/turbo_steps.h"
 #include "turbo_cuda.h"
+#include "window_kernel.cuh"
 
 #include <algorithm>
 #include <string>
@@ -200,16 +201,14 @@ public:
         : d_code(code), d_device(device)
     {
         d_cpu = make_turbo_decoder_cpu(code, options); // validates the options
-        if (options.arithmetic == turbo_arithmetic::float32)
+        if (!turbo_cuda_accepts(code, options))
             throw error(
-                "turbo decoder (cuda): arithmetic \"float\" runs on the CPU only; "
-                "allowed on cuda: int8, int16");
-        if (code.rate_matching() || code.filler_bits())
-            throw error("turbo decoder (cuda): rate-matched codes and filler bits run on "
-                        "the CPU only so far; allowed on cuda: e = 0, filler = 0");
-        if (options.sub_blocks > max_windows)
-            throw error("turbo decoder (cuda): sub_blocks = " +
-                        std::to_string(options.sub_blocks) + "; allowed: 1..64");
+                "turbo decoder (cuda): allowed arithmetic: int8, int16 (float "
+                "runs on the CPU only); allowed codes: e = 0 and filler = 0 (rate "
+                "matching runs "
+                "on the CPU so far) and sub_blocks 1..64 or windows of at most 32 steps "
+                "(sub_blocks >= K / 32, at most 512); got " +
+                code.describe() + ", sub_blocks = " + std::to_string(options.sub_blocks));
         require_device(device);
         device_guard guard(device);
         const int K = code.k();
@@ -250,6 +249,58 @@ public:
             cudaFuncSetAttribute(turbo_kernel,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  static_cast<int>(d_smem)));
+        setup_window_kernel(code, options, scaled);
+        if (!d_use_window && options.sub_blocks > max_windows)
+            throw error("turbo decoder (cuda): " + code.describe() +
+                        " with sub_blocks = " + std::to_string(options.sub_blocks) +
+                        " does not fit the device's window kernel; allowed: sub_blocks "
+                        "1..64");
+    }
+
+    //! The window kernel takes windows of at most turbo_window::max_window steps.
+    void setup_window_kernel(const lte_turbo_code& code,
+                             const turbo_decoder_options& options,
+                             bool scaled)
+    {
+        namespace tw = turbo_window;
+        const int K = code.k(), P = options.sub_blocks;
+        if (!turbo_cuda_window_kernel(code, options))
+            return; // long windows: the per-block kernel above
+        const size_t group = tw::group_smem_bytes(K);
+        const int groups =
+            std::max(1, std::min(256 / P, static_cast<int>((200 * 1024) / group)));
+        tw::params& w = d_window;
+        w = tw::params{};
+        w.k = K;
+        w.f1 = code.f1();
+        w.f2 = code.f2();
+        w.windows = P;
+        w.groups = groups;
+        w.iterations = options.iterations;
+        w.q = d_params.q;
+        w.ext_max = d_params.ext_max;
+        w.info_bits = code.info_bits();
+        w.scaled = scaled;
+        w.early_termination = options.early_termination;
+        w.crc_column = code.crc24b() ? d_column.get() : nullptr;
+        d_window_smem = group * groups;
+        d_window_threads = groups * P;
+        auto kernel = tw::window_kernel<tw::max_window>;
+        GPUFEC_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(d_window_smem)));
+        int per_sm = 0, sms = 0;
+        GPUFEC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, kernel, d_window_threads, d_window_smem));
+        GPUFEC_CUDA_CHECK(
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d_device));
+        if (per_sm < 1)
+            return;
+        d_window_blocks = static_cast<size_t>(per_sm) * sms;
+        d_stakes.reset(d_window_blocks * groups * tw::stake_elements(P));
+        w.stakes = d_stakes.get();
+        d_use_window = true;
     }
 
     backend_kind backend() const override { return backend_kind::cuda; }
@@ -272,18 +323,56 @@ public:
         require_engine_buffers(batch.device_frames && batch.device_status && batch.in,
                                "turbo decoder",
                                "device frame table, status or int8 input");
-        turbo_params p = d_params;
-        p.in = batch.in;
-        p.frames = batch.device_frames;
-        p.num_frames = static_cast<uint32_t>(nf);
-        p.out = batch.out;
-        p.soft = batch.soft_out;
-        p.status = batch.device_status;
+        launch(batch.in,
+               batch.device_frames,
+               nf,
+               batch.out,
+               batch.soft_out,
+               batch.device_status,
+               static_cast<cudaStream_t>(ctx.stream));
+    }
+
+    //! One launch over device-resident frames (decode() and the kernel-only timing).
+    void launch(const llr8_t* in,
+                const frame_extent* frames,
+                size_t num_frames,
+                uint8_t* out,
+                float* soft,
+                frame_status* status,
+                cudaStream_t stream)
+    {
         device_guard guard(d_device);
-        turbo_kernel<<<static_cast<unsigned>(std::min<size_t>(nf, size_t(1) << 20)),
+        if (d_use_window) {
+            turbo_window::params w = d_window;
+            w.in = in;
+            w.frames = frames;
+            w.num_frames = static_cast<uint32_t>(num_frames);
+            w.out = out;
+            w.soft = soft;
+            w.status = status;
+            const size_t groups = size_t(w.groups);
+            const size_t blocks =
+                std::min(d_window_blocks, (num_frames + groups - 1) / groups);
+            turbo_window::window_kernel<turbo_window::max_window>
+                <<<static_cast<unsigned>(blocks),
+                   d_window_threads,
+                   d_window_smem,
+                   stream>>>(w);
+            GPUFEC_CUDA_CHECK_LAUNCH();
+            return;
+        }
+        turbo_params p = d_params;
+        p.in = in;
+        p.frames = frames;
+        p.num_frames = static_cast<uint32_t>(num_frames);
+        p.out = out;
+        p.soft = soft;
+        p.status = status;
+        turbo_kernel<<<static_cast<unsigned>(
+                           std::min<size_t>(num_frames, size_t(1) << 20)),
                        max_windows,
                        d_smem,
-                       static_cast<cudaStream_t>(ctx.stream)>>>(p);
+                       stream>>>(p);
         GPUFEC_CUDA_CHECK_LAUNCH();
     }
 
@@ -291,6 +380,8 @@ public:
     {
         return "turbo " + d_code.describe() + " on cuda:" + std::to_string(d_device);
     }
+    //! "window" (thread per window, turbo_window) or "block" (a block per code block).
+    std::string kernel_name() const { return d_use_window ? "window" : "block"; }
 
 private:
     lte_turbo_code d_code;
@@ -298,10 +389,82 @@ private:
     std::unique_ptr<batch_decoder> d_cpu;
     turbo_params d_params;
     size_t d_smem = 0;
+    // The window kernel (turbo_window), when the windows are short enough.
+    bool d_use_window = false;
+    turbo_window::params d_window{};
+    size_t d_window_smem = 0, d_window_blocks = 0;
+    int d_window_threads = 0;
+    device_buffer<int16_t> d_stakes;
     device_buffer<uint32_t> d_pi, d_column;
 };
 
 } // namespace
+
+bool turbo_cuda_window_kernel(const lte_turbo_code& code,
+                              const turbo_decoder_options& options)
+{
+    const int P = options.sub_blocks, K = code.k();
+    return P >= 1 && P <= turbo_window::max_threads &&
+           (K + P - 1) / P <= turbo_window::max_window;
+}
+
+bool turbo_cuda_accepts(const lte_turbo_code& code, const turbo_decoder_options& options)
+{
+    const int P = options.sub_blocks;
+    const bool window_kernel = turbo_cuda_window_kernel(code, options);
+    return options.arithmetic != turbo_arithmetic::float32 && !code.rate_matching() &&
+           code.filler_bits() == 0 && ((P >= 1 && P <= max_windows) || window_kernel);
+}
+
+turbo_kernel_timing time_turbo_kernel(const lte_turbo_code& code,
+                                      const turbo_decoder_options& options,
+                                      int device,
+                                      const std::vector<int8_t>& llrs,
+                                      size_t num_frames,
+                                      int reps)
+{
+    turbo_decoder_cuda dec(code, options, device);
+    device_guard guard(device);
+    const size_t n = code.coded_bits(), k = size_t(code.info_bits());
+    const size_t distinct = std::max<size_t>(llrs.size() / n, 1);
+    std::vector<frame_extent> table(num_frames);
+    const size_t out_bytes = aligned_packed_bytes(k);
+    for (size_t f = 0; f < num_frames; f++)
+        table[f] = frame_extent{ (f % distinct) * n,
+                                 static_cast<uint32_t>(n),
+                                 f * out_bytes,
+                                 static_cast<uint32_t>(k) };
+    device_buffer<int8_t> d_in;
+    device_buffer<frame_extent> d_table;
+    upload(d_in, llrs);
+    upload(d_table, table);
+    device_buffer<uint8_t> d_out(num_frames * out_bytes);
+    device_buffer<frame_status> d_status(num_frames);
+    stream s;
+    const std::vector<double> times = time_launches(s, reps, [&](int) {
+        dec.launch(reinterpret_cast<const llr8_t*>(d_in.get()),
+                   d_table.get(),
+                   num_frames,
+                   d_out.get(),
+                   nullptr,
+                   d_status.get(),
+                   s.get());
+    });
+    std::vector<frame_status> status(num_frames);
+    GPUFEC_CUDA_CHECK(cudaMemcpy(status.data(),
+                                 d_status.get(),
+                                 num_frames * sizeof(frame_status),
+                                 cudaMemcpyDeviceToHost));
+    double iterations = 0;
+    for (const frame_status& st : status)
+        iterations += st.iterations;
+    turbo_kernel_timing t;
+    t.kernel = dec.kernel_name();
+    t.median_ms = times[times.size() / 2];
+    t.info_bits = static_cast<double>(num_frames * k);
+    t.mean_iterations = iterations / double(std::max<size_t>(num_frames, 1));
+    return t;
+}
 
 std::unique_ptr<batch_decoder> make_turbo_decoder(const lte_turbo_code& code,
                                                   const turbo_decoder_options& options,

@@ -11,6 +11,8 @@
 #include <gpufec/turbo.h>
 #include <gpufec/turbo_decoding.h>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace gpufec {
 namespace cuda {
@@ -27,6 +29,31 @@ namespace cuda {
 std::unique_ptr<batch_decoder> make_turbo_decoder(const lte_turbo_code& code,
                                                   const turbo_decoder_options& options,
                                                   int device);
+
+//! Whether make_turbo_decoder() takes this code and these options (for "auto").
+bool turbo_cuda_accepts(const lte_turbo_code& code, const turbo_decoder_options& options);
+
+//! Whether the decoder runs the thread-per-window kernel (windows of at most 32 steps)
+//! for this code and these options, rather than the block-per-code-block one.
+bool turbo_cuda_window_kernel(const lte_turbo_code& code,
+                              const turbo_decoder_options& options);
+
+struct turbo_kernel_timing {
+    double median_ms = 0; //!< median kernel time of one batch (device events)
+    double info_bits = 0; //!< decoded payload bits per batch
+    double mean_iterations = 0;
+    std::string kernel; //!< "window" or "block"
+};
+
+//! Kernel-only timing: `num_frames` frames (the int8 `llrs`, one or more frames of
+//! coded_bits(), repeated to fill the batch) on the device, decoded `reps` times after
+//! a warm-up.
+turbo_kernel_timing time_turbo_kernel(const lte_turbo_code& code,
+                                      const turbo_decoder_options& options,
+                                      int device,
+                                      const std::vector<int8_t>& llrs,
+                                      size_t num_frames,
+                                      int reps);
 
 } // namespace cuda
 } // namespace gpufec

@@ -1,0 +1,328 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// The fast CUDA turbo kernel (issue 12): one thread per short trellis window (at most
+// max_window steps), many windows per code block, many code blocks per thread block.
+// docs/turbo-gpu.md gives the roofline this is designed against.
+//
+// What keeps it fast:
+// - A thread's own channel LLRs (systematic, parity 1, parity 2 of its window) stay in
+//   registers for the whole decode, packed four to a word: no input reads after the
+//   first.
+// - One extrinsic array per code block, updated in place: decoder 1 reads e21[i] and
+//   later writes d0[i] + e12[i] (the a-priori-plus-systematic input decoder 2 reads at
+//   Pi(i)); decoder 2 reads that at j = Pi(i) and later writes e21[j]. Each index is
+//   touched by one thread only within a half-iteration, so in place is race free.
+// - The forward metrics are stored once per step as one 16-byte word: alpha_1..alpha_7
+//   (alpha_0 is 0 after normalisation) and, in the slot of alpha_0, the step's
+//   systematic-plus-a-priori LLR, which the backward pass then does not recompute.
+// - The QPP interleaver is computed on the fly: Pi(i + 1) = Pi(i) + d(i) mod K with
+//   d(i + 1) = d(i) + 2 f2 mod K (and backwards), no table reads.
+// - The window boundary metrics ("stakes") go through a small global workspace per
+//   resident code block (L1/L2), double-buffered by iteration parity.
+// The arithmetic is lib/cpu/turbo_steps.h's, step for step, so the decisions equal the
+// CPU decoder's with the same sub_blocks.
+#ifndef INCLUDED_GPUFEC_TURBO_WINDOW_KERNEL_CUH
+#define INCLUDED_GPUFEC_TURBO_WINDOW_KERNEL_CUH
+
+#include "cpu/turbo_steps.h"
+#include <gpufec/common.h>
+
+#include <cstdint>
+
+namespace gpufec {
+namespace cuda {
+namespace turbo_window {
+
+namespace ts = turbo_steps;
+
+//! Longest window (trellis steps per thread) of the kernel: its register arrays.
+constexpr int max_window = 32;
+//! Largest thread block.
+constexpr int max_threads = 512;
+
+struct params {
+    const llr8_t* in;
+    const frame_extent* frames;
+    uint32_t num_frames;
+    uint8_t* out;
+    float* soft; //!< null: no soft output
+    frame_status* status;
+    int16_t* stakes; //!< per resident code block: [dec][buf][alpha, beta][P + 1][8]
+    const uint32_t* crc_column; //!< K: CRC24B of the unit vector e_i (null without CRC)
+    int k, f1, f2, windows, groups, iterations, q, ext_max, info_bits;
+    bool scaled, early_termination;
+};
+
+//! Shared memory of one code block, 16-byte aligned.
+__host__ __device__ inline size_t group_smem_bytes(int k)
+{
+    const size_t bytes = size_t(k) * 16 + size_t(k) * 2 + size_t((k + 31) / 32) * 4 + 16;
+    return (bytes + 15) / 16 * 16;
+}
+
+__host__ __device__ inline size_t stake_elements(int windows)
+{
+    return size_t(2 * 2 * 2) * (windows + 1) * 8;
+}
+
+__device__ __forceinline__ int byte_of(const uint32_t* w, int s)
+{
+    return static_cast<int8_t>(static_cast<uint8_t>(w[s >> 2] >> (8 * (s & 3))));
+}
+
+__device__ __forceinline__ uint32_t pack2(int lo, int hi)
+{
+    return (static_cast<uint32_t>(lo) & 0xFFFFu) | (static_cast<uint32_t>(hi) << 16);
+}
+__device__ __forceinline__ int lo16(uint32_t v)
+{
+    return static_cast<int16_t>(v & 0xFFFFu);
+}
+__device__ __forceinline__ int hi16(uint32_t v) { return static_cast<int16_t>(v >> 16); }
+
+__device__ __forceinline__ uint32_t add_mod(uint32_t a, uint32_t b, uint32_t k)
+{
+    const uint32_t s = a + b;
+    return s >= k ? s - k : s;
+}
+__device__ __forceinline__ uint32_t sub_mod(uint32_t a, uint32_t b, uint32_t k)
+{
+    return a >= b ? a - b : a + k - b;
+}
+
+template <int W>
+__global__ void __launch_bounds__(max_threads) window_kernel(const params p)
+{
+    extern __shared__ uint4 smem_words[];
+    const int K = p.k, P = p.windows;
+    const int group = threadIdx.x / P, w = threadIdx.x - group * P;
+    const bool in_group = group < p.groups;
+    const size_t group_bytes = group_smem_bytes(K);
+    uint8_t* base = reinterpret_cast<uint8_t*>(smem_words) + group * group_bytes;
+    uint4* M = reinterpret_cast<uint4*>(base);                        // K x 16 B
+    int16_t* ext = reinterpret_cast<int16_t*>(base + size_t(K) * 16); // K
+    uint32_t* hard = reinterpret_cast<uint32_t*>(ext + K);            // ceil(K / 32)
+    uint32_t* crc_word = hard + (K + 31) / 32;
+    const int words = (K + 31) / 32;
+    const int begin = int(int64_t(w) * K / P), end = int(int64_t(w + 1) * K / P);
+    const int len = end - begin;
+    const uint32_t uK = uint32_t(K);
+    const uint32_t two_f2 = uint32_t((2 * int64_t(p.f2)) % K);
+    // Pi(begin) and d(begin) = Pi(begin + 1) - Pi(begin).
+    const uint32_t pi_begin =
+        uint32_t((int64_t(p.f1) * begin + int64_t(p.f2) * begin % K * begin) % K);
+    const uint32_t d_begin =
+        uint32_t((int64_t(p.f1) + int64_t(p.f2) * (2 * begin + 1)) % K);
+    int16_t* my_stakes =
+        p.stakes + (size_t(blockIdx.x) * p.groups + group) * stake_elements(P);
+    const int per_buffer = 2 * (P + 1) * 8;
+    // Slot `slot` of direction `dir` (0 alpha, 1 beta) of decoder `dec`, buffer `buf`.
+    auto stake = [&](int dec, int buf, int dir, int slot) {
+        return my_stakes + (2 * dec + buf) * per_buffer + (dir * (P + 1) + slot) * 8;
+    };
+
+    for (uint32_t first = blockIdx.x * uint32_t(p.groups); first < p.num_frames;
+         first += gridDim.x * uint32_t(p.groups)) {
+        const uint32_t f = first + uint32_t(group);
+        bool active = in_group && f < p.num_frames;
+        frame_extent fe{};
+        uint32_t x0[W / 4], x1[W / 4], x2[W / 4];
+        if (active) {
+            fe = p.frames[f];
+            const int8_t* d0 = reinterpret_cast<const int8_t*>(p.in + fe.in_offset);
+            const int8_t* d1 = d0 + (K + 4);
+            const int8_t* d2 = d1 + (K + 4);
+#pragma unroll
+            for (int q = 0; q < W / 4; q++) {
+                uint32_t a = 0, b = 0, c = 0;
+#pragma unroll
+                for (int r = 0; r < 4; r++) {
+                    const int s = 4 * q + r;
+                    if (s < len) {
+                        a |= uint32_t(uint8_t(d0[begin + s])) << (8 * r);
+                        b |= uint32_t(uint8_t(d1[begin + s])) << (8 * r);
+                        c |= uint32_t(uint8_t(d2[begin + s])) << (8 * r);
+                    }
+                }
+                x0[q] = a;
+                x1[q] = b;
+                x2[q] = c;
+            }
+            for (int i = begin; i < end; i++)
+                ext[i] = 0;
+            // The stakes this thread reads: alpha at slot w, beta at slot w + 1, exact at
+            // the code block's ends (start state 0, the tail), uniform elsewhere.
+            for (int dec = 0; dec < 2; dec++) {
+                int a[8], b[8];
+                ts::start_alpha(a);
+                if (w > 0)
+                    for (int s = 0; s < 8; s++)
+                        a[s] = 0;
+                if (w == P - 1)
+                    ts::tail_beta(d0, d1, d2, K, dec, b);
+                else
+                    for (int s = 0; s < 8; s++)
+                        b[s] = 0;
+                for (int buf = 0; buf < 2; buf++)
+                    for (int s = 0; s < 8; s++) {
+                        stake(dec, buf, 0, w)[s] = static_cast<int16_t>(a[s]);
+                        stake(dec, buf, 1, w + 1)[s] = static_cast<int16_t>(b[s]);
+                    }
+            }
+        }
+        frame_status status{ 0, p.crc_column == nullptr };
+        int cur = 0;
+        __syncthreads();
+        for (int it = 0; it < p.iterations; it++) {
+            const bool decide = p.crc_column
+                                    ? (p.early_termination || it + 1 == p.iterations)
+                                    : it + 1 == p.iterations;
+            for (int dec = 0; dec < 2; dec++) {
+                if (active) {
+                    if (dec == 0 && decide) {
+                        for (int i = w; i < words; i += P)
+                            hard[i] = 0;
+                        if (w == 0)
+                            *crc_word = 0;
+                    }
+                    const int16_t* ain = stake(dec, cur, 0, w);
+                    const int16_t* bin = stake(dec, cur, 1, w + 1);
+                    int alpha[8], beta[8];
+#pragma unroll
+                    for (int s = 0; s < 8; s++) {
+                        alpha[s] = ain[s];
+                        beta[s] = bin[s];
+                    }
+                    uint32_t pi = pi_begin, d = d_begin;
+                    // Forward recursion over the window.
+#pragma unroll
+                    for (int s = 0; s < W; s++) {
+                        if (s < len) {
+                            const int i = begin + s;
+                            int ls, lp;
+                            if (dec == 0) {
+                                ls = byte_of(x0, s) + ext[i];
+                                lp = byte_of(x1, s);
+                            } else {
+                                ls = ext[pi];
+                                lp = byte_of(x2, s);
+                                pi = add_mod(pi, d, uK);
+                                d = add_mod(d, two_f2, uK);
+                            }
+                            M[i] = make_uint4(pack2(ls, alpha[1]),
+                                              pack2(alpha[2], alpha[3]),
+                                              pack2(alpha[4], alpha[5]),
+                                              pack2(alpha[6], alpha[7]));
+                            ts::fwd(alpha, ls, lp);
+                        }
+                    }
+                    // Backward recursion, the extrinsic and the decisions.
+#pragma unroll
+                    for (int s = W - 1; s >= 0; s--) {
+                        if (s < len) {
+                            const int i = begin + s;
+                            if (dec == 1) {
+                                d = sub_mod(d, two_f2, uK);
+                                pi = sub_mod(pi, d, uK);
+                            }
+                            const uint4 m = M[i];
+                            const int ls = lo16(m.x);
+                            const int a[8] = {
+                                0,         hi16(m.x), lo16(m.y), hi16(m.y),
+                                lo16(m.z), hi16(m.z), lo16(m.w), hi16(m.w)
+                            };
+                            int p0[8], p1[8];
+                            ts::succ(
+                                beta, dec == 0 ? byte_of(x1, s) : byte_of(x2, s), p0, p1);
+                            const int le = ts::ext(a, p0, p1);
+                            ts::bwd(p0, p1, ls, beta);
+                            const int pass = ts::pass(le, p.q, p.scaled, p.ext_max);
+                            if (dec == 0) {
+                                ext[i] = static_cast<int16_t>(byte_of(x0, s) + pass);
+                            } else {
+                                ext[pi] = static_cast<int16_t>(pass);
+                                if (decide) {
+                                    // A-posteriori LLR of c_j: decoder 2's Ls + La + Le.
+                                    const int app = ls + le;
+                                    if (app < 0)
+                                        atomicOr(&hard[pi >> 5],
+                                                 0x80000000u >> (pi & 31));
+                                    if (p.soft && int(pi) < p.info_bits)
+                                        p.soft[8 * size_t(fe.out_offset) + pi] =
+                                            float(app);
+                                }
+                            }
+                        }
+                    }
+                    // This window's boundary metrics, for its neighbours next iteration.
+                    int16_t* aout = stake(dec, 1 - cur, 0, w + 1);
+                    int16_t* bout = stake(dec, 1 - cur, 1, w);
+#pragma unroll
+                    for (int s = 0; s < 8; s++) {
+                        if (w + 1 < P)
+                            aout[s] = static_cast<int16_t>(alpha[s]);
+                        if (w > 0)
+                            bout[s] = static_cast<int16_t>(beta[s]);
+                    }
+                }
+                __syncthreads();
+            }
+            cur = 1 - cur;
+            if (active)
+                status.iterations = it + 1;
+            if (decide && p.crc_column) {
+                if (active) {
+                    // CRC24B of the K hard bits: linear, so the XOR of the set bits'
+                    // columns.
+                    uint32_t x = 0;
+                    for (int i = w; i < words; i += P) {
+                        uint32_t bits = hard[i];
+                        while (bits) {
+                            const int b = __clz(bits);
+                            bits &= ~(0x80000000u >> b);
+                            x ^= __ldg(&p.crc_column[32 * i + b]);
+                        }
+                    }
+                    if (x)
+                        atomicXor(crc_word, x);
+                }
+                __syncthreads();
+                if (active) {
+                    status.ok = *crc_word == 0;
+                    if (status.ok && p.early_termination) {
+                        // Write this code block's result now; its threads idle until
+                        // the others of the thread block finish.
+                        active = false;
+                        status.iterations = it + 1;
+                    }
+                }
+                if (__syncthreads_and(!active) != 0 && p.early_termination)
+                    break;
+            }
+        }
+        if (in_group && f < p.num_frames) {
+            const int n = p.info_bits;
+            uint8_t* out = p.out + fe.out_offset;
+            for (int byte = w; byte < (n + 7) / 8; byte += P) {
+                const uint32_t word = hard[byte >> 2];
+                uint32_t v = (word >> (24 - 8 * (byte & 3))) & 0xFFu;
+                const int valid = n - 8 * byte;
+                if (valid < 8)
+                    v &= 0xFFu << (8 - valid);
+                out[byte] = static_cast<uint8_t>(v);
+            }
+            if (w == 0)
+                p.status[f] = status;
+        }
+        __syncthreads(); // shared memory is reused by the next code blocks
+    }
+}
+
+} // namespace turbo_window
+} // namespace cuda
+} // namespace gpufec
+
+#endif
