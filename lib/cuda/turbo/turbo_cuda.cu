@@ -266,7 +266,7 @@ public:
         const int K = code.k(), P = options.sub_blocks;
         if (!turbo_cuda_window_kernel(code, options))
             return; // long windows: the per-block kernel above
-        const size_t group = tw::group_smem_bytes(K);
+        const size_t group = tw::group_smem_bytes(K, P);
         const int groups =
             std::max(1, std::min(256 / P, static_cast<int>((200 * 1024) / group)));
         tw::params& w = d_window;
@@ -298,8 +298,6 @@ public:
         if (per_sm < 1)
             return;
         d_window_blocks = static_cast<size_t>(per_sm) * sms;
-        d_stakes.reset(d_window_blocks * groups * tw::stake_elements(P));
-        w.stakes = d_stakes.get();
         d_use_window = true;
     }
 
@@ -323,13 +321,31 @@ public:
         require_engine_buffers(batch.device_frames && batch.device_status && batch.in,
                                "turbo decoder",
                                "device frame table, status or int8 input");
+        if (d_use_window)
+            require_engine_buffers(ctx.device_workspace != nullptr,
+                                   "turbo decoder",
+                                   "device workspace (window boundary metrics)");
         launch(batch.in,
                batch.device_frames,
                nf,
                batch.out,
                batch.soft_out,
                batch.device_status,
-               static_cast<cudaStream_t>(ctx.stream));
+               static_cast<cudaStream_t>(ctx.stream),
+               static_cast<int16_t*>(ctx.device_workspace));
+    }
+
+    //! The window kernel's boundary metrics: one set per resident code block, per slot
+    //! (slots run concurrently on their own streams).
+    size_t device_workspace_bytes(const batch_limits& limits) const override
+    {
+        if (!d_use_window)
+            return 0;
+        const size_t groups = size_t(d_window.groups);
+        const size_t blocks =
+            std::min(d_window_blocks, (limits.max_frames + groups - 1) / groups);
+        return blocks * groups * turbo_window::stake_elements(d_window.windows) *
+               sizeof(int16_t);
     }
 
     //! One launch over device-resident frames (decode() and the kernel-only timing).
@@ -339,7 +355,8 @@ public:
                 uint8_t* out,
                 float* soft,
                 frame_status* status,
-                cudaStream_t stream)
+                cudaStream_t stream,
+                int16_t* stakes)
     {
         device_guard guard(d_device);
         if (d_use_window) {
@@ -350,6 +367,7 @@ public:
             w.out = out;
             w.soft = soft;
             w.status = status;
+            w.stakes = stakes;
             const size_t groups = size_t(w.groups);
             const size_t blocks =
                 std::min(d_window_blocks, (num_frames + groups - 1) / groups);
@@ -394,7 +412,6 @@ private:
     turbo_window::params d_window{};
     size_t d_window_smem = 0, d_window_blocks = 0;
     int d_window_threads = 0;
-    device_buffer<int16_t> d_stakes;
     device_buffer<uint32_t> d_pi, d_column;
 };
 
@@ -440,6 +457,9 @@ turbo_kernel_timing time_turbo_kernel(const lte_turbo_code& code,
     upload(d_table, table);
     device_buffer<uint8_t> d_out(num_frames * out_bytes);
     device_buffer<frame_status> d_status(num_frames);
+    batch_limits limits{};
+    limits.max_frames = num_frames;
+    device_buffer<uint8_t> d_workspace(dec.device_workspace_bytes(limits));
     stream s;
     const std::vector<double> times = time_launches(s, reps, [&](int) {
         dec.launch(reinterpret_cast<const llr8_t*>(d_in.get()),
@@ -448,7 +468,8 @@ turbo_kernel_timing time_turbo_kernel(const lte_turbo_code& code,
                    d_out.get(),
                    nullptr,
                    d_status.get(),
-                   s.get());
+                   s.get(),
+                   reinterpret_cast<int16_t*>(d_workspace.get()));
     });
     std::vector<frame_status> status(num_frames);
     GPUFEC_CUDA_CHECK(cudaMemcpy(status.data(),

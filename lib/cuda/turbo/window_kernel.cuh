@@ -56,11 +56,23 @@ struct params {
     bool scaled, early_termination;
 };
 
-//! Shared memory of one code block, 16-byte aligned.
-__host__ __device__ inline size_t group_smem_bytes(int k)
+// Shared memory of one code block (16-byte aligned): the forward metrics, one 16-byte
+// word per step, stored as [step in window][window] so that a warp's threads (one
+// window each) touch consecutive words; the extrinsic array with one int16 of padding
+// per 16, which spreads the windows' starts over the banks; the hard decisions.
+__host__ __device__ inline int metric_words(int k, int windows)
 {
-    const size_t bytes = size_t(k) * 16 + size_t(k) * 2 + size_t((k + 31) / 32) * 4 + 16;
-    return (bytes + 15) / 16 * 16;
+    return windows * ((k + windows - 1) / windows);
+}
+__host__ __device__ inline int ext_index(int i) { return i + (i >> 4); }
+__host__ __device__ inline size_t ext_bytes(int k)
+{
+    return (size_t(ext_index(k)) * 2 + 15) / 16 * 16;
+}
+__host__ __device__ inline size_t group_smem_bytes(int k, int windows)
+{
+    return size_t(metric_words(k, windows)) * 16 + ext_bytes(k) +
+           (size_t((k + 31) / 32) * 4 + 4 + 15) / 16 * 16;
 }
 
 __host__ __device__ inline size_t stake_elements(int windows)
@@ -100,11 +112,12 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
     const int K = p.k, P = p.windows;
     const int group = threadIdx.x / P, w = threadIdx.x - group * P;
     const bool in_group = group < p.groups;
-    const size_t group_bytes = group_smem_bytes(K);
+    const size_t group_bytes = group_smem_bytes(K, P);
     uint8_t* base = reinterpret_cast<uint8_t*>(smem_words) + group * group_bytes;
-    uint4* M = reinterpret_cast<uint4*>(base);                        // K x 16 B
-    int16_t* ext = reinterpret_cast<int16_t*>(base + size_t(K) * 16); // K
-    uint32_t* hard = reinterpret_cast<uint32_t*>(ext + K);            // ceil(K / 32)
+    uint4* M = reinterpret_cast<uint4*>(base) + w; // [step in window][window]
+    const size_t m_bytes = size_t(metric_words(K, P)) * 16;
+    int16_t* ext = reinterpret_cast<int16_t*>(base + m_bytes); // at ext_index(i)
+    uint32_t* hard = reinterpret_cast<uint32_t*>(base + m_bytes + ext_bytes(K));
     uint32_t* crc_word = hard + (K + 31) / 32;
     const int words = (K + 31) / 32;
     const int begin = int(int64_t(w) * K / P), end = int(int64_t(w + 1) * K / P);
@@ -152,7 +165,7 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
                 x2[q] = c;
             }
             for (int i = begin; i < end; i++)
-                ext[i] = 0;
+                ext[ext_index(i)] = 0;
             // The stakes this thread reads: alpha at slot w, beta at slot w + 1, exact at
             // the code block's ends (start state 0, the tail), uniform elsewhere.
             for (int dec = 0; dec < 2; dec++) {
@@ -196,39 +209,50 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
                         alpha[s] = ain[s];
                         beta[s] = bin[s];
                     }
+                    // Keep the compiler from hoisting per-step values (unpacked LLRs,
+                    // addresses) out of the iteration loop: that needs more registers
+                    // than a thread has and spills.
+#pragma unroll
+                    for (int q = 0; q < W / 4; q++)
+                        asm volatile("" : "+r"(x0[q]), "+r"(x1[q]), "+r"(x2[q]));
+                    int begin_at = begin;
+                    asm volatile("" : "+r"(begin_at));
                     uint32_t pi = pi_begin, d = d_begin;
-                    // Forward recursion over the window.
+                    uint4* m_at = M; // this window's step s: M + s * P
+                                     // Forward recursion over the window.
 #pragma unroll
                     for (int s = 0; s < W; s++) {
                         if (s < len) {
-                            const int i = begin + s;
+                            const int i = begin_at + s;
                             int ls, lp;
                             if (dec == 0) {
-                                ls = byte_of(x0, s) + ext[i];
+                                ls = byte_of(x0, s) + ext[ext_index(i)];
                                 lp = byte_of(x1, s);
                             } else {
-                                ls = ext[pi];
+                                ls = ext[ext_index(pi)];
                                 lp = byte_of(x2, s);
                                 pi = add_mod(pi, d, uK);
                                 d = add_mod(d, two_f2, uK);
                             }
-                            M[i] = make_uint4(pack2(ls, alpha[1]),
-                                              pack2(alpha[2], alpha[3]),
-                                              pack2(alpha[4], alpha[5]),
-                                              pack2(alpha[6], alpha[7]));
+                            *m_at = make_uint4(pack2(ls, alpha[1]),
+                                               pack2(alpha[2], alpha[3]),
+                                               pack2(alpha[4], alpha[5]),
+                                               pack2(alpha[6], alpha[7]));
                             ts::fwd(alpha, ls, lp);
+                            m_at += P;
                         }
                     }
                     // Backward recursion, the extrinsic and the decisions.
 #pragma unroll
                     for (int s = W - 1; s >= 0; s--) {
                         if (s < len) {
-                            const int i = begin + s;
+                            const int i = begin_at + s;
                             if (dec == 1) {
                                 d = sub_mod(d, two_f2, uK);
                                 pi = sub_mod(pi, d, uK);
                             }
-                            const uint4 m = M[i];
+                            m_at -= P;
+                            const uint4 m = *m_at;
                             const int ls = lo16(m.x);
                             const int a[8] = {
                                 0,         hi16(m.x), lo16(m.y), hi16(m.y),
@@ -241,9 +265,10 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
                             ts::bwd(p0, p1, ls, beta);
                             const int pass = ts::pass(le, p.q, p.scaled, p.ext_max);
                             if (dec == 0) {
-                                ext[i] = static_cast<int16_t>(byte_of(x0, s) + pass);
+                                ext[ext_index(i)] =
+                                    static_cast<int16_t>(byte_of(x0, s) + pass);
                             } else {
-                                ext[pi] = static_cast<int16_t>(pass);
+                                ext[ext_index(pi)] = static_cast<int16_t>(pass);
                                 if (decide) {
                                     // A-posteriori LLR of c_j: decoder 2's Ls + La + Le.
                                     const int app = ls + le;
