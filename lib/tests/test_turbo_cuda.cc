@@ -157,7 +157,7 @@ TEST(TurboCuda, WindowKernelManyCodeBlocks)
     for (int k : { 6144, 40 }) {
         const lte_turbo_code code(k, true);
         const turbo_decoder_options o =
-            variant_options(turbo_arithmetic::int8, 0, k / 32);
+            variant_options(turbo_arithmetic::int8, 0, (k + 31) / 32);
         ASSERT_TRUE(cuda::turbo_cuda_window_kernel(code, o));
         SCOPED_TRACE("K " + std::to_string(k));
         expect_gpu_equals_cpu(code, o, k == 40 ? 2000 : 160, rng);

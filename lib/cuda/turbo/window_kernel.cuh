@@ -105,6 +105,37 @@ __device__ __forceinline__ uint32_t sub_mod(uint32_t a, uint32_t b, uint32_t k)
     return a >= b ? a - b : a + k - b;
 }
 
+// The recursions without the per-step normalisation to state 0 of turbo_steps.h: the
+// metrics stay in int32 registers, unnormalised over a window (at most 32 steps, far
+// from overflow), and are normalised only where they leave the thread (the stored
+// forward metrics and the stakes). Max-log-MAP is shift invariant (max(a + c, b + c) =
+// max(a, b) + c, and the extrinsic is a difference of two maxima over the same
+// metrics), so every extrinsic, decision and stake equals the normalised recursion's.
+__device__ __forceinline__ void fwd_unnormalised(int* a, int ls, int lp)
+{
+    int m[8];
+#pragma unroll
+    for (int n = 0; n < 8; n++) {
+        const int g0 =
+            (ts::lane(ts::fwd_u0, n) ? ls : 0) + (ts::lane(ts::fwd_z0, n) ? lp : 0);
+        const int g1 =
+            (ts::lane(ts::fwd_u0, n) ? 0 : ls) + (ts::lane(ts::fwd_z0, n) ? 0 : lp);
+        m[n] = max(a[2 * (n & 3)] + g0, a[2 * (n & 3) + 1] + g1);
+    }
+#pragma unroll
+    for (int n = 0; n < 8; n++)
+        a[n] = m[n];
+}
+__device__ __forceinline__ void
+bwd_unnormalised(const int* p0, const int* p1, int ls, int* b)
+{
+#pragma unroll
+    for (int s = 0; s < 8; s++) {
+        const int u0 = ts::lane(ts::bwd_u0, s) ? ls : 0;
+        b[s] = max(p0[s] + u0, p1[s] + (ls - u0));
+    }
+}
+
 template <int W>
 __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
 {
@@ -234,11 +265,12 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
                                 pi = add_mod(pi, d, uK);
                                 d = add_mod(d, two_f2, uK);
                             }
-                            *m_at = make_uint4(pack2(ls, alpha[1]),
-                                               pack2(alpha[2], alpha[3]),
-                                               pack2(alpha[4], alpha[5]),
-                                               pack2(alpha[6], alpha[7]));
-                            ts::fwd(alpha, ls, lp);
+                            const int a0 = alpha[0];
+                            *m_at = make_uint4(pack2(ls, alpha[1] - a0),
+                                               pack2(alpha[2] - a0, alpha[3] - a0),
+                                               pack2(alpha[4] - a0, alpha[5] - a0),
+                                               pack2(alpha[6] - a0, alpha[7] - a0));
+                            fwd_unnormalised(alpha, ls, lp);
                             m_at += P;
                         }
                     }
@@ -262,7 +294,7 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
                             ts::succ(
                                 beta, dec == 0 ? byte_of(x1, s) : byte_of(x2, s), p0, p1);
                             const int le = ts::ext(a, p0, p1);
-                            ts::bwd(p0, p1, ls, beta);
+                            bwd_unnormalised(p0, p1, ls, beta);
                             const int pass = ts::pass(le, p.q, p.scaled, p.ext_max);
                             if (dec == 0) {
                                 ext[ext_index(i)] =
@@ -288,9 +320,9 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
 #pragma unroll
                     for (int s = 0; s < 8; s++) {
                         if (w + 1 < P)
-                            aout[s] = static_cast<int16_t>(alpha[s]);
+                            aout[s] = static_cast<int16_t>(alpha[s] - alpha[0]);
                         if (w > 0)
-                            bout[s] = static_cast<int16_t>(beta[s]);
+                            bout[s] = static_cast<int16_t>(beta[s] - beta[0]);
                     }
                 }
                 __syncthreads();
