@@ -7,6 +7,7 @@
 // stage (complex samples and channel matrices in, float LLRs out), a stage that takes
 // packed 4-bit LLRs, per-worker scratch, and the registry's backend choice.
 #include "test_helpers.h"
+#include <gpufec/awgn_source.h>
 #include <gpufec/backends.h>
 #include <gpufec/engine.h>
 #include <gpufec/turbo_decoding.h>
@@ -422,7 +423,8 @@ TEST(EngineFormats, DeviceSideNeedsACudaStage)
 
 TEST(Registry, ListsBackendsAndRefusesAbsentOnesByName)
 {
-    EXPECT_EQ(registered_backends<turbo_decoder_options>(),
+    // The block-code AWGN source has no CUDA maker.
+    EXPECT_EQ(registered_backends<awgn_frame_source_options>(),
               std::vector<std::string>{ "cpu" });
     const auto viterbi = registered_backends<viterbi_options>();
     ASSERT_FALSE(viterbi.empty());
@@ -432,13 +434,27 @@ TEST(Registry, ListsBackendsAndRefusesAbsentOnesByName)
 #else
     EXPECT_EQ(viterbi.size(), 1u);
 #endif
-    const lte_turbo_code turbo(40);
-    expect_error([&] { make_decoder(turbo, turbo_decoder_options{}, "cuda"); },
-                 { "not yet available for turbo decoding", "\"cpu\"" });
-    expect_error([&] { make_decoder(turbo, turbo_decoder_options{}, "gpu"); },
+    frame_code frames;
+    frames.info_bits = 8;
+    frames.coded_bits = 16;
+    frames.encode = [](const uint8_t* in, uint8_t* out) {
+        for (int i = 0; i < 8; i++)
+            out[2 * i] = out[2 * i + 1] = in[i];
+    };
+    frames.description = "repetition (8, 16)";
+    const awgn_frame_source_options source{ 3.0, 1 };
+    expect_error([&] { make(frames, source, "cuda"); },
+                 { "not yet available for awgn_bpsk_source (block codes)", "\"cpu\"" });
+    expect_error([&] { make(frames, source, "gpu"); },
                  { "unknown backend", "\"cuda:N\"" });
-    auto dec = make_decoder(turbo, turbo_decoder_options{}, "auto");
-    EXPECT_EQ(dec->backend(), backend_kind::cpu); // no CUDA maker: auto takes the CPU
+    // No CUDA maker: auto takes the CPU.
+    EXPECT_NO_THROW(make(frames, source, "auto"));
+    const lte_turbo_code turbo(40);
+    // "auto" takes the CUDA turbo decoder only where it accepts the options and a GPU is
+    // there; float arithmetic runs on the CPU only.
+    turbo_decoder_options float_turbo;
+    float_turbo.arithmetic = turbo_arithmetic::float32;
+    EXPECT_EQ(make_decoder(turbo, float_turbo, "auto")->backend(), backend_kind::cpu);
     const conv_code conv;
     auto v = make_decoder(conv, viterbi_options{}, "auto");
     EXPECT_EQ(v->backend(),
