@@ -164,6 +164,64 @@ TEST(TurboCuda, WindowKernelManyCodeBlocks)
     }
 }
 
+// Rate matching (puncturing, repetition, every rv, a limited soft buffer) and filler
+// bits, de-rate-matched on the device from the E received LLRs: the same decisions as
+// the CPU decoder, which de-rate-matches on the host. Both kernels.
+TEST(TurboCuda, RateMatchingAndFillerMatchCpuBitForBit)
+{
+    if (!have_gpu())
+        GTEST_SKIP() << "no CUDA device available";
+    std::mt19937 rng(53);
+    struct case_t {
+        int k;
+        bool crc;
+        int e, rv, n_cb, filler, sub_blocks;
+    };
+    for (const case_t& c : { case_t{ 6144, true, 12000, 0, 0, 0, 192 },   // punctured
+                             case_t{ 6144, true, 0, 0, 0, 40, 192 },      // filler only
+                             case_t{ 1056, true, 4000, 2, 0, 0, 33 },     // repeated
+                             case_t{ 40, false, 100, 3, 0, 0, 2 },        // repeated
+                             case_t{ 512, true, 1200, 1, 0, 8, 8 },       // block kernel
+                             case_t{ 2112, true, 5000, 0, 5000, 24, 66 }, // N_cb < K_w
+                             case_t{ 2112, true, 3000, 1, 5000, 24, 4 } })
+        for (turbo_arithmetic ar : { turbo_arithmetic::int16, turbo_arithmetic::int8 }) {
+            const lte_turbo_code code(c.k, c.crc, c.e, c.rv, c.n_cb, c.filler);
+            SCOPED_TRACE(code.describe() + " sub_blocks " + std::to_string(c.sub_blocks));
+            expect_gpu_equals_cpu(code, variant_options(ar, 0, c.sub_blocks), 6, rng);
+        }
+}
+
+// The BER check on the GPU: K = 6144, 6 iterations, windows of 32 steps (the
+// GPU's fast kernel), no bit errors in at least 1e6 bits at Eb/N0 = 1.0 dB.
+TEST(TurboCuda, NoBitErrorsAtOneDb)
+{
+    if (!have_gpu())
+        GTEST_SKIP() << "no CUDA device available";
+    std::mt19937 rng(59);
+    const lte_turbo_code code(6144);
+    const int frames = 1000000 / code.info_bits() + 1;
+    for (turbo_arithmetic ar : { turbo_arithmetic::int16, turbo_arithmetic::int8 }) {
+        turbo_decoder_options o;
+        o.arithmetic = ar;
+        o.sub_blocks = 192;
+        std::shared_ptr<batch_decoder> gpu = cuda::make_turbo_decoder(code, o, 0);
+        std::vector<std::vector<llr8_t>> llrs;
+        std::vector<std::vector<uint8_t>> sent;
+        for (int f = 0; f < frames; f++) {
+            sent.push_back(test::random_bits(rng, code.info_bits()));
+            std::vector<uint8_t> coded(code.coded_bits());
+            lte_turbo_encode(code, sent.back().data(), coded.data());
+            llrs.push_back(test::awgn_llrs(coded, code.rate(), 1.0, rng));
+        }
+        const auto got = test::engine_decode(gpu, llrs, code.info_bits(), false);
+        size_t errors = 0;
+        for (int f = 0; f < frames; f++)
+            for (int i = 0; i < code.info_bits(); i++)
+                errors += got.bits[f][i] != sent[f][i];
+        EXPECT_EQ(errors, 0u) << "over " << frames * code.info_bits() << " bits";
+    }
+}
+
 TEST(TurboCuda, RefusesWhatItDoesNotTake)
 {
     if (!have_gpu())
@@ -173,9 +231,13 @@ TEST(TurboCuda, RefusesWhatItDoesNotTake)
     expect_error([&] { cuda::make_turbo_decoder(lte_turbo_code(512), o, 0); },
                  { "int8, int16" });
     o.arithmetic = turbo_arithmetic::int16;
-    expect_error([&] { cuda::make_turbo_decoder(lte_turbo_code(512, true, 1000), o, 0); },
-                 { "e = 0" });
+    o.sub_blocks = 100; // windows of 62 steps: neither kernel
+    expect_error([&] { cuda::make_turbo_decoder(lte_turbo_code(6144), o, 0); },
+                 { "1..64" });
+    o.sub_blocks = 1;
     auto gpu = cuda::make_turbo_decoder(lte_turbo_code(512), o, 0);
     expect_error([&] { gpu->output_bits_for_input(1000); }, { "1548" });
+    auto matched = cuda::make_turbo_decoder(lte_turbo_code(512, true, 1000), o, 0);
+    expect_error([&] { matched->output_bits_for_input(1548); }, { "1000" });
 }
 #endif

@@ -38,7 +38,10 @@ struct turbo_params {
     float* soft; //!< null: no soft output
     frame_status* status;
     int k, windows, iterations, q, ext_max, info_bits;
+    int filler; //!< filler bits F: the payload is bits F .. F + info_bits - 1
     bool scaled, crc, early_termination;
+    const int8_t* derated; //!< as turbo_window::params
+    uint32_t derated_stride;
     const uint32_t* pi;         //!< K
     const uint32_t* crc_column; //!< K: CRC24B of the unit vector e_i (0 without CRC)
 };
@@ -68,7 +71,9 @@ __global__ void __launch_bounds__(max_windows) turbo_kernel(const turbo_params p
 
     for (uint32_t f = blockIdx.x; f < p.num_frames; f += gridDim.x) {
         const frame_extent fe = p.frames[f];
-        const int8_t* d0 = reinterpret_cast<const int8_t*>(p.in + fe.in_offset);
+        const int8_t* d0 = p.derated
+                               ? p.derated + size_t(f) * p.derated_stride
+                               : reinterpret_cast<const int8_t*>(p.in + fe.in_offset);
         const int8_t* d1 = d0 + (K + 4);
         const int8_t* d2 = d1 + (K + 4);
         for (int i = threadIdx.x; i < K; i += blockDim.x)
@@ -136,8 +141,11 @@ __global__ void __launch_bounds__(max_windows) turbo_kernel(const turbo_params p
                                     // A-posteriori LLR of c_j: decoder 2's Ls + La + Le.
                                     const int app = ls + le;
                                     hard[j] = app < 0;
-                                    if (p.soft && int(j) < p.info_bits)
-                                        p.soft[8 * fe.out_offset + j] = float(app);
+                                    const int payload_bit = int(j) - p.filler;
+                                    if (p.soft && payload_bit >= 0 &&
+                                        payload_bit < p.info_bits)
+                                        p.soft[8 * fe.out_offset + payload_bit] =
+                                            float(app);
                                 }
                             });
                     }
@@ -181,7 +189,7 @@ __global__ void __launch_bounds__(max_windows) turbo_kernel(const turbo_params p
             unsigned v = 0;
             for (int b = 0; b < 8; b++) {
                 const int j = byte * 8 + b;
-                if (j < n && hard[j])
+                if (j < n && hard[p.filler + j])
                     v |= 0x80u >> b;
             }
             out[byte] = static_cast<uint8_t>(v);
@@ -189,6 +197,50 @@ __global__ void __launch_bounds__(max_windows) turbo_kernel(const turbo_params p
         if (threadIdx.x == 0)
             p.status[f] = status;
         __syncthreads(); // shared memory is reused by the next frame
+    }
+}
+
+// De-rate-matching and filler bits on the device (TS 36.212 5.1.4.1, 5.1.2), so only
+// the E received LLRs cross the bus. Stream position t of frame f (d0 | d1 | d2) gets the
+// sum of the received LLRs that carry it (sources[source_begin[t] .. source_begin[t +
+// 1]), repetitions of the circular buffer), saturated to +/-127, 0 when never sent; the
+// F filler positions of d0 and d1 are known zeros (+127). The CPU decoder does the
+// same (turbo_cpu.cc), so the decisions stay equal.
+struct derate_params {
+    const llr8_t* in;
+    const frame_extent* frames;
+    uint32_t num_frames;
+    const uint32_t* source_begin; //!< null: no rate matching, position t is input t
+    const uint32_t* sources;
+    int8_t* out; //!< frame f at out + f * stride
+    uint32_t stride;
+    int stream_bits, stream_total, filler;
+};
+
+__global__ void __launch_bounds__(256) derate_kernel(const derate_params p)
+{
+    const int t = int(blockIdx.x * blockDim.x + threadIdx.x);
+    if (t >= p.stream_total)
+        return;
+    const bool known_zero =
+        t < p.filler || (t >= p.stream_bits && t < p.stream_bits + p.filler);
+    uint32_t first = 0, last = 0;
+    if (p.source_begin) {
+        first = p.source_begin[t];
+        last = p.source_begin[t + 1];
+    }
+    for (uint32_t f = blockIdx.y; f < p.num_frames; f += gridDim.y) {
+        const int8_t* in = reinterpret_cast<const int8_t*>(p.in + p.frames[f].in_offset);
+        int v;
+        if (p.source_begin) {
+            int sum = 0;
+            for (uint32_t j = first; j < last; j++)
+                sum += in[p.sources[j]];
+            v = max(-127, min(127, sum));
+        } else {
+            v = in[t];
+        }
+        p.out[size_t(f) * p.stride + t] = static_cast<int8_t>(known_zero ? 127 : v);
     }
 }
 
@@ -204,10 +256,8 @@ public:
         if (!turbo_cuda_accepts(code, options))
             throw error(
                 "turbo decoder (cuda): allowed arithmetic: int8, int16 (float "
-                "runs on the CPU only); allowed codes: e = 0 and filler = 0 (rate "
-                "matching runs "
-                "on the CPU so far) and sub_blocks 1..64 or windows of at most 32 steps "
-                "(sub_blocks >= K / 32, at most 512); got " +
+                "runs on the CPU only); allowed sub_blocks: 1..64, or windows of at "
+                "most 32 steps (sub_blocks >= K / 32, at most 512); got " +
                 code.describe() + ", sub_blocks = " + std::to_string(options.sub_blocks));
         require_device(device);
         device_guard guard(device);
@@ -223,6 +273,7 @@ public:
         }
         upload(d_pi, code.interleaver());
         upload(d_column, column);
+        setup_derate(code);
         const bool scaled = options.algorithm == turbo_algorithm::scaled_max_log_map;
         d_params = turbo_params{};
         d_params.k = K;
@@ -236,6 +287,7 @@ public:
                 : 128;
         d_params.ext_max = options.arithmetic == turbo_arithmetic::int8 ? 127 : 2047;
         d_params.info_bits = code.info_bits();
+        d_params.filler = code.filler_bits();
         d_params.crc = code.crc24b();
         d_params.early_termination = options.early_termination;
         d_params.pi = d_pi.get();
@@ -280,6 +332,7 @@ public:
         w.q = d_params.q;
         w.ext_max = d_params.ext_max;
         w.info_bits = code.info_bits();
+        w.filler = code.filler_bits();
         w.scaled = scaled;
         w.early_termination = options.early_termination;
         w.crc_column = code.crc24b() ? d_column.get() : nullptr;
@@ -299,6 +352,35 @@ public:
             return;
         d_window_blocks = static_cast<size_t>(per_sm) * sms;
         d_use_window = true;
+    }
+
+    //! Rate-matched codes and codes with filler bits go through derate_kernel first.
+    void setup_derate(const lte_turbo_code& code)
+    {
+        d_derate = code.rate_matching() != nullptr || code.filler_bits() > 0;
+        if (!d_derate)
+            return;
+        d_derate_stride = static_cast<uint32_t>((code.stream_total() + 15) / 16 * 16);
+        if (const lte_turbo_rate_matching* rm = code.rate_matching()) {
+            // Which received LLRs carry each stream position (CSR, in the order the
+            // CPU adds them).
+            const std::vector<uint32_t>& map = rm->output_to_stream();
+            std::vector<uint32_t> begin(code.stream_total() + 1, 0u), sources(map.size());
+            for (uint32_t t : map)
+                begin[t + 1]++;
+            for (size_t t = 0; t < code.stream_total(); t++)
+                begin[t + 1] += begin[t];
+            std::vector<uint32_t> next(begin.begin(), begin.end() - 1);
+            for (size_t j = 0; j < map.size(); j++)
+                sources[next[map[j]]++] = static_cast<uint32_t>(j);
+            upload(d_source_begin, begin);
+            upload(d_sources, sources);
+        }
+    }
+    //! Bytes of the de-rate-matched streams of `frames` frames (256-aligned).
+    size_t derate_bytes(size_t frames) const
+    {
+        return d_derate ? (frames * d_derate_stride + 255) / 256 * 256 : 0;
     }
 
     backend_kind backend() const override { return backend_kind::cuda; }
@@ -321,10 +403,11 @@ public:
         require_engine_buffers(batch.device_frames && batch.device_status && batch.in,
                                "turbo decoder",
                                "device frame table, status or int8 input");
-        if (d_use_window)
+        if (d_use_window || d_derate)
             require_engine_buffers(ctx.device_workspace != nullptr,
                                    "turbo decoder",
-                                   "device workspace (window boundary metrics)");
+                                   "device workspace (de-rate-matched LLRs, window "
+                                   "boundary metrics)");
         launch(batch.in,
                batch.device_frames,
                nf,
@@ -332,18 +415,22 @@ public:
                batch.soft_out,
                batch.device_status,
                static_cast<cudaStream_t>(ctx.stream),
-               static_cast<int16_t*>(ctx.device_workspace));
+               static_cast<uint8_t*>(ctx.device_workspace));
     }
 
-    //! The window kernel's boundary metrics: one set per resident code block, per slot
-    //! (slots run concurrently on their own streams).
+    //! Per slot (slots run concurrently on their own streams): the de-rate-matched
+    //! streams of every frame (rate matching or filler bits), then the window kernel's
+    //! boundary metrics, one set per resident code block.
     size_t device_workspace_bytes(const batch_limits& limits) const override
+    {
+        return derate_bytes(limits.max_frames) + stake_bytes(limits.max_frames);
+    }
+    size_t stake_bytes(size_t frames) const
     {
         if (!d_use_window)
             return 0;
         const size_t groups = size_t(d_window.groups);
-        const size_t blocks =
-            std::min(d_window_blocks, (limits.max_frames + groups - 1) / groups);
+        const size_t blocks = std::min(d_window_blocks, (frames + groups - 1) / groups);
         return blocks * groups * turbo_window::stake_elements(d_window.windows) *
                sizeof(int16_t);
     }
@@ -356,9 +443,30 @@ public:
                 float* soft,
                 frame_status* status,
                 cudaStream_t stream,
-                int16_t* stakes)
+                uint8_t* workspace)
     {
         device_guard guard(d_device);
+        const int8_t* derated = nullptr;
+        if (d_derate) {
+            derate_params r{};
+            r.in = in;
+            r.frames = frames;
+            r.num_frames = static_cast<uint32_t>(num_frames);
+            r.source_begin = d_source_begin.get();
+            r.sources = d_sources.get();
+            r.out = reinterpret_cast<int8_t*>(workspace);
+            r.stride = d_derate_stride;
+            r.stream_bits = d_code.stream_bits();
+            r.stream_total = static_cast<int>(d_code.stream_total());
+            r.filler = d_code.filler_bits();
+            const dim3 grid(static_cast<unsigned>((r.stream_total + 255) / 256),
+                            static_cast<unsigned>(std::min<size_t>(num_frames, 65535)));
+            derate_kernel<<<grid, 256, 0, stream>>>(r);
+            GPUFEC_CUDA_CHECK_LAUNCH();
+            derated = r.out;
+        }
+        int16_t* stakes =
+            reinterpret_cast<int16_t*>(workspace + derate_bytes(num_frames));
         if (d_use_window) {
             turbo_window::params w = d_window;
             w.in = in;
@@ -368,6 +476,8 @@ public:
             w.soft = soft;
             w.status = status;
             w.stakes = stakes;
+            w.derated = derated;
+            w.derated_stride = d_derate_stride;
             const size_t groups = size_t(w.groups);
             const size_t blocks =
                 std::min(d_window_blocks, (num_frames + groups - 1) / groups);
@@ -386,6 +496,8 @@ public:
         p.out = out;
         p.soft = soft;
         p.status = status;
+        p.derated = derated;
+        p.derated_stride = d_derate_stride;
         turbo_kernel<<<static_cast<unsigned>(
                            std::min<size_t>(num_frames, size_t(1) << 20)),
                        max_windows,
@@ -413,6 +525,10 @@ private:
     size_t d_window_smem = 0, d_window_blocks = 0;
     int d_window_threads = 0;
     device_buffer<uint32_t> d_pi, d_column;
+    // De-rate-matching (derate_kernel): rate matching or filler bits.
+    bool d_derate = false;
+    uint32_t d_derate_stride = 0;
+    device_buffer<uint32_t> d_source_begin, d_sources;
 };
 
 } // namespace
@@ -429,8 +545,8 @@ bool turbo_cuda_accepts(const lte_turbo_code& code, const turbo_decoder_options&
 {
     const int P = options.sub_blocks;
     const bool window_kernel = turbo_cuda_window_kernel(code, options);
-    return options.arithmetic != turbo_arithmetic::float32 && !code.rate_matching() &&
-           code.filler_bits() == 0 && ((P >= 1 && P <= max_windows) || window_kernel);
+    return options.arithmetic != turbo_arithmetic::float32 &&
+           ((P >= 1 && P <= max_windows) || window_kernel);
 }
 
 turbo_kernel_timing time_turbo_kernel(const lte_turbo_code& code,
@@ -469,7 +585,7 @@ turbo_kernel_timing time_turbo_kernel(const lte_turbo_code& code,
                    nullptr,
                    d_status.get(),
                    s.get(),
-                   reinterpret_cast<int16_t*>(d_workspace.get()));
+                   d_workspace.get());
     });
     std::vector<frame_status> status(num_frames);
     GPUFEC_CUDA_CHECK(cudaMemcpy(status.data(),

@@ -22,9 +22,9 @@ namespace cuda {
  * block per code block, one thread per sub-block window (sub_blocks <= 64), the
  * half-iterations separated by barriers, the CPU decoder's integer arithmetic
  * (lib/cpu/turbo_steps.h), so bits, iterations, CRC status and soft output are meant
- * to equal make_turbo_decoder_cpu()'s ("int16" and "int8"). Codes without rate
- * matching and filler bits. Not registered as a backend until it has run on a GPU
- * (test_turbo_cuda); throws gpufec::error naming what it takes.
+ * to equal make_turbo_decoder_cpu()'s ("int16" and "int8"). Rate-matched codes and
+ * filler bits are de-rate-matched on the device (only the E received LLRs cross the
+ * bus). Throws gpufec::error naming what it takes.
  */
 std::unique_ptr<batch_decoder> make_turbo_decoder(const lte_turbo_code& code,
                                                   const turbo_decoder_options& options,

@@ -30,6 +30,7 @@
 #include "cpu/turbo_steps.h"
 #include <gpufec/common.h>
 
+#include <type_traits>
 #include <cstdint>
 
 namespace gpufec {
@@ -52,7 +53,12 @@ struct params {
     frame_status* status;
     int16_t* stakes; //!< per resident code block: [dec][buf][alpha, beta][P + 1][8]
     const uint32_t* crc_column; //!< K: CRC24B of the unit vector e_i (null without CRC)
+    //! Non-null: frame f's d0 | d1 | d2 LLRs at derated + f * derated_stride (the
+    //! de-rate-matching kernel's output) rather than at in + in_offset.
+    const int8_t* derated;
+    uint32_t derated_stride;
     int k, f1, f2, windows, groups, iterations, q, ext_max, info_bits;
+    int filler; //!< filler bits F: the payload is bits F .. F + info_bits - 1
     bool scaled, early_termination;
 };
 
@@ -176,7 +182,9 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
         uint32_t x0[W / 4], x1[W / 4], x2[W / 4];
         if (active) {
             fe = p.frames[f];
-            const int8_t* d0 = reinterpret_cast<const int8_t*>(p.in + fe.in_offset);
+            const int8_t* d0 = p.derated
+                                   ? p.derated + size_t(f) * p.derated_stride
+                                   : reinterpret_cast<const int8_t*>(p.in + fe.in_offset);
             const int8_t* d1 = d0 + (K + 4);
             const int8_t* d2 = d1 + (K + 4);
 #pragma unroll
@@ -224,109 +232,113 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
             const bool decide = p.crc_column
                                     ? (p.early_termination || it + 1 == p.iterations)
                                     : it + 1 == p.iterations;
-            for (int dec = 0; dec < 2; dec++) {
-                if (active) {
-                    if (dec == 0 && decide) {
-                        for (int i = w; i < words; i += P)
-                            hard[i] = 0;
-                        if (w == 0)
-                            *crc_word = 0;
-                    }
-                    const int16_t* ain = stake(dec, cur, 0, w);
-                    const int16_t* bin = stake(dec, cur, 1, w + 1);
-                    int alpha[8], beta[8];
+            // One half-iteration of decoder DEC (a compile-time constant, so each
+            // decoder's steps carry no per-step selects on it).
+            auto half_iteration = [&](auto dec_constant) {
+                constexpr int dec = decltype(dec_constant)::value;
+                if (dec == 0 && decide) {
+                    for (int i = w; i < words; i += P)
+                        hard[i] = 0;
+                    if (w == 0)
+                        *crc_word = 0;
+                }
+                const int16_t* ain = stake(dec, cur, 0, w);
+                const int16_t* bin = stake(dec, cur, 1, w + 1);
+                int alpha[8], beta[8];
 #pragma unroll
-                    for (int s = 0; s < 8; s++) {
-                        alpha[s] = ain[s];
-                        beta[s] = bin[s];
-                    }
-                    // Keep the compiler from hoisting per-step values (unpacked LLRs,
-                    // addresses) out of the iteration loop: that needs more registers
-                    // than a thread has and spills.
+                for (int s = 0; s < 8; s++) {
+                    alpha[s] = ain[s];
+                    beta[s] = bin[s];
+                }
+                // Keep the compiler from hoisting per-step values (unpacked LLRs,
+                // addresses) out of the iteration loop: that needs more registers
+                // than a thread has and spills.
 #pragma unroll
-                    for (int q = 0; q < W / 4; q++)
-                        asm volatile("" : "+r"(x0[q]), "+r"(x1[q]), "+r"(x2[q]));
-                    int begin_at = begin;
-                    asm volatile("" : "+r"(begin_at));
-                    uint32_t pi = pi_begin, d = d_begin;
-                    uint4* m_at = M; // this window's step s: M + s * P
-                                     // Forward recursion over the window.
+                for (int q = 0; q < W / 4; q++)
+                    asm volatile("" : "+r"(x0[q]), "+r"(x1[q]), "+r"(x2[q]));
+                int begin_at = begin;
+                asm volatile("" : "+r"(begin_at));
+                uint32_t pi = pi_begin, d = d_begin;
+                uint4* m_at = M; // this window's step s: M + s * P
+                                 // Forward recursion over the window.
 #pragma unroll
-                    for (int s = 0; s < W; s++) {
-                        if (s < len) {
-                            const int i = begin_at + s;
-                            int ls, lp;
-                            if (dec == 0) {
-                                ls = byte_of(x0, s) + ext[ext_index(i)];
-                                lp = byte_of(x1, s);
-                            } else {
-                                ls = ext[ext_index(pi)];
-                                lp = byte_of(x2, s);
-                                pi = add_mod(pi, d, uK);
-                                d = add_mod(d, two_f2, uK);
-                            }
-                            const int a0 = alpha[0];
-                            *m_at = make_uint4(pack2(ls, alpha[1] - a0),
-                                               pack2(alpha[2] - a0, alpha[3] - a0),
-                                               pack2(alpha[4] - a0, alpha[5] - a0),
-                                               pack2(alpha[6] - a0, alpha[7] - a0));
-                            fwd_unnormalised(alpha, ls, lp);
-                            m_at += P;
+                for (int s = 0; s < W; s++) {
+                    if (s < len) {
+                        const int i = begin_at + s;
+                        int ls, lp;
+                        if constexpr (dec == 0) {
+                            ls = byte_of(x0, s) + ext[ext_index(i)];
+                            lp = byte_of(x1, s);
+                        } else {
+                            ls = ext[ext_index(pi)];
+                            lp = byte_of(x2, s);
+                            pi = add_mod(pi, d, uK);
+                            d = add_mod(d, two_f2, uK);
                         }
-                    }
-                    // Backward recursion, the extrinsic and the decisions.
-#pragma unroll
-                    for (int s = W - 1; s >= 0; s--) {
-                        if (s < len) {
-                            const int i = begin_at + s;
-                            if (dec == 1) {
-                                d = sub_mod(d, two_f2, uK);
-                                pi = sub_mod(pi, d, uK);
-                            }
-                            m_at -= P;
-                            const uint4 m = *m_at;
-                            const int ls = lo16(m.x);
-                            const int a[8] = {
-                                0,         hi16(m.x), lo16(m.y), hi16(m.y),
-                                lo16(m.z), hi16(m.z), lo16(m.w), hi16(m.w)
-                            };
-                            int p0[8], p1[8];
-                            ts::succ(
-                                beta, dec == 0 ? byte_of(x1, s) : byte_of(x2, s), p0, p1);
-                            const int le = ts::ext(a, p0, p1);
-                            bwd_unnormalised(p0, p1, ls, beta);
-                            const int pass = ts::pass(le, p.q, p.scaled, p.ext_max);
-                            if (dec == 0) {
-                                ext[ext_index(i)] =
-                                    static_cast<int16_t>(byte_of(x0, s) + pass);
-                            } else {
-                                ext[ext_index(pi)] = static_cast<int16_t>(pass);
-                                if (decide) {
-                                    // A-posteriori LLR of c_j: decoder 2's Ls + La + Le.
-                                    const int app = ls + le;
-                                    if (app < 0)
-                                        atomicOr(&hard[pi >> 5],
-                                                 0x80000000u >> (pi & 31));
-                                    if (p.soft && int(pi) < p.info_bits)
-                                        p.soft[8 * size_t(fe.out_offset) + pi] =
-                                            float(app);
-                                }
-                            }
-                        }
-                    }
-                    // This window's boundary metrics, for its neighbours next iteration.
-                    int16_t* aout = stake(dec, 1 - cur, 0, w + 1);
-                    int16_t* bout = stake(dec, 1 - cur, 1, w);
-#pragma unroll
-                    for (int s = 0; s < 8; s++) {
-                        if (w + 1 < P)
-                            aout[s] = static_cast<int16_t>(alpha[s] - alpha[0]);
-                        if (w > 0)
-                            bout[s] = static_cast<int16_t>(beta[s] - beta[0]);
+                        const int a0 = alpha[0];
+                        *m_at = make_uint4(pack2(ls, alpha[1] - a0),
+                                           pack2(alpha[2] - a0, alpha[3] - a0),
+                                           pack2(alpha[4] - a0, alpha[5] - a0),
+                                           pack2(alpha[6] - a0, alpha[7] - a0));
+                        fwd_unnormalised(alpha, ls, lp);
+                        m_at += P;
                     }
                 }
-                __syncthreads();
-            }
+                // Backward recursion, the extrinsic and the decisions.
+#pragma unroll
+                for (int s = W - 1; s >= 0; s--) {
+                    if (s < len) {
+                        const int i = begin_at + s;
+                        if constexpr (dec == 1) {
+                            d = sub_mod(d, two_f2, uK);
+                            pi = sub_mod(pi, d, uK);
+                        }
+                        m_at -= P;
+                        const uint4 m = *m_at;
+                        const int ls = lo16(m.x);
+                        const int a[8] = { 0,         hi16(m.x), lo16(m.y), hi16(m.y),
+                                           lo16(m.z), hi16(m.z), lo16(m.w), hi16(m.w) };
+                        int p0[8], p1[8];
+                        ts::succ(beta, byte_of(dec == 0 ? x1 : x2, s), p0, p1);
+                        const int le = ts::ext(a, p0, p1);
+                        bwd_unnormalised(p0, p1, ls, beta);
+                        const int pass = ts::pass(le, p.q, p.scaled, p.ext_max);
+                        if constexpr (dec == 0) {
+                            ext[ext_index(i)] =
+                                static_cast<int16_t>(byte_of(x0, s) + pass);
+                        } else {
+                            ext[ext_index(pi)] = static_cast<int16_t>(pass);
+                            if (decide) {
+                                // A-posteriori LLR of c_j: decoder 2's Ls + La + Le.
+                                const int app = ls + le;
+                                if (app < 0)
+                                    atomicOr(&hard[pi >> 5], 0x80000000u >> (pi & 31));
+                                const int payload_bit = int(pi) - p.filler;
+                                if (p.soft && payload_bit >= 0 &&
+                                    payload_bit < p.info_bits)
+                                    p.soft[8 * size_t(fe.out_offset) + payload_bit] =
+                                        float(app);
+                            }
+                        }
+                    }
+                }
+                // This window's boundary metrics, for its neighbours next iteration.
+                int16_t* aout = stake(dec, 1 - cur, 0, w + 1);
+                int16_t* bout = stake(dec, 1 - cur, 1, w);
+#pragma unroll
+                for (int s = 0; s < 8; s++) {
+                    if (w + 1 < P)
+                        aout[s] = static_cast<int16_t>(alpha[s] - alpha[0]);
+                    if (w > 0)
+                        bout[s] = static_cast<int16_t>(beta[s] - beta[0]);
+                }
+            };
+            if (active)
+                half_iteration(std::integral_constant<int, 0>{});
+            __syncthreads();
+            if (active)
+                half_iteration(std::integral_constant<int, 1>{});
+            __syncthreads();
             cur = 1 - cur;
             if (active)
                 status.iterations = it + 1;
@@ -364,8 +376,11 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
             const int n = p.info_bits;
             uint8_t* out = p.out + fe.out_offset;
             for (int byte = w; byte < (n + 7) / 8; byte += P) {
-                const uint32_t word = hard[byte >> 2];
-                uint32_t v = (word >> (24 - 8 * (byte & 3))) & 0xFFu;
+                // Payload bits F + 8 byte .. + 7 of the MSB-first hard words.
+                const int bit = p.filler + 8 * byte, word = bit >> 5;
+                const uint64_t two = (uint64_t(hard[word]) << 32) |
+                                     (word + 1 < words ? hard[word + 1] : 0u);
+                uint32_t v = uint32_t(two >> (56 - (bit & 31))) & 0xFFu;
                 const int valid = n - 8 * byte;
                 if (valid < 8)
                     v &= 0xFFu << (8 - valid);
