@@ -30,7 +30,6 @@
 #include "cpu/turbo_steps.h"
 #include <gpufec/common.h>
 
-#include <type_traits>
 #include <cstdint>
 
 namespace gpufec {
@@ -232,113 +231,114 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
             const bool decide = p.crc_column
                                     ? (p.early_termination || it + 1 == p.iterations)
                                     : it + 1 == p.iterations;
-            // One half-iteration of decoder DEC (a compile-time constant, so each
-            // decoder's steps carry no per-step selects on it).
-            auto half_iteration = [&](auto dec_constant) {
-                constexpr int dec = decltype(dec_constant)::value;
-                if (dec == 0 && decide) {
-                    for (int i = w; i < words; i += P)
-                        hard[i] = 0;
-                    if (w == 0)
-                        *crc_word = 0;
-                }
-                const int16_t* ain = stake(dec, cur, 0, w);
-                const int16_t* bin = stake(dec, cur, 1, w + 1);
-                int alpha[8], beta[8];
-#pragma unroll
-                for (int s = 0; s < 8; s++) {
-                    alpha[s] = ain[s];
-                    beta[s] = bin[s];
-                }
-                // Keep the compiler from hoisting per-step values (unpacked LLRs,
-                // addresses) out of the iteration loop: that needs more registers
-                // than a thread has and spills.
-#pragma unroll
-                for (int q = 0; q < W / 4; q++)
-                    asm volatile("" : "+r"(x0[q]), "+r"(x1[q]), "+r"(x2[q]));
-                int begin_at = begin;
-                asm volatile("" : "+r"(begin_at));
-                uint32_t pi = pi_begin, d = d_begin;
-                uint4* m_at = M; // this window's step s: M + s * P
-                                 // Forward recursion over the window.
-#pragma unroll
-                for (int s = 0; s < W; s++) {
-                    if (s < len) {
-                        const int i = begin_at + s;
-                        int ls, lp;
-                        if constexpr (dec == 0) {
-                            ls = byte_of(x0, s) + ext[ext_index(i)];
-                            lp = byte_of(x1, s);
-                        } else {
-                            ls = ext[ext_index(pi)];
-                            lp = byte_of(x2, s);
-                            pi = add_mod(pi, d, uK);
-                            d = add_mod(d, two_f2, uK);
-                        }
-                        const int a0 = alpha[0];
-                        *m_at = make_uint4(pack2(ls, alpha[1] - a0),
-                                           pack2(alpha[2] - a0, alpha[3] - a0),
-                                           pack2(alpha[4] - a0, alpha[5] - a0),
-                                           pack2(alpha[6] - a0, alpha[7] - a0));
-                        fwd_unnormalised(alpha, ls, lp);
-                        m_at += P;
+            for (int dec = 0; dec < 2; dec++) {
+                // One half-iteration of decoder `dec` (a runtime value: two copies of
+                // the unrolled windows, one per decoder, overflow the instruction
+                // cache and run 25 % slower, measured on an H200).
+                if (active) {
+                    if (dec == 0 && decide) {
+                        for (int i = w; i < words; i += P)
+                            hard[i] = 0;
+                        if (w == 0)
+                            *crc_word = 0;
                     }
-                }
-                // Backward recursion, the extrinsic and the decisions.
+                    const int16_t* ain = stake(dec, cur, 0, w);
+                    const int16_t* bin = stake(dec, cur, 1, w + 1);
+                    int alpha[8], beta[8];
 #pragma unroll
-                for (int s = W - 1; s >= 0; s--) {
-                    if (s < len) {
-                        const int i = begin_at + s;
-                        if constexpr (dec == 1) {
-                            d = sub_mod(d, two_f2, uK);
-                            pi = sub_mod(pi, d, uK);
+                    for (int s = 0; s < 8; s++) {
+                        alpha[s] = ain[s];
+                        beta[s] = bin[s];
+                    }
+                    // Keep the compiler from hoisting per-step values (unpacked LLRs,
+                    // addresses) out of the iteration loop: that needs more registers
+                    // than a thread has and spills.
+#pragma unroll
+                    for (int q = 0; q < W / 4; q++)
+                        asm volatile("" : "+r"(x0[q]), "+r"(x1[q]), "+r"(x2[q]));
+                    int begin_at = begin;
+                    asm volatile("" : "+r"(begin_at));
+                    uint32_t pi = pi_begin, d = d_begin;
+                    uint4* m_at = M; // this window's step s: M + s * P
+                                     // Forward recursion over the window.
+#pragma unroll
+                    for (int s = 0; s < W; s++) {
+                        if (s < len) {
+                            const int i = begin_at + s;
+                            int ls, lp;
+                            if (dec == 0) {
+                                ls = byte_of(x0, s) + ext[ext_index(i)];
+                                lp = byte_of(x1, s);
+                            } else {
+                                ls = ext[ext_index(pi)];
+                                lp = byte_of(x2, s);
+                                pi = add_mod(pi, d, uK);
+                                d = add_mod(d, two_f2, uK);
+                            }
+                            const int a0 = alpha[0];
+                            *m_at = make_uint4(pack2(ls, alpha[1] - a0),
+                                               pack2(alpha[2] - a0, alpha[3] - a0),
+                                               pack2(alpha[4] - a0, alpha[5] - a0),
+                                               pack2(alpha[6] - a0, alpha[7] - a0));
+                            fwd_unnormalised(alpha, ls, lp);
+                            m_at += P;
                         }
-                        m_at -= P;
-                        const uint4 m = *m_at;
-                        const int ls = lo16(m.x);
-                        const int a[8] = { 0,         hi16(m.x), lo16(m.y), hi16(m.y),
-                                           lo16(m.z), hi16(m.z), lo16(m.w), hi16(m.w) };
-                        int p0[8], p1[8];
-                        ts::succ(beta, byte_of(dec == 0 ? x1 : x2, s), p0, p1);
-                        const int le = ts::ext(a, p0, p1);
-                        bwd_unnormalised(p0, p1, ls, beta);
-                        const int pass = ts::pass(le, p.q, p.scaled, p.ext_max);
-                        if constexpr (dec == 0) {
-                            ext[ext_index(i)] =
-                                static_cast<int16_t>(byte_of(x0, s) + pass);
-                        } else {
-                            ext[ext_index(pi)] = static_cast<int16_t>(pass);
-                            if (decide) {
-                                // A-posteriori LLR of c_j: decoder 2's Ls + La + Le.
-                                const int app = ls + le;
-                                if (app < 0)
-                                    atomicOr(&hard[pi >> 5], 0x80000000u >> (pi & 31));
-                                const int payload_bit = int(pi) - p.filler;
-                                if (p.soft && payload_bit >= 0 &&
-                                    payload_bit < p.info_bits)
-                                    p.soft[8 * size_t(fe.out_offset) + payload_bit] =
-                                        float(app);
+                    }
+                    // Backward recursion, the extrinsic and the decisions.
+#pragma unroll
+                    for (int s = W - 1; s >= 0; s--) {
+                        if (s < len) {
+                            const int i = begin_at + s;
+                            if (dec == 1) {
+                                d = sub_mod(d, two_f2, uK);
+                                pi = sub_mod(pi, d, uK);
+                            }
+                            m_at -= P;
+                            const uint4 m = *m_at;
+                            const int ls = lo16(m.x);
+                            const int a[8] = {
+                                0,         hi16(m.x), lo16(m.y), hi16(m.y),
+                                lo16(m.z), hi16(m.z), lo16(m.w), hi16(m.w)
+                            };
+                            int p0[8], p1[8];
+                            ts::succ(
+                                beta, dec == 0 ? byte_of(x1, s) : byte_of(x2, s), p0, p1);
+                            const int le = ts::ext(a, p0, p1);
+                            bwd_unnormalised(p0, p1, ls, beta);
+                            const int pass = ts::pass(le, p.q, p.scaled, p.ext_max);
+                            if (dec == 0) {
+                                ext[ext_index(i)] =
+                                    static_cast<int16_t>(byte_of(x0, s) + pass);
+                            } else {
+                                ext[ext_index(pi)] = static_cast<int16_t>(pass);
+                                if (decide) {
+                                    // A-posteriori LLR of c_j: decoder 2's Ls + La + Le.
+                                    const int app = ls + le;
+                                    if (app < 0)
+                                        atomicOr(&hard[pi >> 5],
+                                                 0x80000000u >> (pi & 31));
+                                    const int payload_bit = int(pi) - p.filler;
+                                    if (p.soft && payload_bit >= 0 &&
+                                        payload_bit < p.info_bits)
+                                        p.soft[8 * size_t(fe.out_offset) + payload_bit] =
+                                            float(app);
+                                }
                             }
                         }
                     }
-                }
-                // This window's boundary metrics, for its neighbours next iteration.
-                int16_t* aout = stake(dec, 1 - cur, 0, w + 1);
-                int16_t* bout = stake(dec, 1 - cur, 1, w);
+                    // This window's boundary metrics, for its neighbours next iteration.
+                    int16_t* aout = stake(dec, 1 - cur, 0, w + 1);
+                    int16_t* bout = stake(dec, 1 - cur, 1, w);
 #pragma unroll
-                for (int s = 0; s < 8; s++) {
-                    if (w + 1 < P)
-                        aout[s] = static_cast<int16_t>(alpha[s] - alpha[0]);
-                    if (w > 0)
-                        bout[s] = static_cast<int16_t>(beta[s] - beta[0]);
+                    for (int s = 0; s < 8; s++) {
+                        if (w + 1 < P)
+                            aout[s] = static_cast<int16_t>(alpha[s] - alpha[0]);
+                        if (w > 0)
+                            bout[s] = static_cast<int16_t>(beta[s] - beta[0]);
+                    }
                 }
-            };
-            if (active)
-                half_iteration(std::integral_constant<int, 0>{});
-            __syncthreads();
-            if (active)
-                half_iteration(std::integral_constant<int, 1>{});
-            __syncthreads();
+                __syncthreads();
+            }
             cur = 1 - cur;
             if (active)
                 status.iterations = it + 1;
