@@ -417,7 +417,10 @@ bench_code make_bench_code(const block_options& opt)
 {
     bench_code code;
     if (opt.code == "turbo") {
-        auto tc = std::make_shared<const gpufec::lte_turbo_code>(opt.turbo_k, opt.crc24b);
+        auto tc = std::make_shared<const gpufec::lte_turbo_code>(
+            opt.turbo_k, opt.crc24b, opt.turbo_e, opt.turbo_rv);
+        const gpufec::turbo_schedule schedule =
+            gpufec::parse_turbo_schedule(opt.turbo_schedule);
         code.frame.info_bits = size_t(tc->info_bits());
         code.frame.coded_bits = tc->coded_bits();
         code.frame.description = tc->describe();
@@ -445,16 +448,21 @@ bench_code make_bench_code(const block_options& opt)
                     v.label += " x" + std::to_string(o.sub_blocks) + " sub-blocks";
                 v.make = [tc, o]() { return gpufec::make_turbo_decoder_cpu(*tc, o); };
                 code.variants.push_back(v);
+                gpufec::turbo_decoder_options on_gpu = o;
+                on_gpu.schedule = schedule;
                 if (!opt.cuda_backend.empty() &&
-                    gpufec::registered<gpufec::turbo_decoder_options>().cuda_accepts(*tc,
-                                                                                     o)) {
+                    gpufec::registered<gpufec::turbo_decoder_options>().cuda_accepts(
+                        *tc, on_gpu)) {
+                    o = on_gpu;
                     variant g = v;
+                    if (schedule == gpufec::turbo_schedule::loose)
+                        g.label += " loose";
                     g.cuda_backend = opt.cuda_backend;
                     const std::string b = opt.cuda_backend;
                     g.make = [tc, o, b]() { return gpufec::make_decoder(*tc, o, b); };
                     g.make();
                     code.variants.push_back(g);
-                    code.turbo_kernel_rows.emplace_back(v.label, o);
+                    code.turbo_kernel_rows.emplace_back(g.label, o);
                 }
             }
         code.turbo = tc;

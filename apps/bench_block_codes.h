@@ -38,6 +38,9 @@ struct block_options : run_options {
     int list_size = 8;
     int sub_blocks = 1;
     bool early_termination = true;
+    //! Turbo: "synchronised" or "loose" (the CUDA rows; the CPU runs synchronised).
+    std::string turbo_schedule = "synchronised";
+    int turbo_e = 0, turbo_rv = 0; //!< turbo rate matching (e = 0: none)
     stamps stamp;
 };
 

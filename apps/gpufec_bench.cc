@@ -691,6 +691,12 @@ options parse_options(int argc, char** argv, bool& help)
          "on | off: turbo code with CRC24B (early termination on the CRC)")
         ("sub-blocks", po::value(&opt.block.sub_blocks)->default_value(opt.block.sub_blocks),
          "turbo sub-decoders (windows) per code block")
+        ("schedule", po::value(&opt.block.turbo_schedule)->default_value(opt.block.turbo_schedule),
+         "turbo schedule of the CUDA rows: synchronised | loose")
+        ("turbo-e", po::value(&opt.block.turbo_e)->default_value(opt.block.turbo_e),
+         "turbo rate matching to E bits (0: none, the 3K + 12 stream bits)")
+        ("turbo-rv", po::value(&opt.block.turbo_rv)->default_value(opt.block.turbo_rv),
+         "turbo redundancy version 0..3 (with --turbo-e)")
         ("ldpc-bg", po::value(&opt.block.ldpc_bg)->default_value(opt.block.ldpc_bg),
          "NR LDPC base graph 1 | 2")
         ("ldpc-z", po::value(&opt.block.ldpc_z)->default_value(opt.block.ldpc_z),

@@ -27,6 +27,17 @@ enum class turbo_arithmetic {
 //! The most sub-decoders (windows) a code block may have.
 constexpr int max_turbo_sub_blocks = 512;
 
+enum class turbo_schedule {
+    //! Every window of a half-iteration reads what the other constituent decoder wrote
+    //! in the previous half-iteration (CPU and GPU, the same decisions bit for bit).
+    synchronised,
+    //! The GPU's loosely synchronised schedule (the paper's, docs/turbo.md): the SMs
+    //! that share a code block run their half-iterations without barriers between
+    //! them, each reading the extrinsic and boundary metrics written so far; decisions
+    //! depend on timing. GPU only (backend "cuda"), windows of at most 32 steps.
+    loose
+};
+
 struct turbo_decoder_options {
     using code_type = lte_turbo_code;
     using product_type = batch_decoder;
@@ -45,12 +56,15 @@ struct turbo_decoder_options {
     int sub_blocks = 1;
     //! Stop once the CRC24B of the hard decisions holds (codes with crc24b() only).
     bool early_termination = true;
+    turbo_schedule schedule = turbo_schedule::synchronised;
 };
 
 //! "max-log-map" | "scaled-max-log-map"; throws gpufec::error naming the allowed values.
 turbo_algorithm parse_turbo_algorithm(const std::string& s);
 //! "int8" | "int16" | "float"; throws gpufec::error naming the allowed values.
 turbo_arithmetic parse_turbo_arithmetic(const std::string& s);
+//! "synchronised" | "loose"; throws gpufec::error naming the allowed values.
+turbo_schedule parse_turbo_schedule(const std::string& s);
 
 /*!
  * CPU max-log-MAP turbo decoder of `code`. Each frame is code.coded_bits() = 3K + 12 int8

@@ -94,6 +94,16 @@ turbo_arithmetic parse_turbo_arithmetic(const std::string& s)
                 "\" unknown; allowed: int8, int16, float");
 }
 
+turbo_schedule parse_turbo_schedule(const std::string& s)
+{
+    if (s == "synchronised")
+        return turbo_schedule::synchronised;
+    if (s == "loose")
+        return turbo_schedule::loose;
+    throw error("turbo decoder: schedule \"" + s +
+                "\" unknown; allowed: synchronised, loose");
+}
+
 namespace {
 
 // 32-byte vectors pass between internal inline functions only: no ABI to keep.
@@ -467,6 +477,9 @@ public:
             opt.arithmetic != turbo_arithmetic::int16 &&
             opt.arithmetic != turbo_arithmetic::float32)
             throw error("turbo decoder: arithmetic unknown; allowed: int8, int16, float");
+        if (opt.schedule != turbo_schedule::synchronised)
+            throw error("turbo decoder: the loose schedule runs on the GPU only "
+                        "(backend \"cuda\"); allowed on the CPU: synchronised");
         if (opt.algorithm == turbo_algorithm::scaled_max_log_map &&
             !(opt.extrinsic_scale > 0.0f && opt.extrinsic_scale <= 1.0f))
             throw error("turbo decoder: extrinsic_scale = " +

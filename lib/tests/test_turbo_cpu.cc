@@ -562,6 +562,12 @@ TEST(TurboCpu, BadOptionsThrow)
                      o.arithmetic = static_cast<turbo_arithmetic>(7);
                  }),
                  { "int8", "int16", "float" });
+    expect_error(
+        with([](turbo_decoder_options& o) { o.schedule = turbo_schedule::loose; }),
+        { "GPU only", "synchronised" });
+    EXPECT_EQ(parse_turbo_schedule("loose"), turbo_schedule::loose);
+    EXPECT_EQ(parse_turbo_schedule("synchronised"), turbo_schedule::synchronised);
+    expect_error([] { parse_turbo_schedule("lockstep"); }, { "synchronised, loose" });
     // The scale only matters to the scaled algorithm.
     turbo_decoder_options plain;
     plain.algorithm = turbo_algorithm::max_log_map;

@@ -15,6 +15,7 @@
 // 6144), the two extrinsic arrays (int16), the hard decisions, the stakes.
 #include "../common/batch_checks.h"
 #include "../common/cuda_utils.h"
+#include "cluster_kernel.cuh"
 #include "cpu/turbo_steps.h"
 #include "turbo_cuda.h"
 #include "window_kernel.cuh"
@@ -249,15 +250,19 @@ class turbo_decoder_cuda final : public batch_decoder
 public:
     turbo_decoder_cuda(const lte_turbo_code& code,
                        const turbo_decoder_options& options,
-                       int device)
-        : d_code(code), d_device(device)
+                       int device,
+                       turbo_cuda_kernel kernel)
+        : d_code(code), d_device(device), d_kernel(kernel)
     {
-        d_cpu = make_turbo_decoder_cpu(code, options); // validates the options
+        turbo_decoder_options synchronised = options;
+        synchronised.schedule = turbo_schedule::synchronised;
+        d_cpu = make_turbo_decoder_cpu(code, synchronised); // validates the options
         if (!turbo_cuda_accepts(code, options))
             throw error(
                 "turbo decoder (cuda): allowed arithmetic: int8, int16 (float "
                 "runs on the CPU only); allowed sub_blocks: 1..64, or windows of at "
-                "most 32 steps (sub_blocks >= K / 32, at most 512); got " +
+                "most 32 steps (sub_blocks >= K / 32, at most 512; the loose schedule "
+                "needs these); got " +
                 code.describe() + ", sub_blocks = " + std::to_string(options.sub_blocks));
         require_device(device);
         device_guard guard(device);
@@ -302,6 +307,20 @@ public:
                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  static_cast<int>(d_smem)));
         setup_window_kernel(code, options, scaled);
+        setup_cluster_kernel(options);
+        const bool needs_cluster = options.schedule == turbo_schedule::loose ||
+                                   kernel == turbo_cuda_kernel::cluster;
+        if (needs_cluster && !d_use_cluster)
+            throw error("turbo decoder (cuda): the loose schedule and the cluster kernel "
+                        "need thread block clusters (compute capability 9.0 or newer) "
+                        "and windows of at most 32 steps; " +
+                        code.describe() +
+                        " with sub_blocks = " + std::to_string(options.sub_blocks) +
+                        " on device " + std::to_string(device) + " has none");
+        if (options.schedule == turbo_schedule::loose &&
+            kernel == turbo_cuda_kernel::window)
+            throw error("turbo decoder (cuda): the loose schedule runs on the cluster "
+                        "kernel only");
         if (!d_use_window && options.sub_blocks > max_windows)
             throw error("turbo decoder (cuda): " + code.describe() +
                         " with sub_blocks = " + std::to_string(options.sub_blocks) +
@@ -352,6 +371,92 @@ public:
             return;
         d_window_blocks = static_cast<size_t>(per_sm) * sms;
         d_use_window = true;
+    }
+
+    //! The multi-SM kernel (turbo_cluster): a code block over a cluster of C <= 8
+    //! SMs, used for the loose schedule and for batches too small to fill the GPU.
+    void setup_cluster_kernel(const turbo_decoder_options& options)
+    {
+        namespace tc = turbo_cluster;
+        if (!d_use_window)
+            return;
+        int major = 0;
+        GPUFEC_CUDA_CHECK(
+            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d_device));
+        if (major < 9)
+            return;
+        const int P = options.sub_blocks;
+        const int C = std::min(tc::max_cluster, (P + 31) / 32);
+        tc::params& c = d_cluster;
+        c = tc::params{};
+        c.k = d_window.k;
+        c.f1 = d_window.f1;
+        c.f2 = d_window.f2;
+        c.windows = P;
+        c.cluster = C;
+        c.windows_per_block = (P + C - 1) / C;
+        c.iterations = d_window.iterations;
+        c.q = d_window.q;
+        c.ext_max = d_window.ext_max;
+        c.info_bits = d_window.info_bits;
+        c.filler = d_window.filler;
+        c.scaled = d_window.scaled;
+        c.early_termination = d_window.early_termination;
+        c.crc_column = d_window.crc_column;
+        c.loose = options.schedule == turbo_schedule::loose;
+        d_cluster_threads = (c.windows_per_block + 31) / 32 * 32;
+        d_cluster_smem = size_t(turbo_window::max_window) * d_cluster_threads * 16;
+        cudaLaunchConfig_t cfg = cluster_config(1, nullptr);
+        cudaLaunchAttribute attr = cluster_attribute();
+        cfg.attrs = &attr;
+        int clusters = 0;
+        GPUFEC_CUDA_CHECK(cudaOccupancyMaxActiveClusters(
+            &clusters, tc::cluster_kernel<turbo_window::max_window>, &cfg));
+        int sms = 0;
+        GPUFEC_CUDA_CHECK(
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d_device));
+        d_sms = static_cast<size_t>(sms);
+        if (clusters < 1)
+            return;
+        d_cluster_max = static_cast<size_t>(clusters);
+        d_use_cluster = true;
+    }
+    cudaLaunchAttribute cluster_attribute() const
+    {
+        cudaLaunchAttribute attr{};
+        attr.id = cudaLaunchAttributeClusterDimension;
+        attr.val.clusterDim.x = static_cast<unsigned>(d_cluster.cluster);
+        attr.val.clusterDim.y = 1;
+        attr.val.clusterDim.z = 1;
+        return attr;
+    }
+    cudaLaunchConfig_t cluster_config(size_t clusters, cudaStream_t stream) const
+    {
+        cudaLaunchConfig_t cfg{};
+        cfg.gridDim = dim3(static_cast<unsigned>(clusters * size_t(d_cluster.cluster)));
+        cfg.blockDim = dim3(static_cast<unsigned>(d_cluster_threads));
+        cfg.dynamicSmemBytes = d_cluster_smem;
+        cfg.stream = stream;
+        cfg.numAttrs = 1;
+        return cfg;
+    }
+    //! Whether a launch of `frames` code blocks runs the cluster kernel: always for the
+    //! loose schedule; for the synchronised one (the same decisions either way) when
+    //! every code block gets its own cluster at once, which the window kernel would
+    //! leave on one SM each.
+    bool runs_cluster_kernel(size_t frames) const
+    {
+        if (!d_use_cluster || d_kernel == turbo_cuda_kernel::window)
+            return false;
+        return d_cluster.loose || d_kernel == turbo_cuda_kernel::cluster ||
+               frames * size_t(d_cluster.cluster) <= d_sms;
+    }
+    size_t cluster_bytes(size_t frames) const
+    {
+        if (!d_use_cluster)
+            return 0;
+        return std::min(frames, d_cluster_max) *
+               turbo_cluster::workspace_bytes(d_cluster.k, d_cluster.windows);
     }
 
     //! Rate-matched codes and codes with filler bits go through derate_kernel first.
@@ -423,7 +528,8 @@ public:
     //! boundary metrics, one set per resident code block.
     size_t device_workspace_bytes(const batch_limits& limits) const override
     {
-        return derate_bytes(limits.max_frames) + stake_bytes(limits.max_frames);
+        return derate_bytes(limits.max_frames) +
+               std::max(stake_bytes(limits.max_frames), cluster_bytes(limits.max_frames));
     }
     size_t stake_bytes(size_t frames) const
     {
@@ -465,8 +571,27 @@ public:
             GPUFEC_CUDA_CHECK_LAUNCH();
             derated = r.out;
         }
-        int16_t* stakes =
-            reinterpret_cast<int16_t*>(workspace + derate_bytes(num_frames));
+        uint8_t* after_derate = workspace + derate_bytes(num_frames);
+        if (runs_cluster_kernel(num_frames)) {
+            turbo_cluster::params c = d_cluster;
+            c.in = in;
+            c.frames = frames;
+            c.num_frames = static_cast<uint32_t>(num_frames);
+            c.out = out;
+            c.soft = soft;
+            c.status = status;
+            c.derated = derated;
+            c.derated_stride = d_derate_stride;
+            c.workspace = after_derate;
+            cudaLaunchConfig_t cfg =
+                cluster_config(std::min(num_frames, d_cluster_max), stream);
+            cudaLaunchAttribute attr = cluster_attribute();
+            cfg.attrs = &attr;
+            GPUFEC_CUDA_CHECK(cudaLaunchKernelEx(
+                &cfg, turbo_cluster::cluster_kernel<turbo_window::max_window>, c));
+            return;
+        }
+        int16_t* stakes = reinterpret_cast<int16_t*>(after_derate);
         if (d_use_window) {
             turbo_window::params w = d_window;
             w.in = in;
@@ -510,12 +635,19 @@ public:
     {
         return "turbo " + d_code.describe() + " on cuda:" + std::to_string(d_device);
     }
+    //! The kernel a launch of `frames` code blocks runs: "cluster" (turbo_cluster),
     //! "window" (thread per window, turbo_window) or "block" (a block per code block).
-    std::string kernel_name() const { return d_use_window ? "window" : "block"; }
+    std::string kernel_name(size_t frames) const
+    {
+        return runs_cluster_kernel(frames)
+                   ? "cluster x" + std::to_string(d_cluster.cluster)
+                   : (d_use_window ? "window" : "block");
+    }
 
 private:
     lte_turbo_code d_code;
     int d_device;
+    turbo_cuda_kernel d_kernel;
     std::unique_ptr<batch_decoder> d_cpu;
     turbo_params d_params;
     size_t d_smem = 0;
@@ -524,6 +656,11 @@ private:
     turbo_window::params d_window{};
     size_t d_window_smem = 0, d_window_blocks = 0;
     int d_window_threads = 0;
+    // The cluster kernel (turbo_cluster), on compute capability 9.0 and newer.
+    bool d_use_cluster = false;
+    turbo_cluster::params d_cluster{};
+    int d_cluster_threads = 0;
+    size_t d_cluster_smem = 0, d_cluster_max = 0, d_sms = 0;
     device_buffer<uint32_t> d_pi, d_column;
     // De-rate-matching (derate_kernel): rate matching or filler bits.
     bool d_derate = false;
@@ -545,6 +682,8 @@ bool turbo_cuda_accepts(const lte_turbo_code& code, const turbo_decoder_options&
 {
     const int P = options.sub_blocks;
     const bool window_kernel = turbo_cuda_window_kernel(code, options);
+    if (options.schedule == turbo_schedule::loose)
+        return options.arithmetic != turbo_arithmetic::float32 && window_kernel;
     return options.arithmetic != turbo_arithmetic::float32 &&
            ((P >= 1 && P <= max_windows) || window_kernel);
 }
@@ -556,7 +695,7 @@ turbo_kernel_timing time_turbo_kernel(const lte_turbo_code& code,
                                       size_t num_frames,
                                       int reps)
 {
-    turbo_decoder_cuda dec(code, options, device);
+    turbo_decoder_cuda dec(code, options, device, turbo_cuda_kernel::automatic);
     device_guard guard(device);
     const size_t n = code.coded_bits(), k = size_t(code.info_bits());
     const size_t distinct = std::max<size_t>(llrs.size() / n, 1);
@@ -596,7 +735,7 @@ turbo_kernel_timing time_turbo_kernel(const lte_turbo_code& code,
     for (const frame_status& st : status)
         iterations += st.iterations;
     turbo_kernel_timing t;
-    t.kernel = dec.kernel_name();
+    t.kernel = dec.kernel_name(num_frames);
     t.median_ms = times[times.size() / 2];
     t.info_bits = static_cast<double>(num_frames * k);
     t.mean_iterations = iterations / double(std::max<size_t>(num_frames, 1));
@@ -605,9 +744,10 @@ turbo_kernel_timing time_turbo_kernel(const lte_turbo_code& code,
 
 std::unique_ptr<batch_decoder> make_turbo_decoder(const lte_turbo_code& code,
                                                   const turbo_decoder_options& options,
-                                                  int device)
+                                                  int device,
+                                                  turbo_cuda_kernel kernel)
 {
-    return std::make_unique<turbo_decoder_cuda>(code, options, device);
+    return std::make_unique<turbo_decoder_cuda>(code, options, device, kernel);
 }
 
 } // namespace cuda

@@ -26,9 +26,19 @@ namespace cuda {
  * filler bits are de-rate-matched on the device (only the E received LLRs cross the
  * bus). Throws gpufec::error naming what it takes.
  */
-std::unique_ptr<batch_decoder> make_turbo_decoder(const lte_turbo_code& code,
-                                                  const turbo_decoder_options& options,
-                                                  int device);
+//! Which kernel decodes windows of at most 32 steps (tests pin one; the decisions are
+//! the same for the synchronised schedule).
+enum class turbo_cuda_kernel {
+    automatic, //!< the cluster kernel for launches too small to fill the GPU, else window
+    window,    //!< one SM per code block, many code blocks per SM
+    cluster    //!< a code block over a cluster of SMs (needs compute capability 9.0)
+};
+
+std::unique_ptr<batch_decoder>
+make_turbo_decoder(const lte_turbo_code& code,
+                   const turbo_decoder_options& options,
+                   int device,
+                   turbo_cuda_kernel kernel = turbo_cuda_kernel::automatic);
 
 //! Whether make_turbo_decoder() takes this code and these options (for "auto").
 bool turbo_cuda_accepts(const lte_turbo_code& code, const turbo_decoder_options& options);
@@ -42,7 +52,7 @@ struct turbo_kernel_timing {
     double median_ms = 0; //!< median kernel time of one batch (device events)
     double info_bits = 0; //!< decoded payload bits per batch
     double mean_iterations = 0;
-    std::string kernel; //!< "window" or "block"
+    std::string kernel; //!< "cluster xC", "window" or "block"
 };
 
 //! Kernel-only timing: `num_frames` frames (the int8 `llrs`, one or more frames of

@@ -1,0 +1,394 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// The multi-SM CUDA turbo kernel (issue 12; docs/turbo.md): one code block spread over
+// a thread block cluster of up to 8 SMs, one thread per window of at most 32 steps, as
+// in the window kernel. A code block alone on one SM is issue bound (its windows share
+// one SM's four schedulers); spread over C SMs each step runs about C times sooner, so
+// this kernel serves latency (few code blocks per launch), and it runs the paper's
+// loosely synchronised schedule.
+//
+// What crosses the SMs goes through global memory (L2), with relaxed loads and stores
+// at GPU scope: the two extrinsic arrays e12 (decoder 1 -> 2, systematic included,
+// natural order) and e21 (2 -> 1, natural order), the window boundary metrics
+// ("stakes"), the hard decisions and the CRC words. Each thread's channel LLRs stay in
+// its registers and its forward metrics in its block's shared memory.
+//
+// Schedules:
+// - synchronised: a cluster barrier after every half-iteration, so every window reads
+//   what the other decoder wrote in the previous half-iteration: the window kernel's
+//   and the CPU decoder's decisions, bit for bit.
+// - loose (the paper's): no barrier between half-iterations. A window reads whatever
+//   extrinsic and stakes the other SMs have written so far (this or the previous
+//   half-iteration); barriers only where a consistent view is needed: the CRC check
+//   of early termination, and the final decisions.
+#ifndef INCLUDED_GPUFEC_TURBO_CLUSTER_KERNEL_CUH
+#define INCLUDED_GPUFEC_TURBO_CLUSTER_KERNEL_CUH
+
+#include "window_kernel.cuh"
+
+#include <cooperative_groups.h>
+#include <cstdint>
+
+namespace gpufec {
+namespace cuda {
+namespace turbo_cluster {
+
+namespace tw = turbo_window;
+namespace ts = turbo_steps;
+
+//! Most thread blocks per cluster (the portable cluster size).
+constexpr int max_cluster = 8;
+//! Most threads (windows) per thread block: 512 windows over 8 SMs.
+constexpr int max_block_threads = 64;
+//! CRC words per code block: one per decision (at most one per iteration).
+constexpr int crc_words = 32;
+
+struct params {
+    const llr8_t* in;
+    const frame_extent* frames;
+    uint32_t num_frames;
+    uint8_t* out;
+    float* soft; //!< null: no soft output
+    frame_status* status;
+    const int8_t* derated; //!< as turbo_window::params
+    uint32_t derated_stride;
+    const uint32_t* crc_column; //!< K: CRC24B of the unit vector e_i (null without CRC)
+    uint8_t* workspace;         //!< per resident cluster: workspace_bytes(k, windows)
+    int k, f1, f2, windows, cluster, windows_per_block, iterations, q, ext_max, info_bits,
+        filler;
+    bool scaled, early_termination, loose;
+};
+
+__host__ __device__ inline size_t align16(size_t n) { return (n + 15) / 16 * 16; }
+__host__ __device__ inline size_t ext_bytes(int k) { return align16(size_t(k) * 2); }
+__host__ __device__ inline size_t hard_bytes(int k)
+{
+    return align16(2 * size_t((k + 31) / 32) * 4);
+}
+//! Global workspace of one code block: e12, e21, stakes, two hard-decision buffers,
+//! the CRC words.
+__host__ __device__ inline size_t workspace_bytes(int k, int windows)
+{
+    return 2 * ext_bytes(k) + tw::stake_elements(windows) * 2 + hard_bytes(k) +
+           crc_words * 4;
+}
+
+__device__ __forceinline__ int ld_relaxed(const int16_t* p)
+{
+    unsigned short v;
+    asm volatile("ld.relaxed.gpu.global.u16 %0, [%1];" : "=h"(v) : "l"(p));
+    return static_cast<short>(v);
+}
+__device__ __forceinline__ void st_relaxed(int16_t* p, int v)
+{
+    asm volatile("st.relaxed.gpu.global.u16 [%0], %1;" ::"l"(p),
+                 "h"(static_cast<unsigned short>(v)));
+}
+__device__ __forceinline__ uint32_t ld_relaxed(const uint32_t* p)
+{
+    uint32_t v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
+}
+__device__ __forceinline__ void st_relaxed(uint32_t* p, uint32_t v)
+{
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v));
+}
+// A stake (8 int16 metrics) as one 16-byte access, so that in the loose schedule a
+// reader sees one writer's whole vector.
+__device__ __forceinline__ void ld_stake(const int16_t* p, int* m)
+{
+    uint32_t a, b, c, d;
+    asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
+                 : "l"(p));
+    const uint32_t w[4] = { a, b, c, d };
+#pragma unroll
+    for (int s = 0; s < 4; s++) {
+        m[2 * s] = tw::lo16(w[s]);
+        m[2 * s + 1] = tw::hi16(w[s]);
+    }
+}
+//! Stores m - m[0] (normalised to state 0).
+__device__ __forceinline__ void st_stake(int16_t* p, const int* m)
+{
+    asm volatile("st.relaxed.gpu.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p),
+                 "r"(tw::pack2(m[0] - m[0], m[1] - m[0])),
+                 "r"(tw::pack2(m[2] - m[0], m[3] - m[0])),
+                 "r"(tw::pack2(m[4] - m[0], m[5] - m[0])),
+                 "r"(tw::pack2(m[6] - m[0], m[7] - m[0])));
+}
+
+template <int W>
+__global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const params p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    __trap(); // clusters need sm_90; the host launches this kernel only there
+#else
+    namespace cg = cooperative_groups;
+    cg::cluster_group cluster = cg::this_cluster();
+    extern __shared__ uint4 cluster_metrics[]; // [step in window][window in block]
+    const int K = p.k, P = p.windows;
+    const int rank = static_cast<int>(cluster.block_rank());
+    const int w = rank * p.windows_per_block + int(threadIdx.x);
+    const bool mine = int(threadIdx.x) < p.windows_per_block && w < P;
+    // Thread index across the cluster, for work shared by all its threads.
+    const int t = rank * int(blockDim.x) + int(threadIdx.x);
+    const int threads = p.cluster * int(blockDim.x);
+    uint4* M = cluster_metrics + threadIdx.x;
+    const int stride = int(blockDim.x);
+    const int words = (K + 31) / 32;
+    const int begin = mine ? int(int64_t(w) * K / P) : 0;
+    const int end = mine ? int(int64_t(w + 1) * K / P) : 0;
+    const int len = end - begin;
+    const uint32_t uK = uint32_t(K);
+    const uint32_t two_f2 = uint32_t((2 * int64_t(p.f2)) % K);
+    const uint32_t pi_begin =
+        uint32_t((int64_t(p.f1) * begin + int64_t(p.f2) * begin % K * begin) % K);
+    const uint32_t d_begin =
+        uint32_t((int64_t(p.f1) + int64_t(p.f2) * (2 * begin + 1)) % K);
+
+    const uint32_t cluster_id = blockIdx.x / uint32_t(p.cluster);
+    const uint32_t clusters = gridDim.x / uint32_t(p.cluster);
+    uint8_t* ws = p.workspace + size_t(cluster_id) * workspace_bytes(K, P);
+    int16_t* e12 = reinterpret_cast<int16_t*>(ws);
+    int16_t* e21 = reinterpret_cast<int16_t*>(ws + ext_bytes(K));
+    int16_t* stakes = reinterpret_cast<int16_t*>(ws + 2 * ext_bytes(K));
+    uint32_t* hard =
+        reinterpret_cast<uint32_t*>(ws + 2 * ext_bytes(K) + tw::stake_elements(P) * 2);
+    uint32_t* crc =
+        reinterpret_cast<uint32_t*>(reinterpret_cast<uint8_t*>(hard) + hard_bytes(K));
+    const int per_buffer = 2 * (P + 1) * 8;
+    auto stake = [&](int dec, int buf, int dir, int slot) {
+        return stakes + (2 * dec + buf) * per_buffer + (dir * (P + 1) + slot) * 8;
+    };
+
+    for (uint32_t f = cluster_id; f < p.num_frames; f += clusters) {
+        const frame_extent fe = p.frames[f];
+        const int8_t* d0 = p.derated
+                               ? p.derated + size_t(f) * p.derated_stride
+                               : reinterpret_cast<const int8_t*>(p.in + fe.in_offset);
+        const int8_t* d1 = d0 + (K + 4);
+        const int8_t* d2 = d1 + (K + 4);
+        uint32_t x0[W / 4], x1[W / 4], x2[W / 4];
+#pragma unroll
+        for (int q = 0; q < W / 4; q++) {
+            uint32_t a = 0, b = 0, c = 0;
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                const int s = 4 * q + r;
+                if (s < len) {
+                    a |= uint32_t(uint8_t(d0[begin + s])) << (8 * r);
+                    b |= uint32_t(uint8_t(d1[begin + s])) << (8 * r);
+                    c |= uint32_t(uint8_t(d2[begin + s])) << (8 * r);
+                }
+            }
+            x0[q] = a;
+            x1[q] = b;
+            x2[q] = c;
+        }
+        if (mine) {
+            for (int i = begin; i < end; i++) {
+                st_relaxed(e12 + i, 0);
+                st_relaxed(e21 + i, 0);
+            }
+            // The stakes this thread reads first: exact at the code block's ends,
+            // uniform elsewhere (as the window kernel).
+            for (int dec = 0; dec < 2; dec++) {
+                int a[8], b[8];
+                ts::start_alpha(a);
+                if (w > 0)
+                    for (int s = 0; s < 8; s++)
+                        a[s] = 0;
+                if (w == P - 1)
+                    ts::tail_beta(d0, d1, d2, K, dec, b);
+                else
+                    for (int s = 0; s < 8; s++)
+                        b[s] = 0;
+                for (int buf = 0; buf < 2; buf++) {
+                    // Stored as given: start_alpha's -infinity must not be shifted.
+                    asm volatile(
+                        "st.relaxed.gpu.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(
+                            stake(dec, buf, 0, w)),
+                        "r"(tw::pack2(a[0], a[1])),
+                        "r"(tw::pack2(a[2], a[3])),
+                        "r"(tw::pack2(a[4], a[5])),
+                        "r"(tw::pack2(a[6], a[7])));
+                    asm volatile(
+                        "st.relaxed.gpu.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(
+                            stake(dec, buf, 1, w + 1)),
+                        "r"(tw::pack2(b[0], b[1])),
+                        "r"(tw::pack2(b[2], b[3])),
+                        "r"(tw::pack2(b[4], b[5])),
+                        "r"(tw::pack2(b[6], b[7])));
+                }
+            }
+        }
+        for (int i = t; i < 2 * words; i += threads)
+            st_relaxed(hard + i, 0u);
+        for (int i = t; i < crc_words; i += threads)
+            st_relaxed(crc + i, 0u);
+        cluster.sync();
+
+        frame_status status{ 0, p.crc_column == nullptr };
+        int cur = 0, decisions = 0;
+        const uint32_t* decided = hard;
+        for (int it = 0; it < p.iterations; it++) {
+            const bool decide = p.crc_column
+                                    ? (p.early_termination || it + 1 == p.iterations)
+                                    : it + 1 == p.iterations;
+            uint32_t* hard_now = hard + (decisions & 1) * words;
+            for (int dec = 0; dec < 2; dec++) {
+                if (mine) {
+                    int alpha[8], beta[8];
+                    ld_stake(stake(dec, cur, 0, w), alpha);
+                    ld_stake(stake(dec, cur, 1, w + 1), beta);
+#pragma unroll
+                    for (int q = 0; q < W / 4; q++)
+                        asm volatile("" : "+r"(x0[q]), "+r"(x1[q]), "+r"(x2[q]));
+                    int begin_at = begin;
+                    asm volatile("" : "+r"(begin_at));
+                    // The window's a-priori inputs, all loads issued before the
+                    // recursion needs the first (one L2 latency, not one per step).
+                    int la[W];
+                    uint32_t pi = pi_begin, d = d_begin;
+#pragma unroll
+                    for (int s = 0; s < W; s++) {
+                        la[s] = 0;
+                        if (s < len) {
+                            if (dec == 0) {
+                                la[s] = ld_relaxed(e21 + begin_at + s);
+                            } else {
+                                la[s] = ld_relaxed(e12 + pi);
+                                pi = tw::add_mod(pi, d, uK);
+                                d = tw::add_mod(d, two_f2, uK);
+                            }
+                        }
+                    }
+                    uint4* m_at = M;
+#pragma unroll
+                    for (int s = 0; s < W; s++) {
+                        if (s < len) {
+                            const int ls = dec == 0 ? tw::byte_of(x0, s) + la[s] : la[s];
+                            const int lp =
+                                dec == 0 ? tw::byte_of(x1, s) : tw::byte_of(x2, s);
+                            const int a0 = alpha[0];
+                            *m_at = make_uint4(tw::pack2(ls, alpha[1] - a0),
+                                               tw::pack2(alpha[2] - a0, alpha[3] - a0),
+                                               tw::pack2(alpha[4] - a0, alpha[5] - a0),
+                                               tw::pack2(alpha[6] - a0, alpha[7] - a0));
+                            tw::fwd_unnormalised(alpha, ls, lp);
+                            m_at += stride;
+                        }
+                    }
+#pragma unroll
+                    for (int s = W - 1; s >= 0; s--) {
+                        if (s < len) {
+                            const int i = begin_at + s;
+                            if (dec == 1) {
+                                d = tw::sub_mod(d, two_f2, uK);
+                                pi = tw::sub_mod(pi, d, uK);
+                            }
+                            m_at -= stride;
+                            const uint4 m = *m_at;
+                            const int ls = tw::lo16(m.x);
+                            const int a[8] = { 0,
+                                               tw::hi16(m.x),
+                                               tw::lo16(m.y),
+                                               tw::hi16(m.y),
+                                               tw::lo16(m.z),
+                                               tw::hi16(m.z),
+                                               tw::lo16(m.w),
+                                               tw::hi16(m.w) };
+                            int p0[8], p1[8];
+                            ts::succ(beta,
+                                     dec == 0 ? tw::byte_of(x1, s) : tw::byte_of(x2, s),
+                                     p0,
+                                     p1);
+                            const int le = ts::ext(a, p0, p1);
+                            tw::bwd_unnormalised(p0, p1, ls, beta);
+                            const int pass = ts::pass(le, p.q, p.scaled, p.ext_max);
+                            if (dec == 0) {
+                                st_relaxed(e12 + i, tw::byte_of(x0, s) + pass);
+                            } else {
+                                st_relaxed(e21 + pi, pass);
+                                if (decide) {
+                                    const int app = ls + le;
+                                    if (app < 0)
+                                        atomicOr(&hard_now[pi >> 5],
+                                                 0x80000000u >> (pi & 31));
+                                    const int payload_bit = int(pi) - p.filler;
+                                    if (p.soft && payload_bit >= 0 &&
+                                        payload_bit < p.info_bits)
+                                        p.soft[8 * size_t(fe.out_offset) + payload_bit] =
+                                            float(app);
+                                }
+                            }
+                        }
+                    }
+                    if (w + 1 < P)
+                        st_stake(stake(dec, 1 - cur, 0, w + 1), alpha);
+                    if (w > 0)
+                        st_stake(stake(dec, 1 - cur, 1, w), beta);
+                }
+                if (!p.loose || (dec == 1 && decide))
+                    cluster.sync();
+            }
+            cur = 1 - cur;
+            status.iterations = it + 1;
+            if (!decide)
+                continue;
+            // hard_now is complete (the barrier above). Clear the other buffer for the
+            // next decision: its last readers passed a barrier before this one.
+            decided = hard_now;
+            uint32_t* next = hard + ((decisions + 1) & 1) * words;
+            for (int i = t; i < words; i += threads)
+                st_relaxed(next + i, 0u);
+            if (p.crc_column) {
+                // CRC24B of the K hard bits: the XOR of the set bits' columns.
+                uint32_t x = 0;
+                for (int i = t; i < words; i += threads) {
+                    uint32_t bits = ld_relaxed(hard_now + i);
+                    while (bits) {
+                        const int b = __clz(bits);
+                        bits &= ~(0x80000000u >> b);
+                        x ^= __ldg(&p.crc_column[32 * i + b]);
+                    }
+                }
+                if (x)
+                    atomicXor(&crc[decisions], x);
+                cluster.sync();
+                status.ok = ld_relaxed(crc + decisions) == 0;
+            }
+            decisions++;
+            if (status.ok && p.crc_column && p.early_termination)
+                break;
+        }
+        const int n = p.info_bits;
+        uint8_t* out = p.out + fe.out_offset;
+        for (int byte = t; byte < (n + 7) / 8; byte += threads) {
+            // Payload bits F + 8 byte .. + 7 of the MSB-first hard words.
+            const int bit = p.filler + 8 * byte, word = bit >> 5;
+            const uint64_t two = (uint64_t(ld_relaxed(decided + word)) << 32) |
+                                 (word + 1 < words ? ld_relaxed(decided + word + 1) : 0u);
+            uint32_t v = uint32_t(two >> (56 - (bit & 31))) & 0xFFu;
+            const int valid = n - 8 * byte;
+            if (valid < 8)
+                v &= 0xFFu << (8 - valid);
+            out[byte] = static_cast<uint8_t>(v);
+        }
+        if (t == 0)
+            p.status[f] = status;
+        cluster.sync(); // the workspace is reused by the next code block
+    }
+#endif
+}
+
+} // namespace turbo_cluster
+} // namespace cuda
+} // namespace gpufec
+
+#endif
