@@ -16,6 +16,12 @@
 // ("stakes"), the hard decisions and the CRC words. Each thread's channel LLRs stay in
 // its registers and its forward metrics in its block's shared memory.
 //
+// Two threads per window, in two warps: one runs the forward recursion, the other the
+// backward one, at the same time; where they meet (mid-window) each reads the other's
+// stored metrics and emits the extrinsic of the steps still ahead of it (the CPU
+// decoder's side-by-side window, turbo_cpu.cc). A half-iteration then takes L steps
+// of one thread rather than 2 L.
+//
 // Schedules:
 // - synchronised: a cluster barrier after every half-iteration, so every window reads
 //   what the other decoder wrote in the previous half-iteration: the window kernel's
@@ -41,8 +47,8 @@ namespace ts = turbo_steps;
 
 //! Most thread blocks per cluster (the portable cluster size).
 constexpr int max_cluster = 8;
-//! Most threads (windows) per thread block: 512 windows over 8 SMs.
-constexpr int max_block_threads = 64;
+//! Most threads per thread block: 512 windows over 8 SMs, two threads per window.
+constexpr int max_block_threads = 128;
 //! CRC words per code block: one per decision (at most one per iteration).
 constexpr int crc_words = 32;
 
@@ -57,8 +63,10 @@ struct params {
     uint32_t derated_stride;
     const uint32_t* crc_column; //!< K: CRC24B of the unit vector e_i (null without CRC)
     uint8_t* workspace;         //!< per resident cluster: workspace_bytes(k, windows)
-    int k, f1, f2, windows, cluster, windows_per_block, iterations, q, ext_max, info_bits,
-        filler;
+    //! role_threads: threads of each role (forward, backward) per block, a multiple of
+    //! 32 that is at least windows_per_block.
+    int k, f1, f2, windows, cluster, windows_per_block, role_threads, iterations, q,
+        ext_max, info_bits, filler;
     bool scaled, early_termination, loose;
 };
 
@@ -130,16 +138,20 @@ __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const par
 #else
     namespace cg = cooperative_groups;
     cg::cluster_group cluster = cg::this_cluster();
-    extern __shared__ uint4 cluster_metrics[]; // [step in window][window in block]
+    // Metrics of the window's W + 1 boundaries: [boundary][window in block].
+    extern __shared__ uint4 cluster_metrics[];
     const int K = p.k, P = p.windows;
     const int rank = static_cast<int>(cluster.block_rank());
-    const int w = rank * p.windows_per_block + int(threadIdx.x);
-    const bool mine = int(threadIdx.x) < p.windows_per_block && w < P;
+    // The first warps run the forward recursions, the others the backward ones.
+    const bool backward_role = int(threadIdx.x) >= p.role_threads;
+    const int slot = int(threadIdx.x) - (backward_role ? p.role_threads : 0);
+    const int w = rank * p.windows_per_block + slot;
+    const bool mine = slot < p.windows_per_block && w < P;
     // Thread index across the cluster, for work shared by all its threads.
     const int t = rank * int(blockDim.x) + int(threadIdx.x);
     const int threads = p.cluster * int(blockDim.x);
-    uint4* M = cluster_metrics + threadIdx.x;
-    const int stride = int(blockDim.x);
+    uint4* M = cluster_metrics + slot;
+    const int stride = p.role_threads;
     const int words = (K + 31) / 32;
     const int begin = mine ? int(int64_t(w) * K / P) : 0;
     const int end = mine ? int(int64_t(w + 1) * K / P) : 0;
@@ -190,7 +202,7 @@ __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const par
             x1[q] = b;
             x2[q] = c;
         }
-        if (mine) {
+        if (mine && !backward_role) {
             for (int i = begin; i < end; i++) {
                 st_relaxed(e12 + i, 0);
                 st_relaxed(e21 + i, 0);
@@ -242,23 +254,31 @@ __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const par
                                     : it + 1 == p.iterations;
             uint32_t* hard_now = hard + (decisions & 1) * words;
             for (int dec = 0; dec < 2; dec++) {
-                if (mine) {
-                    int alpha[8], beta[8];
-                    ld_stake(stake(dec, cur, 0, w), alpha);
-                    ld_stake(stake(dec, cur, 1, w + 1), beta);
+                // The window's a-priori inputs, all loads issued before the recursion
+                // needs the first (one L2 latency, not one per step), and the QPP
+                // positions: pi and d at the window's end (the backward thread walks
+                // down from there) and at its middle (the forward thread's phase 2).
+                const int mid = (len + 1) / 2;
+                int la[W];
+                uint32_t pi = pi_begin, d = d_begin, pi_mid = 0, d_mid = 0;
+                int metric[8]; // alpha (forward thread) or beta (backward thread)
 #pragma unroll
-                    for (int q = 0; q < W / 4; q++)
-                        asm volatile("" : "+r"(x0[q]), "+r"(x1[q]), "+r"(x2[q]));
-                    int begin_at = begin;
-                    asm volatile("" : "+r"(begin_at));
-                    // The window's a-priori inputs, all loads issued before the
-                    // recursion needs the first (one L2 latency, not one per step).
-                    int la[W];
-                    uint32_t pi = pi_begin, d = d_begin;
+                for (int q = 0; q < W / 4; q++)
+                    asm volatile("" : "+r"(x0[q]), "+r"(x1[q]), "+r"(x2[q]));
+                int begin_at = begin;
+                asm volatile("" : "+r"(begin_at));
+                if (mine) {
+                    ld_stake(backward_role ? stake(dec, cur, 1, w + 1)
+                                           : stake(dec, cur, 0, w),
+                             metric);
 #pragma unroll
                     for (int s = 0; s < W; s++) {
                         la[s] = 0;
                         if (s < len) {
+                            if (s == mid) {
+                                pi_mid = pi;
+                                d_mid = d;
+                            }
                             if (dec == 0) {
                                 la[s] = ld_relaxed(e21 + begin_at + s);
                             } else {
@@ -268,33 +288,107 @@ __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const par
                             }
                         }
                     }
-                    uint4* m_at = M;
-#pragma unroll
-                    for (int s = 0; s < W; s++) {
-                        if (s < len) {
-                            const int ls = dec == 0 ? tw::byte_of(x0, s) + la[s] : la[s];
-                            const int lp =
-                                dec == 0 ? tw::byte_of(x1, s) : tw::byte_of(x2, s);
-                            const int a0 = alpha[0];
-                            *m_at = make_uint4(tw::pack2(ls, alpha[1] - a0),
-                                               tw::pack2(alpha[2] - a0, alpha[3] - a0),
-                                               tw::pack2(alpha[4] - a0, alpha[5] - a0),
-                                               tw::pack2(alpha[6] - a0, alpha[7] - a0));
-                            tw::fwd_unnormalised(alpha, ls, lp);
-                            m_at += stride;
+                }
+                auto ls_of = [&](int s) {
+                    return dec == 0 ? tw::byte_of(x0, s) + la[s] : la[s];
+                };
+                auto lp_of = [&](int s) {
+                    return dec == 0 ? tw::byte_of(x1, s) : tw::byte_of(x2, s);
+                };
+                // Step s's extrinsic: to the other decoder, and the decisions.
+                auto emit = [&](int s, int ls, int le, uint32_t pi_s) {
+                    const int pass = ts::pass(le, p.q, p.scaled, p.ext_max);
+                    if (dec == 0) {
+                        st_relaxed(e12 + begin_at + s, tw::byte_of(x0, s) + pass);
+                    } else {
+                        st_relaxed(e21 + pi_s, pass);
+                        if (decide) {
+                            const int app = ls + le;
+                            if (app < 0)
+                                atomicOr(&hard_now[pi_s >> 5],
+                                         0x80000000u >> (pi_s & 31));
+                            const int payload_bit = int(pi_s) - p.filler;
+                            if (p.soft && payload_bit >= 0 && payload_bit < p.info_bits)
+                                p.soft[8 * size_t(fe.out_offset) + payload_bit] =
+                                    float(app);
                         }
                     }
+                };
+                // Phase 1: alpha of boundaries 0 .. mid - 1 and beta of mid + 1 .. len,
+                // stored (normalised) for the other thread.
+                if (mine && !backward_role) {
+#pragma unroll
+                    for (int s = 0; s < W; s++) {
+                        if (s < mid) {
+                            const int ls = ls_of(s), a0 = metric[0];
+                            M[s * stride] =
+                                make_uint4(tw::pack2(0, metric[1] - a0),
+                                           tw::pack2(metric[2] - a0, metric[3] - a0),
+                                           tw::pack2(metric[4] - a0, metric[5] - a0),
+                                           tw::pack2(metric[6] - a0, metric[7] - a0));
+                            tw::fwd_unnormalised(metric, ls, lp_of(s));
+                        }
+                    }
+                } else if (mine) {
 #pragma unroll
                     for (int s = W - 1; s >= 0; s--) {
-                        if (s < len) {
-                            const int i = begin_at + s;
+                        if (s < len && s >= mid) {
                             if (dec == 1) {
                                 d = tw::sub_mod(d, two_f2, uK);
                                 pi = tw::sub_mod(pi, d, uK);
                             }
-                            m_at -= stride;
-                            const uint4 m = *m_at;
-                            const int ls = tw::lo16(m.x);
+                            const int b0 = metric[0];
+                            M[(s + 1) * stride] =
+                                make_uint4(tw::pack2(0, metric[1] - b0),
+                                           tw::pack2(metric[2] - b0, metric[3] - b0),
+                                           tw::pack2(metric[4] - b0, metric[5] - b0),
+                                           tw::pack2(metric[6] - b0, metric[7] - b0));
+                            int p0[8], p1[8];
+                            ts::succ(metric, lp_of(s), p0, p1);
+                            tw::bwd_unnormalised(p0, p1, ls_of(s), metric);
+                        }
+                    }
+                }
+                __syncthreads();
+                // Phase 2: each thread completes the steps ahead of it with the other's
+                // stored metrics.
+                if (mine && !backward_role) {
+                    pi = pi_mid;
+                    d = d_mid;
+#pragma unroll
+                    for (int s = 0; s < W; s++) {
+                        if (s >= mid && s < len) {
+                            const uint4 m = M[(s + 1) * stride];
+                            const int b[8] = { 0,
+                                               tw::hi16(m.x),
+                                               tw::lo16(m.y),
+                                               tw::hi16(m.y),
+                                               tw::lo16(m.z),
+                                               tw::hi16(m.z),
+                                               tw::lo16(m.w),
+                                               tw::hi16(m.w) };
+                            int p0[8], p1[8];
+                            const int ls = ls_of(s), lp = lp_of(s);
+                            ts::succ(b, lp, p0, p1);
+                            emit(s, ls, ts::ext(metric, p0, p1), pi);
+                            tw::fwd_unnormalised(metric, ls, lp);
+                            if (dec == 1) {
+                                pi = tw::add_mod(pi, d, uK);
+                                d = tw::add_mod(d, two_f2, uK);
+                            }
+                        }
+                    }
+                    if (w + 1 < P)
+                        st_stake(stake(dec, 1 - cur, 0, w + 1), metric);
+                } else if (mine) {
+#pragma unroll
+                    for (int s = W - 1; s >= 0; s--) {
+                        if (s < mid) {
+                            if (dec == 1) {
+                                d = tw::sub_mod(d, two_f2, uK);
+                                pi = tw::sub_mod(pi, d, uK);
+                            }
+                            const uint4 m = M[s * stride];
                             const int a[8] = { 0,
                                                tw::hi16(m.x),
                                                tw::lo16(m.y),
@@ -304,38 +398,19 @@ __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const par
                                                tw::lo16(m.w),
                                                tw::hi16(m.w) };
                             int p0[8], p1[8];
-                            ts::succ(beta,
-                                     dec == 0 ? tw::byte_of(x1, s) : tw::byte_of(x2, s),
-                                     p0,
-                                     p1);
-                            const int le = ts::ext(a, p0, p1);
-                            tw::bwd_unnormalised(p0, p1, ls, beta);
-                            const int pass = ts::pass(le, p.q, p.scaled, p.ext_max);
-                            if (dec == 0) {
-                                st_relaxed(e12 + i, tw::byte_of(x0, s) + pass);
-                            } else {
-                                st_relaxed(e21 + pi, pass);
-                                if (decide) {
-                                    const int app = ls + le;
-                                    if (app < 0)
-                                        atomicOr(&hard_now[pi >> 5],
-                                                 0x80000000u >> (pi & 31));
-                                    const int payload_bit = int(pi) - p.filler;
-                                    if (p.soft && payload_bit >= 0 &&
-                                        payload_bit < p.info_bits)
-                                        p.soft[8 * size_t(fe.out_offset) + payload_bit] =
-                                            float(app);
-                                }
-                            }
+                            const int ls = ls_of(s);
+                            ts::succ(metric, lp_of(s), p0, p1);
+                            emit(s, ls, ts::ext(a, p0, p1), pi);
+                            tw::bwd_unnormalised(p0, p1, ls, metric);
                         }
                     }
-                    if (w + 1 < P)
-                        st_stake(stake(dec, 1 - cur, 0, w + 1), alpha);
                     if (w > 0)
-                        st_stake(stake(dec, 1 - cur, 1, w), beta);
+                        st_stake(stake(dec, 1 - cur, 1, w), metric);
                 }
                 if (!p.loose || (dec == 1 && decide))
                     cluster.sync();
+                else
+                    __syncthreads(); // the metrics in shared memory are reused
             }
             cur = 1 - cur;
             status.iterations = it + 1;

@@ -404,8 +404,9 @@ public:
         c.early_termination = d_window.early_termination;
         c.crc_column = d_window.crc_column;
         c.loose = options.schedule == turbo_schedule::loose;
-        d_cluster_threads = (c.windows_per_block + 31) / 32 * 32;
-        d_cluster_smem = size_t(turbo_window::max_window) * d_cluster_threads * 16;
+        c.role_threads = (c.windows_per_block + 31) / 32 * 32;
+        d_cluster_threads = 2 * c.role_threads; // forward and backward
+        d_cluster_smem = size_t(turbo_window::max_window + 1) * c.role_threads * 16;
         cudaLaunchConfig_t cfg = cluster_config(1, nullptr);
         cudaLaunchAttribute attr = cluster_attribute();
         cfg.attrs = &attr;
