@@ -867,9 +867,13 @@ int run_block_code_bench(const block_options& opt)
             row.first, opt.cuda_backend, k, t.info_bits, t.median_ms, t.mean_iterations));
         const auto one = gpufec::cuda::time_turbo_kernel(
             *code.turbo, row.second, device, llrs, 1, std::max(opt.runs, 20));
-        notes.push_back(row.first + " latency: one code block per launch, kernel time " +
-                        std::to_string(one.median_ms * 1e3) + " us (" +
-                        std::to_string(one.mean_iterations) + " iterations)");
+        notes.push_back(row.first + " latency: one code block per launch (" + one.kernel +
+                        " kernel), kernel time " + std::to_string(one.median_ms * 1e3) +
+                        " us (" + std::to_string(one.mean_iterations) +
+                        " iterations); back to back " +
+                        std::to_string(one.back_to_back_ms * 1e3) +
+                        " us per launch; SM clock of one block " +
+                        std::to_string(int(one.sm_clock_mhz)) + " MHz");
         notes.push_back(row.first + " kernel-only: " + std::to_string(frames) +
                         " frames per launch, " + t.kernel + " kernel, median " +
                         std::to_string(t.median_ms) + " ms, mean " +

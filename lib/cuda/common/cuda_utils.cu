@@ -141,6 +141,31 @@ int device_count()
     return count;
 }
 
+namespace {
+__global__ void spin_kernel(long long cycles, long long* sink)
+{
+    const long long start = clock64();
+    long long now = start;
+    while (now - start < cycles)
+        now = clock64();
+    if (threadIdx.x == 0 && sink)
+        *sink = now - start;
+}
+} // namespace
+
+double measure_sm_clock_mhz(const stream& s, long long cycles)
+{
+    spin_kernel<<<1, 32, 0, s.get()>>>(cycles / 100, nullptr); // warm-up
+    GPUFEC_CUDA_CHECK_LAUNCH();
+    event start(true), stop(true);
+    start.record(s.get());
+    spin_kernel<<<1, 32, 0, s.get()>>>(cycles, nullptr);
+    GPUFEC_CUDA_CHECK_LAUNCH();
+    stop.record(s.get());
+    stop.synchronize();
+    return double(cycles) / (double(stop.elapsed_ms_since(start)) * 1e3);
+}
+
 } // namespace cuda
 
 } // namespace gpufec

@@ -204,6 +204,33 @@ std::vector<double> time_launches(const stream& s, int reps, Run&& run)
     return times;
 }
 
+/*!
+ * Back-to-back timing: `n` launches enqueued one after the other on `s` (each waits for
+ * the one before in the stream, none for the host), after a warm-up; returns the mean
+ * milliseconds per launch. For single-frame launches this is the latency of a stream
+ * of code blocks decoded one at a time, with the GPU kept busy (its clocks up).
+ */
+template <typename Run>
+double time_back_to_back(const stream& s, int n, Run&& run)
+{
+    for (int i = 0; i < 3; i++)
+        run(i);
+    event start(true), stop(true);
+    start.record(s.get());
+    for (int i = 0; i < n; i++)
+        run(i);
+    stop.record(s.get());
+    stop.synchronize();
+    return double(stop.elapsed_ms_since(start)) / double(std::max(n, 1));
+}
+
+/*!
+ * The SM clock (MHz) a single thread block runs at on `s` now: one thread spins for
+ * `cycles` clock64() cycles, timed with events. Lightly loaded GPUs may run below
+ * their boost clock; single-block latencies are quoted with this figure.
+ */
+double measure_sm_clock_mhz(const stream& s, long long cycles = 20000000);
+
 //! "NVIDIA H100 80GB HBM3" etc.; throws when the device does not exist.
 std::string device_name(int device);
 //! Usable CUDA devices (0 without a driver or GPU; never throws).

@@ -717,7 +717,7 @@ turbo_kernel_timing time_turbo_kernel(const lte_turbo_code& code,
     limits.max_frames = num_frames;
     device_buffer<uint8_t> d_workspace(dec.device_workspace_bytes(limits));
     stream s;
-    const std::vector<double> times = time_launches(s, reps, [&](int) {
+    auto run = [&](int) {
         dec.launch(reinterpret_cast<const llr8_t*>(d_in.get()),
                    d_table.get(),
                    num_frames,
@@ -726,7 +726,10 @@ turbo_kernel_timing time_turbo_kernel(const lte_turbo_code& code,
                    d_status.get(),
                    s.get(),
                    d_workspace.get());
-    });
+    };
+    const std::vector<double> times = time_launches(s, reps, run);
+    const double back_to_back = time_back_to_back(s, 10 * reps, run);
+    const double clock_mhz = measure_sm_clock_mhz(s);
     std::vector<frame_status> status(num_frames);
     GPUFEC_CUDA_CHECK(cudaMemcpy(status.data(),
                                  d_status.get(),
@@ -740,6 +743,8 @@ turbo_kernel_timing time_turbo_kernel(const lte_turbo_code& code,
     t.median_ms = times[times.size() / 2];
     t.info_bits = static_cast<double>(num_frames * k);
     t.mean_iterations = iterations / double(std::max<size_t>(num_frames, 1));
+    t.back_to_back_ms = back_to_back;
+    t.sm_clock_mhz = clock_mhz;
     return t;
 }
 

@@ -52,6 +52,10 @@ struct turbo_kernel_timing {
     double median_ms = 0; //!< median kernel time of one batch (device events)
     double info_bits = 0; //!< decoded payload bits per batch
     double mean_iterations = 0;
+    //! The same launch enqueued back to back (mean per launch: the GPU kept busy).
+    double back_to_back_ms = 0;
+    //! SM clock (MHz) of a single thread block right after the timed launches.
+    double sm_clock_mhz = 0;
     std::string kernel; //!< "cluster xC", "window" or "block"
 };
 
