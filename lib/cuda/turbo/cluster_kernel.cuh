@@ -130,6 +130,28 @@ __device__ __forceinline__ void st_stake(int16_t* p, const int* m)
                  "r"(tw::pack2(m[6] - m[0], m[7] - m[0])));
 }
 
+//! Shared memory of a block: per boundary and window the stored metrics (16 bytes),
+//! per step and window the channel LLRs (x0, x1, x2 in one word) and the a-priori input.
+__host__ __device__ inline size_t block_smem_bytes(int max_window, int role_threads)
+{
+    return size_t(max_window + 1) * role_threads * 16 +
+           2 * size_t(max_window) * role_threads * 4;
+}
+
+__device__ __forceinline__ uint32_t qpp_at(int64_t x, int f1, int f2, int k)
+{
+    return uint32_t((int64_t(f1) * x + int64_t(f2) * x % k * x) % k);
+}
+__device__ __forceinline__ uint32_t qpp_step_at(int64_t x, int f1, int f2, int k)
+{
+    return uint32_t((int64_t(f1) + int64_t(f2) * (2 * x + 1)) % k);
+}
+
+// The step loops are rolled: one warp per SM scheduler runs this kernel, with no other
+// warp to hide instruction fetches, and fully unrolled windows (tens of KB of code run
+// once per half-iteration) left it waiting on instruction fetch most of the time
+// (ncu, H200: 5.6 no-instruction stalls per issue). Per-step data therefore comes from
+// shared memory rather than from unrolled register arrays.
 template <int W>
 __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const params p)
 {
@@ -138,8 +160,7 @@ __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const par
 #else
     namespace cg = cooperative_groups;
     cg::cluster_group cluster = cg::this_cluster();
-    // Metrics of the window's W + 1 boundaries: [boundary][window in block].
-    extern __shared__ uint4 cluster_metrics[];
+    extern __shared__ uint4 cluster_smem[];
     const int K = p.k, P = p.windows;
     const int rank = static_cast<int>(cluster.block_rank());
     // The first warps run the forward recursions, the others the backward ones.
@@ -150,18 +171,21 @@ __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const par
     // Thread index across the cluster, for work shared by all its threads.
     const int t = rank * int(blockDim.x) + int(threadIdx.x);
     const int threads = p.cluster * int(blockDim.x);
-    uint4* M = cluster_metrics + slot;
     const int stride = p.role_threads;
+    uint4* M = cluster_smem + slot; // boundary b at M[b * stride]
+    uint32_t* llr = reinterpret_cast<uint32_t*>(cluster_smem + (W + 1) * stride) + slot;
+    int* apriori = reinterpret_cast<int*>(llr - slot + W * stride) + slot;
     const int words = (K + 31) / 32;
     const int begin = mine ? int(int64_t(w) * K / P) : 0;
     const int end = mine ? int(int64_t(w + 1) * K / P) : 0;
-    const int len = end - begin;
+    const int len = end - begin, mid = (len + 1) / 2;
     const uint32_t uK = uint32_t(K);
     const uint32_t two_f2 = uint32_t((2 * int64_t(p.f2)) % K);
-    const uint32_t pi_begin =
-        uint32_t((int64_t(p.f1) * begin + int64_t(p.f2) * begin % K * begin) % K);
-    const uint32_t d_begin =
-        uint32_t((int64_t(p.f1) + int64_t(p.f2) * (2 * begin + 1)) % K);
+    // Pi and its increment d at the window's start and middle.
+    const uint32_t pi_begin = qpp_at(begin, p.f1, p.f2, K);
+    const uint32_t d_begin = qpp_step_at(begin, p.f1, p.f2, K);
+    const uint32_t pi_mid = qpp_at(begin + mid, p.f1, p.f2, K);
+    const uint32_t d_mid = qpp_step_at(begin + mid, p.f1, p.f2, K);
 
     const uint32_t cluster_id = blockIdx.x / uint32_t(p.cluster);
     const uint32_t clusters = gridDim.x / uint32_t(p.cluster);
@@ -174,8 +198,25 @@ __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const par
     uint32_t* crc =
         reinterpret_cast<uint32_t*>(reinterpret_cast<uint8_t*>(hard) + hard_bytes(K));
     const int per_buffer = 2 * (P + 1) * 8;
-    auto stake = [&](int dec, int buf, int dir, int slot) {
-        return stakes + (2 * dec + buf) * per_buffer + (dir * (P + 1) + slot) * 8;
+    auto stake = [&](int dec, int buf, int dir, int slot_) {
+        return stakes + (2 * dec + buf) * per_buffer + (dir * (P + 1) + slot_) * 8;
+    };
+    auto unpack = [](const uint4& m, int* v) {
+        v[0] = 0;
+        v[1] = tw::hi16(m.x);
+        v[2] = tw::lo16(m.y);
+        v[3] = tw::hi16(m.y);
+        v[4] = tw::lo16(m.z);
+        v[5] = tw::hi16(m.z);
+        v[6] = tw::lo16(m.w);
+        v[7] = tw::hi16(m.w);
+    };
+    auto pack = [](const int* v) {
+        const int v0 = v[0];
+        return make_uint4(tw::pack2(0, v[1] - v0),
+                          tw::pack2(v[2] - v0, v[3] - v0),
+                          tw::pack2(v[4] - v0, v[5] - v0),
+                          tw::pack2(v[6] - v0, v[7] - v0));
     };
 
     for (uint32_t f = cluster_id; f < p.num_frames; f += clusters) {
@@ -185,25 +226,12 @@ __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const par
                                : reinterpret_cast<const int8_t*>(p.in + fe.in_offset);
         const int8_t* d1 = d0 + (K + 4);
         const int8_t* d2 = d1 + (K + 4);
-        uint32_t x0[W / 4], x1[W / 4], x2[W / 4];
-#pragma unroll
-        for (int q = 0; q < W / 4; q++) {
-            uint32_t a = 0, b = 0, c = 0;
-#pragma unroll
-            for (int r = 0; r < 4; r++) {
-                const int s = 4 * q + r;
-                if (s < len) {
-                    a |= uint32_t(uint8_t(d0[begin + s])) << (8 * r);
-                    b |= uint32_t(uint8_t(d1[begin + s])) << (8 * r);
-                    c |= uint32_t(uint8_t(d2[begin + s])) << (8 * r);
-                }
-            }
-            x0[q] = a;
-            x1[q] = b;
-            x2[q] = c;
-        }
         if (mine && !backward_role) {
-            for (int i = begin; i < end; i++) {
+            for (int s = 0; s < len; s++) {
+                const int i = begin + s;
+                llr[s * stride] = uint32_t(uint8_t(d0[i])) |
+                                  uint32_t(uint8_t(d1[i])) << 8 |
+                                  uint32_t(uint8_t(d2[i])) << 16;
                 st_relaxed(e12 + i, 0);
                 st_relaxed(e21 + i, 0);
             }
@@ -254,52 +282,50 @@ __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const par
                                     : it + 1 == p.iterations;
             uint32_t* hard_now = hard + (decisions & 1) * words;
             for (int dec = 0; dec < 2; dec++) {
-                // The window's a-priori inputs, all loads issued before the recursion
-                // needs the first (one L2 latency, not one per step), and the QPP
-                // positions: pi and d at the window's end (the backward thread walks
-                // down from there) and at its middle (the forward thread's phase 2).
-                const int mid = (len + 1) / 2;
-                int la[W];
-                uint32_t pi = pi_begin, d = d_begin, pi_mid = 0, d_mid = 0;
+                // The a-priori input of the steps this thread recurses over first
+                // (forward: 0 .. mid - 1, backward: mid .. len - 1), all loads issued
+                // before the first is used (one L2 latency, not one per step).
                 int metric[8]; // alpha (forward thread) or beta (backward thread)
-#pragma unroll
-                for (int q = 0; q < W / 4; q++)
-                    asm volatile("" : "+r"(x0[q]), "+r"(x1[q]), "+r"(x2[q]));
-                int begin_at = begin;
-                asm volatile("" : "+r"(begin_at));
                 if (mine) {
                     ld_stake(backward_role ? stake(dec, cur, 1, w + 1)
                                            : stake(dec, cur, 0, w),
                              metric);
+                    const int first = backward_role ? mid : 0;
+                    const int count = backward_role ? len - mid : mid;
+                    uint32_t pi = backward_role ? pi_mid : pi_begin;
+                    uint32_t d = backward_role ? d_mid : d_begin;
+                    int la[W / 2 + 1];
 #pragma unroll
-                    for (int s = 0; s < W; s++) {
-                        la[s] = 0;
-                        if (s < len) {
-                            if (s == mid) {
-                                pi_mid = pi;
-                                d_mid = d;
-                            }
+                    for (int j = 0; j < W / 2 + 1; j++) {
+                        la[j] = 0;
+                        if (j < count) {
                             if (dec == 0) {
-                                la[s] = ld_relaxed(e21 + begin_at + s);
+                                la[j] = ld_relaxed(e21 + begin + first + j);
                             } else {
-                                la[s] = ld_relaxed(e12 + pi);
+                                la[j] = ld_relaxed(e12 + pi);
                                 pi = tw::add_mod(pi, d, uK);
                                 d = tw::add_mod(d, two_f2, uK);
                             }
                         }
                     }
+#pragma unroll
+                    for (int j = 0; j < W / 2 + 1; j++)
+                        if (j < count)
+                            apriori[(first + j) * stride] = la[j];
                 }
-                auto ls_of = [&](int s) {
-                    return dec == 0 ? tw::byte_of(x0, s) + la[s] : la[s];
-                };
-                auto lp_of = [&](int s) {
-                    return dec == 0 ? tw::byte_of(x1, s) : tw::byte_of(x2, s);
+                // Step s's LLRs: systematic plus a-priori, and parity.
+                auto step_llrs = [&](int s, int& ls, int& lp) {
+                    const uint32_t x = llr[s * stride];
+                    const int a = apriori[s * stride];
+                    ls = dec == 0 ? int(int8_t(x & 0xFFu)) + a : a;
+                    lp = dec == 0 ? int(int8_t((x >> 8) & 0xFFu)) : int(int8_t(x >> 16));
                 };
                 // Step s's extrinsic: to the other decoder, and the decisions.
                 auto emit = [&](int s, int ls, int le, uint32_t pi_s) {
                     const int pass = ts::pass(le, p.q, p.scaled, p.ext_max);
                     if (dec == 0) {
-                        st_relaxed(e12 + begin_at + s, tw::byte_of(x0, s) + pass);
+                        const int x0 = int(int8_t(llr[s * stride] & 0xFFu));
+                        st_relaxed(e12 + begin + s, x0 + pass);
                     } else {
                         st_relaxed(e21 + pi_s, pass);
                         if (decide) {
@@ -317,92 +343,54 @@ __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const par
                 // Phase 1: alpha of boundaries 0 .. mid - 1 and beta of mid + 1 .. len,
                 // stored (normalised) for the other thread.
                 if (mine && !backward_role) {
-#pragma unroll
-                    for (int s = 0; s < W; s++) {
-                        if (s < mid) {
-                            const int ls = ls_of(s), a0 = metric[0];
-                            M[s * stride] =
-                                make_uint4(tw::pack2(0, metric[1] - a0),
-                                           tw::pack2(metric[2] - a0, metric[3] - a0),
-                                           tw::pack2(metric[4] - a0, metric[5] - a0),
-                                           tw::pack2(metric[6] - a0, metric[7] - a0));
-                            tw::fwd_unnormalised(metric, ls, lp_of(s));
-                        }
+#pragma unroll 1
+                    for (int s = 0; s < mid; s++) {
+                        int ls, lp;
+                        step_llrs(s, ls, lp);
+                        M[s * stride] = pack(metric);
+                        tw::fwd_unnormalised(metric, ls, lp);
                     }
                 } else if (mine) {
-#pragma unroll
-                    for (int s = W - 1; s >= 0; s--) {
-                        if (s < len && s >= mid) {
-                            if (dec == 1) {
-                                d = tw::sub_mod(d, two_f2, uK);
-                                pi = tw::sub_mod(pi, d, uK);
-                            }
-                            const int b0 = metric[0];
-                            M[(s + 1) * stride] =
-                                make_uint4(tw::pack2(0, metric[1] - b0),
-                                           tw::pack2(metric[2] - b0, metric[3] - b0),
-                                           tw::pack2(metric[4] - b0, metric[5] - b0),
-                                           tw::pack2(metric[6] - b0, metric[7] - b0));
-                            int p0[8], p1[8];
-                            ts::succ(metric, lp_of(s), p0, p1);
-                            tw::bwd_unnormalised(p0, p1, ls_of(s), metric);
-                        }
+#pragma unroll 1
+                    for (int s = len - 1; s >= mid; s--) {
+                        int ls, lp;
+                        step_llrs(s, ls, lp);
+                        M[(s + 1) * stride] = pack(metric);
+                        int p0[8], p1[8];
+                        ts::succ(metric, lp, p0, p1);
+                        tw::bwd_unnormalised(p0, p1, ls, metric);
                     }
                 }
                 __syncthreads();
                 // Phase 2: each thread completes the steps ahead of it with the other's
                 // stored metrics.
                 if (mine && !backward_role) {
-                    pi = pi_mid;
-                    d = d_mid;
-#pragma unroll
-                    for (int s = 0; s < W; s++) {
-                        if (s >= mid && s < len) {
-                            const uint4 m = M[(s + 1) * stride];
-                            const int b[8] = { 0,
-                                               tw::hi16(m.x),
-                                               tw::lo16(m.y),
-                                               tw::hi16(m.y),
-                                               tw::lo16(m.z),
-                                               tw::hi16(m.z),
-                                               tw::lo16(m.w),
-                                               tw::hi16(m.w) };
-                            int p0[8], p1[8];
-                            const int ls = ls_of(s), lp = lp_of(s);
-                            ts::succ(b, lp, p0, p1);
-                            emit(s, ls, ts::ext(metric, p0, p1), pi);
-                            tw::fwd_unnormalised(metric, ls, lp);
-                            if (dec == 1) {
-                                pi = tw::add_mod(pi, d, uK);
-                                d = tw::add_mod(d, two_f2, uK);
-                            }
-                        }
+                    uint32_t pi = pi_mid, d = d_mid;
+#pragma unroll 1
+                    for (int s = mid; s < len; s++) {
+                        int ls, lp, b[8], p0[8], p1[8];
+                        step_llrs(s, ls, lp);
+                        unpack(M[(s + 1) * stride], b);
+                        ts::succ(b, lp, p0, p1);
+                        emit(s, ls, ts::ext(metric, p0, p1), pi);
+                        tw::fwd_unnormalised(metric, ls, lp);
+                        pi = tw::add_mod(pi, d, uK);
+                        d = tw::add_mod(d, two_f2, uK);
                     }
                     if (w + 1 < P)
                         st_stake(stake(dec, 1 - cur, 0, w + 1), metric);
                 } else if (mine) {
-#pragma unroll
-                    for (int s = W - 1; s >= 0; s--) {
-                        if (s < mid) {
-                            if (dec == 1) {
-                                d = tw::sub_mod(d, two_f2, uK);
-                                pi = tw::sub_mod(pi, d, uK);
-                            }
-                            const uint4 m = M[s * stride];
-                            const int a[8] = { 0,
-                                               tw::hi16(m.x),
-                                               tw::lo16(m.y),
-                                               tw::hi16(m.y),
-                                               tw::lo16(m.z),
-                                               tw::hi16(m.z),
-                                               tw::lo16(m.w),
-                                               tw::hi16(m.w) };
-                            int p0[8], p1[8];
-                            const int ls = ls_of(s);
-                            ts::succ(metric, lp_of(s), p0, p1);
-                            emit(s, ls, ts::ext(a, p0, p1), pi);
-                            tw::bwd_unnormalised(p0, p1, ls, metric);
-                        }
+                    uint32_t pi = pi_mid, d = d_mid;
+#pragma unroll 1
+                    for (int s = mid - 1; s >= 0; s--) {
+                        d = tw::sub_mod(d, two_f2, uK);
+                        pi = tw::sub_mod(pi, d, uK);
+                        int ls, lp, a[8], p0[8], p1[8];
+                        step_llrs(s, ls, lp);
+                        unpack(M[s * stride], a);
+                        ts::succ(metric, lp, p0, p1);
+                        emit(s, ls, ts::ext(a, p0, p1), pi);
+                        tw::bwd_unnormalised(p0, p1, ls, metric);
                     }
                     if (w > 0)
                         st_stake(stake(dec, 1 - cur, 1, w), metric);

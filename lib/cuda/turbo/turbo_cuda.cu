@@ -406,7 +406,7 @@ public:
         c.loose = options.schedule == turbo_schedule::loose;
         c.role_threads = (c.windows_per_block + 31) / 32 * 32;
         d_cluster_threads = 2 * c.role_threads; // forward and backward
-        d_cluster_smem = size_t(turbo_window::max_window + 1) * c.role_threads * 16;
+        d_cluster_smem = tc::block_smem_bytes(turbo_window::max_window, c.role_threads);
         cudaLaunchConfig_t cfg = cluster_config(1, nullptr);
         cudaLaunchAttribute attr = cluster_attribute();
         cfg.attrs = &attr;
