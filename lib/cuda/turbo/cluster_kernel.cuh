@@ -285,15 +285,10 @@ __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const par
                 // The a-priori input of the steps this thread recurses over first
                 // (forward: 0 .. mid - 1, backward: mid .. len - 1), all loads issued
                 // before the first is used (one L2 latency, not one per step).
-                int metric[8]; // alpha (forward thread) or beta (backward thread)
-                if (mine) {
-                    ld_stake(backward_role ? stake(dec, cur, 1, w + 1)
-                                           : stake(dec, cur, 0, w),
-                             metric);
-                    const int first = backward_role ? mid : 0;
-                    const int count = backward_role ? len - mid : mid;
-                    uint32_t pi = backward_role ? pi_mid : pi_begin;
-                    uint32_t d = backward_role ? d_mid : d_begin;
+                // Loads the a-priori input of steps first .. first + count - 1 (at most
+                // W / 2 + 1) into shared memory, all loads issued before the first is
+                // stored (one L2 latency, not one per step).
+                auto load_apriori = [&](int first, int count, uint32_t pi, uint32_t d) {
                     int la[W / 2 + 1];
 #pragma unroll
                     for (int j = 0; j < W / 2 + 1; j++) {
@@ -312,6 +307,18 @@ __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const par
                     for (int j = 0; j < W / 2 + 1; j++)
                         if (j < count)
                             apriori[(first + j) * stride] = la[j];
+                };
+                // The steps this thread recurses over first: forward 0 .. mid - 1,
+                // backward mid .. len - 1.
+                int metric[8]; // alpha (forward thread) or beta (backward thread)
+                if (mine) {
+                    ld_stake(backward_role ? stake(dec, cur, 1, w + 1)
+                                           : stake(dec, cur, 0, w),
+                             metric);
+                    if (backward_role)
+                        load_apriori(mid, len - mid, pi_mid, d_mid);
+                    else
+                        load_apriori(0, mid, pi_begin, d_begin);
                 }
                 // Step s's LLRs: systematic plus a-priori, and parity.
                 auto step_llrs = [&](int s, int& ls, int& lp) {
@@ -362,6 +369,16 @@ __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const par
                     }
                 }
                 __syncthreads();
+                // Loose: the other half's a-priori input read again, now, rather than
+                // at the start of the half-iteration: the other SMs have written more
+                // of this half-iteration's input by now (the pair thread is done with
+                // these slots).
+                if (mine && p.loose) {
+                    if (backward_role)
+                        load_apriori(0, mid, pi_begin, d_begin);
+                    else
+                        load_apriori(mid, len - mid, pi_mid, d_mid);
+                }
                 // Phase 2: each thread completes the steps ahead of it with the other's
                 // stored metrics.
                 if (mine && !backward_role) {

@@ -407,6 +407,10 @@ public:
         c.role_threads = (c.windows_per_block + 31) / 32 * 32;
         d_cluster_threads = 2 * c.role_threads; // forward and backward
         d_cluster_smem = tc::block_smem_bytes(turbo_window::max_window, c.role_threads);
+        GPUFEC_CUDA_CHECK(
+            cudaFuncSetAttribute(tc::cluster_kernel<turbo_window::max_window>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(d_cluster_smem)));
         cudaLaunchConfig_t cfg = cluster_config(1, nullptr);
         cudaLaunchAttribute attr = cluster_attribute();
         cfg.attrs = &attr;
