@@ -146,7 +146,8 @@ TEST(TurboCuda, WindowKernelMatchesCpuBitForBit)
                 SCOPED_TRACE("K " + std::to_string(c.k) + " sub_blocks " +
                              std::to_string(c.sub_blocks) + " variant " +
                              std::to_string(variant));
-                expect_gpu_equals_cpu(code, o, c.frames_per_point, rng);
+                expect_gpu_equals_cpu(
+                    code, o, c.frames_per_point, rng, cuda::turbo_cuda_kernel::window);
             }
 }
 
@@ -240,7 +241,8 @@ TEST(TurboCuda, WindowKernelManyCodeBlocks)
             variant_options(turbo_arithmetic::int8, 0, (k + 31) / 32);
         ASSERT_TRUE(cuda::turbo_cuda_window_kernel(code, o));
         SCOPED_TRACE("K " + std::to_string(k));
-        expect_gpu_equals_cpu(code, o, k == 40 ? 2000 : 160, rng);
+        expect_gpu_equals_cpu(
+            code, o, k == 40 ? 2000 : 160, rng, cuda::turbo_cuda_kernel::window);
     }
 }
 
