@@ -521,14 +521,14 @@ TEST(TurboCpu, DISABLED_SubBlockTradeOff)
     const lte_turbo_code code(6144);
     const char* env = std::getenv("GPUFEC_TURBO_SWEEP_FRAMES");
     const int frames = env ? std::atoi(env) : 1000;
-    for (int p : { 1, 8, 32, 64 })
-        for (int iterations : { 4, 6, 8 }) {
+    for (int p : { 1, 32, 64, 96, 128, 192, 384 })
+        for (int iterations : { 6, 8 }) {
             auto dec = make_turbo_decoder_cpu(code,
                                               opts(turbo_arithmetic::int16,
                                                    turbo_algorithm::scaled_max_log_map,
                                                    p,
                                                    iterations));
-            for (double ebn0 : { 0.5, 0.6, 0.7 }) {
+            for (double ebn0 : { 0.6, 0.7, 0.8, 0.9, 1.0 }) {
                 std::printf("sub_blocks %d, %d iterations: ", p, iterations);
                 run_ber(
                     *dec, code, frames, ebn0, 7000 + static_cast<uint64_t>(ebn0 * 10));
