@@ -74,7 +74,9 @@ void usage()
         "                   or the LTE turbo code --turbo-k K (default 6144, CRC24B)\n"
         "                   --turbo-e E (rate matching, default 0: 3K + 12 bits) "
         "decoded\n"
-        "                   by turbo_decoder (6 iterations, early termination)\n"
+        "                   by turbo_decoder (6 iterations, early termination,\n"
+        "                   --sub-blocks P windows, default ceil(K / 32): the GPU's\n"
+        "                   fast kernel, the same decisions on the CPU)\n"
         "  --source-frames  frames the source generates per batch (default: batch/2,\n"
         "                   between 64 and 1024)\n"
         "  --llr-type       LLR stream items: float (default) or byte (int8, quantized\n"
@@ -112,6 +114,7 @@ struct options {
     int ldpc_bg = 1, ldpc_z = 384;
     int polar_k = 512, polar_e = 1024, list_size = 8;
     int turbo_k = 6144, turbo_e = 0;
+    int sub_blocks = 0; //!< turbo windows; 0: ceil(K / 32), the GPU's fast kernel
     std::string algorithm = "scl";
     std::string backend = "auto";
     long frames = 2000;
@@ -127,6 +130,12 @@ struct options {
 };
 
 constexpr double llr_scale = 8.0;
+
+//! Turbo windows: --sub-blocks, or ceil(K / 32) (windows of at most 32 steps).
+int turbo_sub_blocks(const options& o)
+{
+    return o.sub_blocks > 0 ? o.sub_blocks : (o.turbo_k + 31) / 32;
+}
 
 //! The decoder block of the code under test, and its backend in use.
 struct decoder_block {
@@ -159,7 +168,7 @@ decoder_block make_decoder(const options& o, const gr::gpufec::code::sptr& code)
                                                    "scaled-max-log-map",
                                                    0.7,
                                                    "int16",
-                                                   1,
+                                                   turbo_sub_blocks(o),
                                                    true,
                                                    false,
                                                    o.llr_type,
@@ -482,6 +491,8 @@ int main(int argc, char** argv)
             o.turbo_k = std::stoi(next());
         else if (a == "--turbo-e")
             o.turbo_e = std::stoi(next());
+        else if (a == "--sub-blocks")
+            o.sub_blocks = std::stoi(next());
         else if (a == "--backend")
             o.backend = next();
         else if (a == "--frames")
