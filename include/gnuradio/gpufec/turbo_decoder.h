@@ -23,9 +23,10 @@ namespace gpufec {
  * \p iterations: full iterations (two half-iterations each), 1..32; \p algorithm:
  * "max-log-map" | "scaled-max-log-map" (extrinsic information times
  * \p extrinsic_scale, (0, 1]); \p arithmetic: "int8" | "int16" | "float";
- * \p sub_blocks: windows decoded in parallel per code block (1..64, the structure of
- * the GPU decoder); \p early_termination: stop when the CRC24B holds (codes with
- * crc24b only).
+ * \p sub_blocks: windows decoded in parallel per code block (1..512 with K /
+ * sub_blocks >= 8; the GPU's fast kernels want windows of at most 32 steps, about
+ * K / 32, at a BER cost docs/turbo.md tables); \p early_termination: stop when the CRC24B
+ * holds (codes with crc24b only).
  *
  * Input: soft values (float LLRs, or int8 with input_type="byte"), in the
  * \p soft_convention, one frame = the code's transmitted bits; frames are cut at a

@@ -23,9 +23,10 @@ namespace gpufec {
  * \p iterations: full iterations (two half-iterations each), 1..32; \p algorithm:
  * "max-log-map" | "scaled-max-log-map" (extrinsic information times
  * \p extrinsic_scale, (0, 1]); \p arithmetic: "int8" | "int16" | "float";
- * \p sub_blocks: windows decoded in parallel per code block (1..64, the structure of
- * the GPU decoder); \p early_termination: stop when the CRC24B holds (codes with
- * crc24b only).
+ * \p sub_blocks: windows decoded in parallel per code block (1..512 with K /
+ * sub_blocks >= 8; the GPU's fast kernels want windows of at most 32 steps, about
+ * K / 32, at a BER cost docs/turbo.md tables); \p early_termination: stop when the CRC24B
+ * holds (codes with crc24b only).
  *
  * Message port "in": PDUs of f32vector (float LLRs) or s8vector (int8 LLRs), one
  * frame each; port "out": PDUs of the decoded bits (u8vector, one bit per byte) or,

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(turbo_decoder_pdu.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(2ac0f8c7f969e996800dcd499a69f162)                     */
+/* BINDTOOL_HEADER_FILE_HASH(9f106a519147bae63b73aa8cf05f7bdb)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(turbo_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(2dfad8f3dc3b3ee5a8ca4bade04c9cf5)                     */
+/* BINDTOOL_HEADER_FILE_HASH(90f208661c7581d0af2b80c71ecbb867)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
