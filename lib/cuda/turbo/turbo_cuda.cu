@@ -337,16 +337,12 @@ public:
         const int K = code.k(), P = options.sub_blocks;
         if (!turbo_cuda_window_kernel(code, options))
             return; // long windows: the per-block kernel above
-        const size_t group = tw::group_smem_bytes(K, P);
-        const int groups =
-            std::max(1, std::min(256 / P, static_cast<int>((200 * 1024) / group)));
         tw::params& w = d_window;
         w = tw::params{};
         w.k = K;
         w.f1 = code.f1();
         w.f2 = code.f2();
         w.windows = P;
-        w.groups = groups;
         w.iterations = options.iterations;
         w.q = d_params.q;
         w.ext_max = d_params.ext_max;
@@ -355,16 +351,35 @@ public:
         w.scaled = scaled;
         w.early_termination = options.early_termination;
         w.crc_column = code.crc24b() ? d_column.get() : nullptr;
-        d_window_smem = group * groups;
-        d_window_threads = groups * P;
-        auto kernel = tw::window_kernel<tw::max_window>;
-        GPUFEC_CUDA_CHECK(
-            cudaFuncSetAttribute(kernel,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(d_window_smem)));
-        int per_sm = 0, sms = 0;
-        GPUFEC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, kernel, d_window_threads, d_window_smem));
+        // Every forward metric stored, or every second one (recomputed in the backward
+        // pass): whichever keeps more code blocks resident per SM; the full one on a tie.
+        int per_sm = 0, best_blocks = 0;
+        for (bool half : { false, true }) {
+            const size_t group = tw::group_smem_bytes(K, P, half);
+            const int groups =
+                std::max(1, std::min(256 / P, static_cast<int>((200 * 1024) / group)));
+            const size_t smem = group * size_t(groups);
+            const int threads = groups * P;
+            auto kernel = half ? tw::window_kernel<tw::max_window, true>
+                               : tw::window_kernel<tw::max_window, false>;
+            GPUFEC_CUDA_CHECK(
+                cudaFuncSetAttribute(kernel,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(smem)));
+            int blocks = 0;
+            GPUFEC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &blocks, kernel, threads, smem));
+            if (blocks * groups > best_blocks) {
+                best_blocks = blocks * groups;
+                per_sm = blocks;
+                w.groups = groups;
+                d_window_smem = smem;
+                d_window_threads = threads;
+                d_window_kernel = kernel;
+                d_window_half = half;
+            }
+        }
+        int sms = 0;
         GPUFEC_CUDA_CHECK(
             cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d_device));
         if (per_sm < 1)
@@ -611,11 +626,10 @@ public:
             const size_t groups = size_t(w.groups);
             const size_t blocks =
                 std::min(d_window_blocks, (num_frames + groups - 1) / groups);
-            turbo_window::window_kernel<turbo_window::max_window>
-                <<<static_cast<unsigned>(blocks),
-                   d_window_threads,
-                   d_window_smem,
-                   stream>>>(w);
+            d_window_kernel<<<static_cast<unsigned>(blocks),
+                              d_window_threads,
+                              d_window_smem,
+                              stream>>>(w);
             GPUFEC_CUDA_CHECK_LAUNCH();
             return;
         }
@@ -646,7 +660,8 @@ public:
     {
         return runs_cluster_kernel(frames)
                    ? "cluster x" + std::to_string(d_cluster.cluster)
-                   : (d_use_window ? "window" : "block");
+                   : (d_use_window ? (d_window_half ? "window (half metrics)" : "window")
+                                   : "block");
     }
 
 private:
@@ -661,6 +676,8 @@ private:
     turbo_window::params d_window{};
     size_t d_window_smem = 0, d_window_blocks = 0;
     int d_window_threads = 0;
+    void (*d_window_kernel)(turbo_window::params) = nullptr;
+    bool d_window_half = false; //!< every second forward metric stored
     // The cluster kernel (turbo_cluster), on compute capability 9.0 and newer.
     bool d_use_cluster = false;
     turbo_cluster::params d_cluster{};

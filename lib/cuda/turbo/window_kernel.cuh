@@ -62,21 +62,25 @@ struct params {
 };
 
 // Shared memory of one code block (16-byte aligned): the forward metrics, one 16-byte
-// word per step, stored as [step in window][window] so that a warp's threads (one
-// window each) touch consecutive words; the extrinsic array with one int16 of padding
-// per 16, which spreads the windows' starts over the banks; the hard decisions.
-__host__ __device__ inline int metric_words(int k, int windows)
+// word per step (or, with `half`, per second step: the backward pass recomputes the
+// others with one forward step), stored as [step (pair) in window][window] so that a
+// warp's threads (one window each) touch consecutive words; the extrinsic array with
+// one int16 of padding per 16, which spreads the windows' starts over the banks; the
+// hard decisions. The host picks `half` where it fits more thread blocks on an SM
+// (docs/turbo.md: K = 512 runs 36 % faster, K = 6144, bound by registers, 4 % slower).
+__host__ __device__ inline int metric_words(int k, int windows, bool half)
 {
-    return windows * ((k + windows - 1) / windows);
+    const int steps = (k + windows - 1) / windows;
+    return windows * (half ? (steps + 1) / 2 : steps);
 }
 __host__ __device__ inline int ext_index(int i) { return i + (i >> 4); }
 __host__ __device__ inline size_t ext_bytes(int k)
 {
     return (size_t(ext_index(k)) * 2 + 15) / 16 * 16;
 }
-__host__ __device__ inline size_t group_smem_bytes(int k, int windows)
+__host__ __device__ inline size_t group_smem_bytes(int k, int windows, bool half)
 {
-    return size_t(metric_words(k, windows)) * 16 + ext_bytes(k) +
+    return size_t(metric_words(k, windows, half)) * 16 + ext_bytes(k) +
            (size_t((k + 31) / 32) * 4 + 4 + 15) / 16 * 16;
 }
 
@@ -141,17 +145,17 @@ bwd_unnormalised(const int* p0, const int* p1, int ls, int* b)
     }
 }
 
-template <int W>
+template <int W, bool Half>
 __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
 {
     extern __shared__ uint4 smem_words[];
     const int K = p.k, P = p.windows;
     const int group = threadIdx.x / P, w = threadIdx.x - group * P;
     const bool in_group = group < p.groups;
-    const size_t group_bytes = group_smem_bytes(K, P);
+    const size_t group_bytes = group_smem_bytes(K, P, Half);
     uint8_t* base = reinterpret_cast<uint8_t*>(smem_words) + group * group_bytes;
     uint4* M = reinterpret_cast<uint4*>(base) + w; // [step in window][window]
-    const size_t m_bytes = size_t(metric_words(K, P)) * 16;
+    const size_t m_bytes = size_t(metric_words(K, P, Half)) * 16;
     int16_t* ext = reinterpret_cast<int16_t*>(base + m_bytes); // at ext_index(i)
     uint32_t* hard = reinterpret_cast<uint32_t*>(base + m_bytes + ext_bytes(K));
     uint32_t* crc_word = hard + (K + 31) / 32;
@@ -259,7 +263,7 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
                     int begin_at = begin;
                     asm volatile("" : "+r"(begin_at));
                     uint32_t pi = pi_begin, d = d_begin;
-                    uint4* m_at = M; // this window's step s: M + s * P
+                    uint4* m_at = M; // the next stored metric word
                                      // Forward recursion over the window.
 #pragma unroll
                     for (int s = 0; s < W; s++) {
@@ -275,13 +279,15 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
                                 pi = add_mod(pi, d, uK);
                                 d = add_mod(d, two_f2, uK);
                             }
-                            const int a0 = alpha[0];
-                            *m_at = make_uint4(pack2(ls, alpha[1] - a0),
-                                               pack2(alpha[2] - a0, alpha[3] - a0),
-                                               pack2(alpha[4] - a0, alpha[5] - a0),
-                                               pack2(alpha[6] - a0, alpha[7] - a0));
+                            if (!Half || s % 2 == 0) {
+                                const int a0 = alpha[0];
+                                *m_at = make_uint4(pack2(ls, alpha[1] - a0),
+                                                   pack2(alpha[2] - a0, alpha[3] - a0),
+                                                   pack2(alpha[4] - a0, alpha[5] - a0),
+                                                   pack2(alpha[6] - a0, alpha[7] - a0));
+                                m_at += P;
+                            }
                             fwd_unnormalised(alpha, ls, lp);
-                            m_at += P;
                         }
                     }
                     // Backward recursion, the extrinsic and the decisions.
@@ -293,13 +299,28 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
                                 d = sub_mod(d, two_f2, uK);
                                 pi = sub_mod(pi, d, uK);
                             }
-                            m_at -= P;
-                            const uint4 m = *m_at;
-                            const int ls = lo16(m.x);
-                            const int a[8] = {
-                                0,         hi16(m.x), lo16(m.y), hi16(m.y),
-                                lo16(m.z), hi16(m.z), lo16(m.w), hi16(m.w)
-                            };
+                            // Alpha of step s: stored, or (Half, odd s) one forward
+                            // step from the stored s - 1, and the step's input LLR
+                            // read again (not yet overwritten: this step writes it
+                            // below).
+                            uint4 m;
+                            if (Half) {
+                                m = M[(s / 2) * P];
+                            } else {
+                                m_at -= P;
+                                m = *m_at;
+                            }
+                            int a[8] = { 0,         hi16(m.x), lo16(m.y), hi16(m.y),
+                                         lo16(m.z), hi16(m.z), lo16(m.w), hi16(m.w) };
+                            int ls = lo16(m.x);
+                            if (Half && s % 2 == 1) {
+                                fwd_unnormalised(a,
+                                                 ls,
+                                                 dec == 0 ? byte_of(x1, s - 1)
+                                                          : byte_of(x2, s - 1));
+                                ls = dec == 0 ? byte_of(x0, s) + ext[ext_index(i)]
+                                              : ext[ext_index(pi)];
+                            }
                             int p0[8], p1[8];
                             ts::succ(
                                 beta, dec == 0 ? byte_of(x1, s) : byte_of(x2, s), p0, p1);
