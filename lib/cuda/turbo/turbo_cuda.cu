@@ -353,6 +353,19 @@ public:
         w.crc_column = code.crc24b() ? d_column.get() : nullptr;
         // Every forward metric stored, or every second one (recomputed in the backward
         // pass): whichever keeps more code blocks resident per SM; the full one on a tie.
+        // Windows of exactly max_window steps (K = 32 P) skip the length checks (the
+        // half-metric build keeps them: without, it spills at its 128 registers).
+        const bool exact = K % P == 0 && K / P == tw::max_window;
+        using window_fn = void (*)(tw::params);
+        const window_fn kernels[2][2] = {
+            // [half][soft output]
+            { exact ? tw::window_kernel<tw::max_window, false, true, false>
+                    : tw::window_kernel<tw::max_window, false, false, false>,
+              exact ? tw::window_kernel<tw::max_window, false, true, true>
+                    : tw::window_kernel<tw::max_window, false, false, true> },
+            { tw::window_kernel<tw::max_window, true, false, false>,
+              tw::window_kernel<tw::max_window, true, false, true> }
+        };
         int per_sm = 0, best_blocks = 0;
         for (bool half : { false, true }) {
             const size_t group = tw::group_smem_bytes(K, P, half);
@@ -360,22 +373,22 @@ public:
                 std::max(1, std::min(256 / P, static_cast<int>((200 * 1024) / group)));
             const size_t smem = group * size_t(groups);
             const int threads = groups * P;
-            auto kernel = half ? tw::window_kernel<tw::max_window, true>
-                               : tw::window_kernel<tw::max_window, false>;
-            GPUFEC_CUDA_CHECK(
-                cudaFuncSetAttribute(kernel,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(smem)));
+            for (window_fn kernel : kernels[half])
+                GPUFEC_CUDA_CHECK(
+                    cudaFuncSetAttribute(kernel,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(smem)));
             int blocks = 0;
             GPUFEC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &blocks, kernel, threads, smem));
+                &blocks, kernels[half][0], threads, smem));
             if (blocks * groups > best_blocks) {
                 best_blocks = blocks * groups;
                 per_sm = blocks;
                 w.groups = groups;
                 d_window_smem = smem;
                 d_window_threads = threads;
-                d_window_kernel = kernel;
+                d_window_kernel = kernels[half][0];
+                d_window_kernel_soft = kernels[half][1];
                 d_window_half = half;
             }
         }
@@ -626,10 +639,11 @@ public:
             const size_t groups = size_t(w.groups);
             const size_t blocks =
                 std::min(d_window_blocks, (num_frames + groups - 1) / groups);
-            d_window_kernel<<<static_cast<unsigned>(blocks),
-                              d_window_threads,
-                              d_window_smem,
-                              stream>>>(w);
+            (soft ? d_window_kernel_soft
+                  : d_window_kernel)<<<static_cast<unsigned>(blocks),
+                                       d_window_threads,
+                                       d_window_smem,
+                                       stream>>>(w);
             GPUFEC_CUDA_CHECK_LAUNCH();
             return;
         }
@@ -677,6 +691,7 @@ private:
     size_t d_window_smem = 0, d_window_blocks = 0;
     int d_window_threads = 0;
     void (*d_window_kernel)(turbo_window::params) = nullptr;
+    void (*d_window_kernel_soft)(turbo_window::params) = nullptr; //!< with soft output
     bool d_window_half = false; //!< every second forward metric stored
     // The cluster kernel (turbo_cluster), on compute capability 9.0 and newer.
     bool d_use_cluster = false;

@@ -5,7 +5,7 @@
  */
 // The fast CUDA turbo kernel (issue 12): one thread per short trellis window (at most
 // max_window steps), many windows per code block, many code blocks per thread block.
-// docs/turbo-gpu.md gives the roofline this is designed against.
+// docs/turbo.md gives the roofline this is designed against.
 //
 // What keeps it fast:
 // - A thread's own channel LLRs (systematic, parity 1, parity 2 of its window) stay in
@@ -22,6 +22,14 @@
 //   d(i + 1) = d(i) + 2 f2 mod K (and backwards), no table reads.
 // - The window boundary metrics ("stakes") go through a small global workspace per
 //   resident code block (L1/L2), double-buffered by iteration parity.
+// - Every trellis step is branch free, so the compiler schedules the unrolled window
+//   as one block (steps overlap; 9.3 -> 12.0 Gb/s at K = 6144 on an H200, where the
+//   per-step branches on the decoder, the window length and the decisions cost a
+//   basic block per step). Both decoders run one code path: decoder 1 walks i =
+//   begin, begin + 1, ... as a QPP walk with d = 1 and no increment and takes its
+//   systematic word from x0 where decoder 2 takes zero; decoder 2 stores its extrinsic
+//   doubled with its hard decision (APP < 0) in bit 0, and the decisions are collected
+//   after the half-iteration instead of by an atomic in the step.
 // The arithmetic is lib/cpu/turbo_steps.h's, step for step, so the decisions equal the
 // CPU decoder's with the same sub_blocks.
 #ifndef INCLUDED_GPUFEC_TURBO_WINDOW_KERNEL_CUH
@@ -89,11 +97,6 @@ __host__ __device__ inline size_t stake_elements(int windows)
     return size_t(2 * 2 * 2) * (windows + 1) * 8;
 }
 
-__device__ __forceinline__ int byte_of(const uint32_t* w, int s)
-{
-    return static_cast<int8_t>(static_cast<uint8_t>(w[s >> 2] >> (8 * (s & 3))));
-}
-
 __device__ __forceinline__ uint32_t pack2(int lo, int hi)
 {
     return (static_cast<uint32_t>(lo) & 0xFFFFu) | (static_cast<uint32_t>(hi) << 16);
@@ -106,12 +109,14 @@ __device__ __forceinline__ int hi16(uint32_t v) { return static_cast<int16_t>(v 
 
 __device__ __forceinline__ uint32_t add_mod(uint32_t a, uint32_t b, uint32_t k)
 {
+    // a + b - k wraps above a + b when a + b < k (a, b < k < 2^31).
     const uint32_t s = a + b;
-    return s >= k ? s - k : s;
+    return min(s, s - k);
 }
 __device__ __forceinline__ uint32_t sub_mod(uint32_t a, uint32_t b, uint32_t k)
 {
-    return a >= b ? a - b : a + k - b;
+    const uint32_t t = a - b; // wraps when a < b, and then t + k is the result
+    return min(t, t + k);
 }
 
 // The recursions without the per-step normalisation to state 0 of turbo_steps.h: the
@@ -145,8 +150,28 @@ bwd_unnormalised(const int* p0, const int* p1, int ls, int* b)
     }
 }
 
-template <int W, bool Half>
-__global__ void __launch_bounds__(max_threads) window_kernel(const params p)
+__device__ __forceinline__ int byte_in(uint32_t word, int r)
+{
+    return static_cast<int8_t>(static_cast<uint8_t>(word >> (8 * r)));
+}
+
+// Exact windows with every metric stored come with at most 256 threads (P = K / 32 <=
+// 192): up to 168 registers still keep two such thread blocks per SM, and their
+// check-free step sequence needs them (at 128 it spills).
+template <bool Half, bool Exact>
+constexpr int window_max_threads()
+{
+    return Exact && !Half ? 384 : max_threads;
+}
+
+/*!
+ * `Half`: every second forward metric stored (see group_smem_bytes). `Exact`: every
+ * window has W steps (K = W P): no length checks. `Soft`: the steps of a deciding
+ * half-iteration also write the soft output (a separate build: the store is a branch).
+ */
+template <int W, bool Half, bool Exact, bool Soft>
+__global__ void __launch_bounds__(window_max_threads<Half, Exact>())
+    window_kernel(const params p)
 {
     extern __shared__ uint4 smem_words[];
     const int K = p.k, P = p.windows;
@@ -160,7 +185,8 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
     uint32_t* hard = reinterpret_cast<uint32_t*>(base + m_bytes + ext_bytes(K));
     uint32_t* crc_word = hard + (K + 31) / 32;
     const int words = (K + 31) / 32;
-    const int begin = int(int64_t(w) * K / P), end = int(int64_t(w + 1) * K / P);
+    const int begin = Exact ? w * W : int(int64_t(w) * K / P);
+    const int end = Exact ? begin + W : int(int64_t(w + 1) * K / P);
     const int len = end - begin;
     const uint32_t uK = uint32_t(K);
     const uint32_t two_f2 = uint32_t((2 * int64_t(p.f2)) % K);
@@ -235,12 +261,14 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
             const bool decide = p.crc_column
                                     ? (p.early_termination || it + 1 == p.iterations)
                                     : it + 1 == p.iterations;
+            // One half-iteration of decoder `dec` (a runtime value: two copies of the
+            // unrolled windows, one per decoder, overflow the instruction cache and run
+            // 25 % slower, measured on an H200).
+#pragma unroll 1
             for (int dec = 0; dec < 2; dec++) {
-                // One half-iteration of decoder `dec` (a runtime value: two copies of
-                // the unrolled windows, one per decoder, overflow the instruction
-                // cache and run 25 % slower, measured on an H200).
                 if (active) {
-                    if (dec == 0 && decide) {
+                    const bool first_dec = dec == 0;
+                    if (first_dec && decide) {
                         for (int i = w; i < words; i += P)
                             hard[i] = 0;
                         if (w == 0)
@@ -260,25 +288,25 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
 #pragma unroll
                     for (int q = 0; q < W / 4; q++)
                         asm volatile("" : "+r"(x0[q]), "+r"(x1[q]), "+r"(x2[q]));
-                    int begin_at = begin;
-                    asm volatile("" : "+r"(begin_at));
-                    uint32_t pi = pi_begin, d = d_begin;
+                    // Decoder 1: i itself (d = 1, no increment); decoder 2: Pi(i).
+                    uint32_t pi = first_dec ? uint32_t(begin) : pi_begin;
+                    uint32_t d = first_dec ? 1u : d_begin;
+                    const uint32_t step = first_dec ? 0u : two_f2;
+                    // Decoder 1 reads decoder 2's doubled extrinsic; decoder 2 writes it.
+                    const int read_shift = first_dec ? 1 : 0,
+                              write_shift = 1 - read_shift;
                     uint4* m_at = M; // the next stored metric word
                                      // Forward recursion over the window.
 #pragma unroll
                     for (int s = 0; s < W; s++) {
-                        if (s < len) {
-                            const int i = begin_at + s;
-                            int ls, lp;
-                            if (dec == 0) {
-                                ls = byte_of(x0, s) + ext[ext_index(i)];
-                                lp = byte_of(x1, s);
-                            } else {
-                                ls = ext[ext_index(pi)];
-                                lp = byte_of(x2, s);
-                                pi = add_mod(pi, d, uK);
-                                d = add_mod(d, two_f2, uK);
-                            }
+                        if (Exact || s < len) {
+                            const uint32_t sys = first_dec ? x0[s / 4] : 0u;
+                            const uint32_t par = first_dec ? x1[s / 4] : x2[s / 4];
+                            const int ls =
+                                byte_in(sys, s % 4) + (ext[ext_index(pi)] >> read_shift);
+                            const int lp = byte_in(par, s % 4);
+                            pi = add_mod(pi, d, uK);
+                            d = add_mod(d, step, uK);
                             if (!Half || s % 2 == 0) {
                                 const int a0 = alpha[0];
                                 *m_at = make_uint4(pack2(ls, alpha[1] - a0),
@@ -290,15 +318,14 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
                             fwd_unnormalised(alpha, ls, lp);
                         }
                     }
-                    // Backward recursion, the extrinsic and the decisions.
+                    // Backward recursion and the extrinsic.
 #pragma unroll
                     for (int s = W - 1; s >= 0; s--) {
-                        if (s < len) {
-                            const int i = begin_at + s;
-                            if (dec == 1) {
-                                d = sub_mod(d, two_f2, uK);
-                                pi = sub_mod(pi, d, uK);
-                            }
+                        if (Exact || s < len) {
+                            d = sub_mod(d, step, uK);
+                            pi = sub_mod(pi, d, uK);
+                            const uint32_t sys = first_dec ? x0[s / 4] : 0u;
+                            const uint32_t par = first_dec ? x1[s / 4] : x2[s / 4];
                             // Alpha of step s: stored, or (Half, odd s) one forward
                             // step from the stored s - 1, and the step's input LLR
                             // read again (not yet overwritten: this step writes it
@@ -314,36 +341,26 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
                                          lo16(m.z), hi16(m.z), lo16(m.w), hi16(m.w) };
                             int ls = lo16(m.x);
                             if (Half && s % 2 == 1) {
-                                fwd_unnormalised(a,
-                                                 ls,
-                                                 dec == 0 ? byte_of(x1, s - 1)
-                                                          : byte_of(x2, s - 1));
-                                ls = dec == 0 ? byte_of(x0, s) + ext[ext_index(i)]
-                                              : ext[ext_index(pi)];
+                                fwd_unnormalised(a, ls, byte_in(par, (s - 1) % 4));
+                                ls = byte_in(sys, s % 4) +
+                                     (ext[ext_index(pi)] >> read_shift);
                             }
                             int p0[8], p1[8];
-                            ts::succ(
-                                beta, dec == 0 ? byte_of(x1, s) : byte_of(x2, s), p0, p1);
+                            ts::succ(beta, byte_in(par, s % 4), p0, p1);
                             const int le = ts::ext(a, p0, p1);
                             bwd_unnormalised(p0, p1, ls, beta);
                             const int pass = ts::pass(le, p.q, p.scaled, p.ext_max);
-                            if (dec == 0) {
-                                ext[ext_index(i)] =
-                                    static_cast<int16_t>(byte_of(x0, s) + pass);
-                            } else {
-                                ext[ext_index(pi)] = static_cast<int16_t>(pass);
-                                if (decide) {
-                                    // A-posteriori LLR of c_j: decoder 2's Ls + La + Le.
-                                    const int app = ls + le;
-                                    if (app < 0)
-                                        atomicOr(&hard[pi >> 5],
-                                                 0x80000000u >> (pi & 31));
-                                    const int payload_bit = int(pi) - p.filler;
-                                    if (p.soft && payload_bit >= 0 &&
-                                        payload_bit < p.info_bits)
-                                        p.soft[8 * size_t(fe.out_offset) + payload_bit] =
-                                            float(app);
-                                }
+                            // A-posteriori LLR of the step's bit (decoder 2's Ls + La +
+                            // Le is that of c_Pi(i)).
+                            const int app = ls + le;
+                            ext[ext_index(pi)] = static_cast<int16_t>(
+                                ((byte_in(sys, s % 4) + pass) << write_shift) |
+                                (int(uint32_t(app) >> 31) & write_shift));
+                            if (Soft && !first_dec && decide) {
+                                const int payload_bit = int(pi) - p.filler;
+                                if (payload_bit >= 0 && payload_bit < p.info_bits)
+                                    p.soft[8 * size_t(fe.out_offset) + payload_bit] =
+                                        float(app);
                             }
                         }
                     }
@@ -363,6 +380,27 @@ __global__ void __launch_bounds__(max_threads) window_kernel(const params p)
             cur = 1 - cur;
             if (active)
                 status.iterations = it + 1;
+            if (decide) {
+                // Decoder 2's hard decisions, bit 0 of the extrinsic array, into the
+                // MSB-first words of the code block (cleared in decoder 1's half).
+                if (active) {
+                    uint32_t bits = 0;
+                    int word = begin >> 5;
+                    for (int i = begin; i < end; i++) {
+                        if ((i >> 5) != word) {
+                            if (bits)
+                                atomicOr(&hard[word], bits);
+                            bits = 0;
+                            word = i >> 5;
+                        }
+                        if (ext[ext_index(i)] & 1)
+                            bits |= 0x80000000u >> (i & 31);
+                    }
+                    if (bits)
+                        atomicOr(&hard[word], bits);
+                }
+                __syncthreads();
+            }
             if (decide && p.crc_column) {
                 if (active) {
                     // CRC24B of the K hard bits: linear, so the XOR of the set bits'
