@@ -39,7 +39,8 @@ decoder_factory turbo_factory(const std::string& block,
                               double extrinsic_scale,
                               const std::string& arithmetic,
                               int sub_blocks,
-                              bool early_termination)
+                              bool early_termination,
+                              const std::string& schedule)
 {
     auto turbo = std::dynamic_pointer_cast<lte_turbo_code>(code);
     if (!turbo) {
@@ -53,6 +54,7 @@ decoder_factory turbo_factory(const std::string& block,
     opt.arithmetic = ::gpufec::parse_turbo_arithmetic(arithmetic);
     opt.sub_blocks = sub_blocks;
     opt.early_termination = early_termination;
+    opt.schedule = ::gpufec::parse_turbo_schedule(schedule);
     return registry_factory(turbo->core(), opt);
 }
 
@@ -138,7 +140,8 @@ turbo_decoder::sptr turbo_decoder::make(code::sptr code,
                                         int max_batch_frames,
                                         double max_latency_ms,
                                         double llr_scale,
-                                        const std::string& soft_convention)
+                                        const std::string& soft_convention,
+                                        const std::string& schedule)
 {
     const std::string block = "turbo_decoder";
     return gnuradio::make_block_sptr<batched_decoder_impl<turbo_decoder>>(
@@ -150,7 +153,8 @@ turbo_decoder::sptr turbo_decoder::make(code::sptr code,
                       extrinsic_scale,
                       arithmetic,
                       sub_blocks,
-                      early_termination),
+                      early_termination,
+                      schedule),
         input_type,
         len_tag_key,
         block_decoder_options(soft_output,
@@ -172,7 +176,8 @@ turbo_decoder_pdu::sptr turbo_decoder_pdu::make(code::sptr code,
                                                 const std::string& backend,
                                                 int max_batch_frames,
                                                 double llr_scale,
-                                                const std::string& soft_convention)
+                                                const std::string& soft_convention,
+                                                const std::string& schedule)
 {
     const std::string block = "turbo_decoder_pdu";
     return gnuradio::make_block_sptr<batched_pdu_decoder_impl<turbo_decoder_pdu>>(
@@ -184,7 +189,8 @@ turbo_decoder_pdu::sptr turbo_decoder_pdu::make(code::sptr code,
                       extrinsic_scale,
                       arithmetic,
                       sub_blocks,
-                      early_termination),
+                      early_termination,
+                      schedule),
         block_decoder_options(
             soft_output, backend, max_batch_frames, 0.0, llr_scale, soft_convention));
 }

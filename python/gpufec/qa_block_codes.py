@@ -597,6 +597,10 @@ class qa_block_codes(gr_unittest.TestCase):
         refused(t, [], extrinsic_scale=0.0)
         refused(t, [], extrinsic_scale=1.5)
         refused(t, ["512"], sub_blocks=0)
+        refused(t, ["synchronised", "loose"], schedule="strict")
+        refused(t, ["synchronised", "GPU"], schedule="loose", backend="cpu")
+        refused(functools.partial(gpufec.turbo_decoder_pdu, turbo), ["synchronised"],
+                schedule="loose", backend="cpu")
         refused(t, ["float", "byte"], input_type="complex")
         refused(t, [], max_batch_frames=0)
         refused(t, [], llr_scale=0.0)

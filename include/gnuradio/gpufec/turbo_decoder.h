@@ -26,18 +26,25 @@ namespace gpufec {
  * \p sub_blocks: windows decoded in parallel per code block (1..512 with K /
  * sub_blocks >= 8; the GPU's fast kernels want windows of at most 32 steps, about
  * K / 32, at a BER cost docs/turbo.md tables); \p early_termination: stop when the CRC24B
- * holds (codes with crc24b only).
+ * holds (codes with crc24b only); \p schedule: "synchronised" (default: barriers between
+ * the half-iterations; the CPU's decisions bit for bit) | "loose" (the GPU's cluster
+ * kernel without those barriers, the paper's schedule: GPU only, sub_blocks with
+ * windows of at most 32 steps; on Hopper it is slower and about 0.1 dB worse, see
+ * docs/turbo.md).
  *
  * Input: soft values (float LLRs, or int8 with input_type="byte"), in the
- * \p soft_convention, one frame = the code's transmitted bits; frames are cut at a
+ * \p soft_convention, one frame = the code's transmitted bits (3K + 12, or e with rate
+ * matching); frames are cut at a
  * fixed length or by the length tag \p len_tag_key (each tagged frame must have
  * exactly that length; others are dropped with an error log). Output: the decoded
  * information bits, one per byte, or with \p soft_output their a-posteriori LLRs
  * (float LLRs, int8 values / llr_scale: the float input's units). Each output frame
  * starts with the tags "iterations" (long) and "crc_ok" (bool: CRC24B holds; true without
  * CRC), besides the input frame's tags. Float input is quantized to int8 as round(L *
- * llr_scale), saturated at +/-127. \p backend: "auto" | "cpu" | "cuda" | "cuda:N"; only
- * the CPU decoder exists so far ("auto" uses it, "cuda" raises an error saying so).
+ * llr_scale), saturated at +/-127. \p backend: "auto" | "cpu" | "cuda" | "cuda:N"; the
+ * GPU decodes int16 and int8 ("auto" takes it when present; float arithmetic stays on the
+ * CPU), with the CPU's decisions bit for bit, de-rate-matching on the device; choose
+ * sub_blocks about K / 32 for its speed.
  * Frames are batched up to \p max_batch_frames, launched when a batch is full, the input
  * is drained, or the oldest frame waited \p max_latency_ms.
  *
@@ -64,7 +71,8 @@ public:
                      int max_batch_frames = 64,
                      double max_latency_ms = 10.0,
                      double llr_scale = 8.0,
-                     const std::string& soft_convention = "gnuradio");
+                     const std::string& soft_convention = "gnuradio",
+                     const std::string& schedule = "synchronised");
 
     //! The backend in use, e.g. "cpu".
     virtual std::string backend_name() const = 0;

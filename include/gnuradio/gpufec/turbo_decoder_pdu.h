@@ -26,14 +26,18 @@ namespace gpufec {
  * \p sub_blocks: windows decoded in parallel per code block (1..512 with K /
  * sub_blocks >= 8; the GPU's fast kernels want windows of at most 32 steps, about
  * K / 32, at a BER cost docs/turbo.md tables); \p early_termination: stop when the CRC24B
- * holds (codes with crc24b only).
+ * holds (codes with crc24b only); \p schedule: "synchronised" (default: barriers between
+ * the half-iterations; the CPU's decisions bit for bit) | "loose" (the GPU's cluster
+ * kernel without those barriers, the paper's schedule: GPU only, sub_blocks with
+ * windows of at most 32 steps; on Hopper it is slower and about 0.1 dB worse, see
+ * docs/turbo.md).
  *
  * Message port "in": PDUs of f32vector (float LLRs) or s8vector (int8 LLRs), one
  * frame each; port "out": PDUs of the decoded bits (u8vector, one bit per byte) or,
  * with \p soft_output, their a-posteriori LLRs (f32vector), with the input metadata
  * plus "iterations" (long) and "crc_ok" (bool: CRC24B holds; true without CRC). Frames of
  * a wrong length are dropped with an error log. Queued PDUs are decoded together in
- * batches.
+ * batches. \p backend: "auto" | "cpu" | "cuda" | "cuda:N", as turbo_decoder.
  *
  * \p soft_convention: "gnuradio" (default): soft values in and out are positive for
  * bit 1, as gr-digital's constellation_soft_decoder_cf and gr-fec give them; "llr":
@@ -55,7 +59,8 @@ public:
                      const std::string& backend = "auto",
                      int max_batch_frames = 64,
                      double llr_scale = 8.0,
-                     const std::string& soft_convention = "gnuradio");
+                     const std::string& soft_convention = "gnuradio",
+                     const std::string& schedule = "synchronised");
 
     //! The backend in use, e.g. "cpu".
     virtual std::string backend_name() const = 0;

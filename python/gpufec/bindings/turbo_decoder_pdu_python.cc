@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(turbo_decoder_pdu.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(9f106a519147bae63b73aa8cf05f7bdb)                     */
+/* BINDTOOL_HEADER_FILE_HASH(d688d844a0cfd7cbdc027c604bf7b208)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -52,6 +52,7 @@ void bind_turbo_decoder_pdu(py::module& m)
              py::arg("max_batch_frames") = 64,
              py::arg("llr_scale") = 8.,
              py::arg("soft_convention") = "gnuradio",
+             py::arg("schedule") = "synchronised",
              D(turbo_decoder_pdu, make))
 
 

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(turbo_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(90f208661c7581d0af2b80c71ecbb867)                     */
+/* BINDTOOL_HEADER_FILE_HASH(148aa4b7c79d816c434613cb71505c3b)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -52,6 +52,7 @@ void bind_turbo_decoder(py::module& m)
              py::arg("max_latency_ms") = 10.,
              py::arg("llr_scale") = 8.,
              py::arg("soft_convention") = "gnuradio",
+             py::arg("schedule") = "synchronised",
              D(turbo_decoder, make))
 
 
