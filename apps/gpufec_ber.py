@@ -237,14 +237,14 @@ def make_code(frame_bits=2048, k=7, polys=None, termination="terminated", punctu
                             termination, puncture)
 
 
-def make_block_code(family, turbo_k=6144, crc24b=False, ldpc_bg=1, ldpc_z=384, ldpc_k=0,
+def make_block_code(family, turbo_k=6144, crc24b=False, turbo_e=0, turbo_rv=0, ldpc_bg=1, ldpc_z=384, ldpc_k=0,
                     ldpc_e=0, alist=None, polar_k=512, polar_e=1024, polar_crc="crc11",
                     channel_interleave=True, dvbs2_frame="normal", dvbs2_rate="1/2"):
     """The code of a --code family other than conv: "turbo", "ldpc", "ldpc-alist",
     "dvbs2" or "polar". Bad parameters raise ValueError naming the allowed values."""
     from gnuradio import gpufec
     if family == "turbo":
-        return gpufec.lte_turbo_code(int(turbo_k), bool(crc24b))
+        return gpufec.lte_turbo_code(int(turbo_k), bool(crc24b), int(turbo_e), int(turbo_rv))
     if family == "ldpc":
         return gpufec.nr_ldpc_code(int(ldpc_bg), int(ldpc_z), int(ldpc_k), int(ldpc_e))
     if family == "ldpc-alist":
@@ -267,7 +267,7 @@ CODE_FAMILIES = ("conv", "turbo", "ldpc", "ldpc-alist", "dvbs2", "polar")
 DECODER_OPTIONS = {
     "conv": (),
     "turbo": ("iterations", "algorithm", "extrinsic_scale", "arithmetic", "sub_blocks",
-              "early_termination"),
+              "early_termination", "schedule"),
     "ldpc": ("iterations", "algorithm", "alpha", "beta", "arithmetic", "early_termination"),
     "polar": ("algorithm", "list_size", "bp_iterations", "early_termination"),
 }
@@ -519,7 +519,14 @@ def build_parser():
     turbo.add_argument("--extrinsic-scale", type=float, default=None,
                        help="extrinsic scale of scaled-max-log-map, (0, 1] (decoder default 0.7)")
     turbo.add_argument("--sub-blocks", type=int, default=None,
-                       help="windows decoded in parallel per block, 1..64 (default 1)")
+                       help="windows decoded in parallel per block, 1..512 (default 1; "
+                            "about K / 32 for the GPU's speed, at a BER cost: docs/turbo.md)")
+    turbo.add_argument("--turbo-e", type=int, default=0,
+                       help="rate matching to E transmitted bits (0: the 3K + 12 streams)")
+    turbo.add_argument("--turbo-rv", type=int, default=0, choices=[0, 1, 2, 3],
+                       help="redundancy version of the rate matching")
+    turbo.add_argument("--schedule", default=None, choices=["synchronised", "loose"],
+                       help="synchronised (default) or the GPU-only loose schedule")
     ldpc = parser.add_argument_group("5G NR LDPC code (--code ldpc) or alist (--code ldpc-alist)")
     ldpc.add_argument("--ldpc-bg", type=int, default=1, choices=[1, 2], help="base graph")
     ldpc.add_argument("--ldpc-z", type=int, default=384,
@@ -596,7 +603,8 @@ def decoder_options_from_args(args):
     family = "ldpc" if args.code in ("ldpc-alist", "dvbs2") else args.code
     given = {"algorithm": args.algorithm, "arithmetic": args.arithmetic,
              "extrinsic_scale": args.extrinsic_scale, "sub_blocks": args.sub_blocks,
-             "alpha": args.alpha, "beta": args.beta, "list_size": args.list_size}
+             "alpha": args.alpha, "beta": args.beta, "list_size": args.list_size,
+             "schedule": args.schedule}
     # --iterations is BP's iteration limit for polar codes.
     given["bp_iterations" if family == "polar" else "iterations"] = args.iterations
     if args.no_early_termination:
@@ -617,6 +625,7 @@ def code_from_args(args):
         return make_code(args.frame_bits, args.k, parse_polys(args.polys), args.termination,
                          args.puncture)
     return make_block_code(args.code, turbo_k=args.turbo_k, crc24b=args.crc24b,
+                           turbo_e=args.turbo_e, turbo_rv=args.turbo_rv,
                            ldpc_bg=args.ldpc_bg, ldpc_z=args.ldpc_z, ldpc_k=args.ldpc_k,
                            ldpc_e=args.ldpc_e, alist=args.alist, polar_k=args.polar_k,
                            polar_e=args.polar_e, polar_crc=args.polar_crc,

@@ -97,9 +97,11 @@ class qa_gpufec_ber(gr_unittest.TestCase):
         self.assertEqual(self.options([]), {})
         self.assertEqual(self.options(["--code", "turbo", "--iterations", "4", "--algorithm",
                                        "max-log-map", "--arithmetic", "int8",
-                                       "--sub-blocks", "2", "--no-early-termination"]),
+                                       "--sub-blocks", "2", "--no-early-termination",
+                                       "--schedule", "synchronised"]),
                          {"iterations": 4, "algorithm": "max-log-map", "arithmetic": "int8",
-                          "sub_blocks": 2, "early_termination": False})
+                          "sub_blocks": 2, "early_termination": False,
+                          "schedule": "synchronised"})
         self.assertEqual(self.options(["--code", "ldpc", "--algorithm", "offset", "--beta",
                                        "0.25"]),
                          {"algorithm": "offset", "beta": 0.25})
@@ -181,6 +183,11 @@ class qa_gpufec_ber(gr_unittest.TestCase):
                                  decoder_options={"iterations": 4})
         self.assertEqual((p.bits, p.frames, p.bit_errors), (40 * 488, 40, 0))
         self.tiny_run(["--code", "turbo", "--turbo-k", "256", "--iterations", "4"])
+        # Rate matched (E = 600 of 780 stream bits, rv 2) through the same command line.
+        code = gpufec_ber.make_block_code("turbo", turbo_k=256, turbo_e=600, turbo_rv=2)
+        self.assertEqual(code.coded_bits(), 600)
+        self.tiny_run(["--code", "turbo", "--turbo-k", "256", "--turbo-e", "600",
+                       "--turbo-rv", "2", "--iterations", "4"])
 
     def test_008_ldpc_run(self):
         """NR LDPC BG2 Z=52 (rate ~1/5) and BG1 Z=32 with rate matching at 6 dB:
