@@ -149,6 +149,27 @@ TEST(TurboCuda, WindowKernelMatchesCpuBitForBit)
                 expect_gpu_equals_cpu(
                     code, o, c.frames_per_point, rng, cuda::turbo_cuda_kernel::window);
             }
+    // Random block sizes, each with the fewest windows the kernel takes (K / 32 rounded
+    // up: exact 32-step windows where 32 divides K) and a random count above that.
+    const std::vector<int> sizes = lte_turbo_code::block_sizes();
+    for (int trial = 0; trial < 6; trial++) {
+        const int k =
+            sizes[std::uniform_int_distribution<size_t>(0, sizes.size() - 1)(rng)];
+        const int fewest = (k + 31) / 32;
+        const int more =
+            std::uniform_int_distribution<int>(fewest, std::min(512, k / 8))(rng);
+        for (int p : { fewest, more }) {
+            const lte_turbo_code code(k, trial % 2 == 0);
+            const turbo_decoder_options o = variant_options(
+                trial % 3 ? turbo_arithmetic::int16 : turbo_arithmetic::int8,
+                trial % 4,
+                p);
+            ASSERT_TRUE(cuda::turbo_cuda_window_kernel(code, o));
+            SCOPED_TRACE("random K " + std::to_string(k) + " sub_blocks " +
+                         std::to_string(p));
+            expect_gpu_equals_cpu(code, o, 3, rng, cuda::turbo_cuda_kernel::window);
+        }
+    }
 }
 
 // The multi-SM kernel (a code block over a cluster of up to 8 SMs), synchronised: the
