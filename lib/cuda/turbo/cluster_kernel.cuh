@@ -53,14 +53,7 @@ constexpr int max_block_threads = 128;
 constexpr int crc_words = 32;
 
 struct params {
-    const llr8_t* in;
-    const frame_extent* frames;
-    uint32_t num_frames;
-    uint8_t* out;
-    float* soft; //!< null: no soft output
-    frame_status* status;
-    const int8_t* derated; //!< as turbo_window::params
-    uint32_t derated_stride;
+    turbo_io io;
     const uint32_t* crc_column; //!< K: CRC24B of the unit vector e_i (null without CRC)
     uint8_t* workspace;         //!< per resident cluster: workspace_bytes(k, windows)
     //! role_threads: threads of each role (forward, backward) per block, a multiple of
@@ -219,11 +212,9 @@ __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const par
                           tw::pack2(v[6] - v0, v[7] - v0));
     };
 
-    for (uint32_t f = cluster_id; f < p.num_frames; f += clusters) {
-        const frame_extent fe = p.frames[f];
-        const int8_t* d0 = p.derated
-                               ? p.derated + size_t(f) * p.derated_stride
-                               : reinterpret_cast<const int8_t*>(p.in + fe.in_offset);
+    for (uint32_t f = cluster_id; f < p.io.num_frames; f += clusters) {
+        const frame_extent fe = p.io.frames[f];
+        const int8_t* d0 = p.io.streams(f, fe);
         const int8_t* d1 = d0 + (K + 4);
         const int8_t* d2 = d1 + (K + 4);
         if (mine && !backward_role) {
@@ -235,19 +226,10 @@ __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const par
                 st_relaxed(e12 + i, 0);
                 st_relaxed(e21 + i, 0);
             }
-            // The stakes this thread reads first: exact at the code block's ends,
-            // uniform elsewhere (as the window kernel).
+            // The stakes this thread reads first (as the window kernel).
             for (int dec = 0; dec < 2; dec++) {
                 int a[8], b[8];
-                ts::start_alpha(a);
-                if (w > 0)
-                    for (int s = 0; s < 8; s++)
-                        a[s] = 0;
-                if (w == P - 1)
-                    ts::tail_beta(d0, d1, d2, K, dec, b);
-                else
-                    for (int s = 0; s < 8; s++)
-                        b[s] = 0;
+                tw::initial_stakes(w, P, K, dec, d0, d1, d2, a, b);
                 for (int buf = 0; buf < 2; buf++) {
                     // Stored as given: start_alpha's -infinity must not be shifted.
                     asm volatile(
@@ -341,8 +323,9 @@ __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const par
                                 atomicOr(&hard_now[pi_s >> 5],
                                          0x80000000u >> (pi_s & 31));
                             const int payload_bit = int(pi_s) - p.filler;
-                            if (p.soft && payload_bit >= 0 && payload_bit < p.info_bits)
-                                p.soft[8 * size_t(fe.out_offset) + payload_bit] =
+                            if (p.io.soft && payload_bit >= 0 &&
+                                payload_bit < p.info_bits)
+                                p.io.soft[8 * size_t(fe.out_offset) + payload_bit] =
                                     float(app);
                         }
                     }
@@ -448,7 +431,7 @@ __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const par
                 break;
         }
         const int n = p.info_bits;
-        uint8_t* out = p.out + fe.out_offset;
+        uint8_t* out = p.io.out + fe.out_offset;
         for (int byte = t; byte < (n + 7) / 8; byte += threads) {
             // Payload bits F + 8 byte .. + 7 of the MSB-first hard words.
             const int bit = p.filler + 8 * byte, word = bit >> 5;
@@ -461,7 +444,7 @@ __global__ void __launch_bounds__(max_block_threads, 1) cluster_kernel(const par
             out[byte] = static_cast<uint8_t>(v);
         }
         if (t == 0)
-            p.status[f] = status;
+            p.io.status[f] = status;
         cluster.sync(); // the workspace is reused by the next code block
     }
 #endif

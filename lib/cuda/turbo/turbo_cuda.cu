@@ -32,17 +32,10 @@ namespace ts = turbo_steps;
 constexpr int max_windows = 64;
 
 struct turbo_params {
-    const llr8_t* in;
-    const frame_extent* frames;
-    uint32_t num_frames;
-    uint8_t* out;
-    float* soft; //!< null: no soft output
-    frame_status* status;
+    turbo_io io;
     int k, windows, iterations, q, ext_max, info_bits;
     int filler; //!< filler bits F: the payload is bits F .. F + info_bits - 1
     bool scaled, crc, early_termination;
-    const int8_t* derated; //!< as turbo_window::params
-    uint32_t derated_stride;
     const uint32_t* pi;         //!< K
     const uint32_t* crc_column; //!< K: CRC24B of the unit vector e_i (0 without CRC)
 };
@@ -70,11 +63,9 @@ __global__ void __launch_bounds__(max_windows) turbo_kernel(const turbo_params p
     };
     const int begin = int(int64_t(w) * K / P), end = int(int64_t(w + 1) * K / P);
 
-    for (uint32_t f = blockIdx.x; f < p.num_frames; f += gridDim.x) {
-        const frame_extent fe = p.frames[f];
-        const int8_t* d0 = p.derated
-                               ? p.derated + size_t(f) * p.derated_stride
-                               : reinterpret_cast<const int8_t*>(p.in + fe.in_offset);
+    for (uint32_t f = blockIdx.x; f < p.io.num_frames; f += gridDim.x) {
+        const frame_extent fe = p.io.frames[f];
+        const int8_t* d0 = p.io.streams(f, fe);
         const int8_t* d1 = d0 + (K + 4);
         const int8_t* d2 = d1 + (K + 4);
         for (int i = threadIdx.x; i < K; i += blockDim.x)
@@ -143,9 +134,9 @@ __global__ void __launch_bounds__(max_windows) turbo_kernel(const turbo_params p
                                     const int app = ls + le;
                                     hard[j] = app < 0;
                                     const int payload_bit = int(j) - p.filler;
-                                    if (p.soft && payload_bit >= 0 &&
+                                    if (p.io.soft && payload_bit >= 0 &&
                                         payload_bit < p.info_bits)
-                                        p.soft[8 * fe.out_offset + payload_bit] =
+                                        p.io.soft[8 * fe.out_offset + payload_bit] =
                                             float(app);
                                 }
                             });
@@ -185,7 +176,7 @@ __global__ void __launch_bounds__(max_windows) turbo_kernel(const turbo_params p
             }
         }
         const int n = p.info_bits;
-        uint8_t* out = p.out + fe.out_offset;
+        uint8_t* out = p.io.out + fe.out_offset;
         for (int byte = threadIdx.x; byte < (n + 7) / 8; byte += blockDim.x) {
             unsigned v = 0;
             for (int b = 0; b < 8; b++) {
@@ -196,7 +187,7 @@ __global__ void __launch_bounds__(max_windows) turbo_kernel(const turbo_params p
             out[byte] = static_cast<uint8_t>(v);
         }
         if (threadIdx.x == 0)
-            p.status[f] = status;
+            p.io.status[f] = status;
         __syncthreads(); // shared memory is reused by the next frame
     }
 }
@@ -604,17 +595,13 @@ public:
             GPUFEC_CUDA_CHECK_LAUNCH();
             derated = r.out;
         }
+        const turbo_io io{ in,      frames,         static_cast<uint32_t>(num_frames),
+                           out,     soft,           status,
+                           derated, d_derate_stride };
         uint8_t* after_derate = workspace + derate_bytes(num_frames);
         if (runs_cluster_kernel(num_frames)) {
             turbo_cluster::params c = d_cluster;
-            c.in = in;
-            c.frames = frames;
-            c.num_frames = static_cast<uint32_t>(num_frames);
-            c.out = out;
-            c.soft = soft;
-            c.status = status;
-            c.derated = derated;
-            c.derated_stride = d_derate_stride;
+            c.io = io;
             c.workspace = after_derate;
             cudaLaunchConfig_t cfg =
                 cluster_config(std::min(num_frames, d_cluster_max), stream);
@@ -627,15 +614,8 @@ public:
         int16_t* stakes = reinterpret_cast<int16_t*>(after_derate);
         if (d_use_window) {
             turbo_window::params w = d_window;
-            w.in = in;
-            w.frames = frames;
-            w.num_frames = static_cast<uint32_t>(num_frames);
-            w.out = out;
-            w.soft = soft;
-            w.status = status;
+            w.io = io;
             w.stakes = stakes;
-            w.derated = derated;
-            w.derated_stride = d_derate_stride;
             const size_t groups = size_t(w.groups);
             const size_t blocks =
                 std::min(d_window_blocks, (num_frames + groups - 1) / groups);
@@ -648,14 +628,7 @@ public:
             return;
         }
         turbo_params p = d_params;
-        p.in = in;
-        p.frames = frames;
-        p.num_frames = static_cast<uint32_t>(num_frames);
-        p.out = out;
-        p.soft = soft;
-        p.status = status;
-        p.derated = derated;
-        p.derated_stride = d_derate_stride;
+        p.io = io;
         turbo_kernel<<<static_cast<unsigned>(
                            std::min<size_t>(num_frames, size_t(1) << 20)),
                        max_windows,

@@ -42,6 +42,27 @@
 
 namespace gpufec {
 namespace cuda {
+//! The frames and outputs of one launch, as every turbo kernel takes them.
+struct turbo_io {
+    const llr8_t* in;
+    const frame_extent* frames;
+    uint32_t num_frames;
+    uint8_t* out;
+    float* soft; //!< null: no soft output
+    frame_status* status;
+    //! Non-null: frame f's d0 | d1 | d2 LLRs at derated + f * derated_stride (the
+    //! de-rate-matching kernel's output) rather than at in + in_offset.
+    const int8_t* derated;
+    uint32_t derated_stride;
+
+    //! Frame f's d0 | d1 | d2 stream LLRs (K + 4 each).
+    __device__ const int8_t* streams(uint32_t f, const frame_extent& fe) const
+    {
+        return derated ? derated + size_t(f) * derated_stride
+                       : reinterpret_cast<const int8_t*>(in + fe.in_offset);
+    }
+};
+
 namespace turbo_window {
 
 namespace ts = turbo_steps;
@@ -52,18 +73,9 @@ constexpr int max_window = 32;
 constexpr int max_threads = 512;
 
 struct params {
-    const llr8_t* in;
-    const frame_extent* frames;
-    uint32_t num_frames;
-    uint8_t* out;
-    float* soft; //!< null: no soft output
-    frame_status* status;
+    turbo_io io;
     int16_t* stakes; //!< per resident code block: [dec][buf][alpha, beta][P + 1][8]
     const uint32_t* crc_column; //!< K: CRC24B of the unit vector e_i (null without CRC)
-    //! Non-null: frame f's d0 | d1 | d2 LLRs at derated + f * derated_stride (the
-    //! de-rate-matching kernel's output) rather than at in + in_offset.
-    const int8_t* derated;
-    uint32_t derated_stride;
     int k, f1, f2, windows, groups, iterations, q, ext_max, info_bits;
     int filler; //!< filler bits F: the payload is bits F .. F + info_bits - 1
     bool scaled, early_termination;
@@ -117,6 +129,29 @@ __device__ __forceinline__ uint32_t sub_mod(uint32_t a, uint32_t b, uint32_t k)
 {
     const uint32_t t = a - b; // wraps when a < b, and then t + k is the result
     return min(t, t + k);
+}
+
+// The stakes window w of P starts decoder `dec` with: exact at the code block's ends
+// (alpha from state 0, beta from the tail), uniform (all zero) elsewhere.
+__device__ inline void initial_stakes(int w,
+                                      int P,
+                                      int K,
+                                      int dec,
+                                      const int8_t* d0,
+                                      const int8_t* d1,
+                                      const int8_t* d2,
+                                      int* alpha,
+                                      int* beta)
+{
+    ts::start_alpha(alpha);
+    if (w > 0)
+        for (int s = 0; s < 8; s++)
+            alpha[s] = 0;
+    if (w == P - 1)
+        ts::tail_beta(d0, d1, d2, K, dec, beta);
+    else
+        for (int s = 0; s < 8; s++)
+            beta[s] = 0;
 }
 
 // The recursions without the per-step normalisation to state 0 of turbo_steps.h: the
@@ -203,17 +238,15 @@ __global__ void __launch_bounds__(window_max_threads<Half, Exact>())
         return my_stakes + (2 * dec + buf) * per_buffer + (dir * (P + 1) + slot) * 8;
     };
 
-    for (uint32_t first = blockIdx.x * uint32_t(p.groups); first < p.num_frames;
+    for (uint32_t first = blockIdx.x * uint32_t(p.groups); first < p.io.num_frames;
          first += gridDim.x * uint32_t(p.groups)) {
         const uint32_t f = first + uint32_t(group);
-        bool active = in_group && f < p.num_frames;
+        bool active = in_group && f < p.io.num_frames;
         frame_extent fe{};
         uint32_t x0[W / 4], x1[W / 4], x2[W / 4];
         if (active) {
-            fe = p.frames[f];
-            const int8_t* d0 = p.derated
-                                   ? p.derated + size_t(f) * p.derated_stride
-                                   : reinterpret_cast<const int8_t*>(p.in + fe.in_offset);
+            fe = p.io.frames[f];
+            const int8_t* d0 = p.io.streams(f, fe);
             const int8_t* d1 = d0 + (K + 4);
             const int8_t* d2 = d1 + (K + 4);
 #pragma unroll
@@ -234,19 +267,10 @@ __global__ void __launch_bounds__(window_max_threads<Half, Exact>())
             }
             for (int i = begin; i < end; i++)
                 ext[ext_index(i)] = 0;
-            // The stakes this thread reads: alpha at slot w, beta at slot w + 1, exact at
-            // the code block's ends (start state 0, the tail), uniform elsewhere.
+            // The stakes this thread reads: alpha at slot w, beta at slot w + 1.
             for (int dec = 0; dec < 2; dec++) {
                 int a[8], b[8];
-                ts::start_alpha(a);
-                if (w > 0)
-                    for (int s = 0; s < 8; s++)
-                        a[s] = 0;
-                if (w == P - 1)
-                    ts::tail_beta(d0, d1, d2, K, dec, b);
-                else
-                    for (int s = 0; s < 8; s++)
-                        b[s] = 0;
+                initial_stakes(w, P, K, dec, d0, d1, d2, a, b);
                 for (int buf = 0; buf < 2; buf++)
                     for (int s = 0; s < 8; s++) {
                         stake(dec, buf, 0, w)[s] = static_cast<int16_t>(a[s]);
@@ -359,7 +383,7 @@ __global__ void __launch_bounds__(window_max_threads<Half, Exact>())
                             if (Soft && !first_dec && decide) {
                                 const int payload_bit = int(pi) - p.filler;
                                 if (payload_bit >= 0 && payload_bit < p.info_bits)
-                                    p.soft[8 * size_t(fe.out_offset) + payload_bit] =
+                                    p.io.soft[8 * size_t(fe.out_offset) + payload_bit] =
                                         float(app);
                             }
                         }
@@ -431,9 +455,9 @@ __global__ void __launch_bounds__(window_max_threads<Half, Exact>())
                     break;
             }
         }
-        if (in_group && f < p.num_frames) {
+        if (in_group && f < p.io.num_frames) {
             const int n = p.info_bits;
-            uint8_t* out = p.out + fe.out_offset;
+            uint8_t* out = p.io.out + fe.out_offset;
             for (int byte = w; byte < (n + 7) / 8; byte += P) {
                 // Payload bits F + 8 byte .. + 7 of the MSB-first hard words.
                 const int bit = p.filler + 8 * byte, word = bit >> 5;
@@ -446,7 +470,7 @@ __global__ void __launch_bounds__(window_max_threads<Half, Exact>())
                 out[byte] = static_cast<uint8_t>(v);
             }
             if (w == 0)
-                p.status[f] = status;
+                p.io.status[f] = status;
         }
         __syncthreads(); // shared memory is reused by the next code blocks
     }
