@@ -207,10 +207,26 @@ __global__ void ldpc_layered_kernel(ldpc_kernel_params p)
             const channel_segment seg = p.segments[s];
             if (s == 0 || seg.pass != p.segments[s - 1].pass)
                 __syncthreads();
-            for (int i = tid; i < count * seg.len; i += threads) {
-                const int c = i / seg.len, j = i - c * seg.len;
-                app[c * n + seg.pos + j] += static_cast<int16_t>(nr::channel_llr(
-                    p.in, p.in4, p.frames[f0 + c].in_offset, seg.llr + j));
+            // Several loads in flight per thread (as the NR kernel).
+            const int total = count * seg.len;
+            for (int i0 = tid; i0 < total; i0 += nr::channel_batch * threads) {
+                int at[nr::channel_batch], llr[nr::channel_batch];
+#pragma unroll
+                for (int u = 0; u < nr::channel_batch; u++) {
+                    const int i = i0 + u * threads;
+                    at[u] = -1;
+                    llr[u] = 0;
+                    if (i >= total)
+                        continue;
+                    const int c = i / seg.len, j = i - c * seg.len;
+                    llr[u] = nr::channel_llr(
+                        p.in, p.in4, p.frames[f0 + c].in_offset, seg.llr + j);
+                    at[u] = c * n + seg.pos + j;
+                }
+#pragma unroll
+                for (int u = 0; u < nr::channel_batch; u++)
+                    if (at[u] >= 0)
+                        app[at[u]] += static_cast<int16_t>(llr[u]);
             }
         }
         __syncthreads();
