@@ -317,6 +317,33 @@ TEST(PolarCuda, EveryFramesPerWarpLayoutMatchesCpu)
 }
 #endif
 
+// UCI with 12 <= k <= 19 (TS 38.212 6.3.1.3.1): CRC6 plus three parity-check bits, each
+// the XOR of earlier information bits (5.3.1.2). Both n_PC^wm cases (E - K + 3 <= 192:
+// none at a minimum-weight row; above: one), puncturing, shortening and repetition.
+TEST(PolarCuda, ShortUciParityCheckBitsMatchCpu)
+{
+    REQUIRE_GPU();
+    const int sizes[][2] = { { 12, 40 },  { 15, 100 }, { 19, 180 },
+                             { 13, 300 }, { 19, 500 }, { 16, 1100 } };
+    int wm[2] = { 0, 0 };
+    for (const auto& ke : sizes) {
+        const nr_polar_code code(ke[0], ke[1], "crc6");
+        ASSERT_EQ(code.pc_positions().size(), 3u);
+        wm[code.n_pc_min_weight()]++;
+        for (int v = 0; v < num_variants; v++) {
+            const polar_decoder_options o = variant_options(v);
+            SCOPED_TRACE(describe(o) + " k " + std::to_string(ke[0]) + " e " +
+                         std::to_string(ke[1]) + " N " + std::to_string(code.N()));
+            const auto frames = draw_frames(code, static_cast<uint32_t>(ke[0] + ke[1]));
+            EXPECT_EQ(make_decoder(code, o, "auto")->backend(), backend_kind::cuda);
+            const size_t crc_ok = expect_gpu_matches_cpu(code, o, frames);
+            EXPECT_GE(crc_ok, 60u); // the noiseless frames at least
+        }
+    }
+    EXPECT_GT(wm[0], 0);
+    EXPECT_GT(wm[1], 0);
+}
+
 TEST(PolarCuda, BackendChoiceAndBadInput)
 {
     REQUIRE_GPU();
@@ -336,10 +363,9 @@ TEST(PolarCuda, BackendChoiceAndBadInput)
     EXPECT_EQ(make_decoder(two, o, "auto")->backend(), backend_kind::cuda);
     expect_error([&] { make_decoder(two, o, "cuda:0")->output_bits_for_input(2399); },
                  { "allowed: e = 2400" });
-    // Parity-check bits (UCI, 12 <= k <= 19) stay on the CPU until run on a GPU.
+    // Parity-check bits (UCI, 12 <= k <= 19) run on the GPU too.
     const nr_polar_code short_uci(15, 100, "crc6");
-    EXPECT_EQ(make_decoder(short_uci, o, "auto")->backend(), backend_kind::cpu);
-    expect_error([&] { make_decoder(short_uci, o, "cuda:0"); }, { "parity-check" });
+    EXPECT_EQ(make_decoder(short_uci, o, "auto")->backend(), backend_kind::cuda);
     o.list_size = 0;
     expect_error([&] { make_decoder(code, o, "cuda:0"); }, { "list_size" });
     o.list_size = 33;

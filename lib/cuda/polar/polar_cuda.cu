@@ -64,6 +64,11 @@ struct polar_params {
     int list_size;
     const uint32_t* leaf_column;  //!< N: crc_column of the payload bit at leaf i, or 0
     const uint32_t* leaf_crc_bit; //!< N: 1 << t at the leaf of CRC bit t, or 0
+    // Parity-check bits (UCI with 12 <= k <= 19, TS 38.212 5.3.1.2)
+    const int8_t* pc_row; //!< N: row of pc_mask of parity-check leaf i (else -1)
+    //! N / 32 words per parity-check bit p: the information positions m < p, m = p
+    //! (mod 5), whose decided bits XOR to u_p (nr_polar_code::parity_check_bit).
+    const uint32_t* pc_mask;
 };
 
 __device__ __forceinline__ float f_minsum(float a, float b)
@@ -215,6 +220,20 @@ __global__ void __launch_bounds__(32 * warps_per_block) polar_kernel(const polar
                     u[first + j] = beta[j];
                 __syncwarp();
                 transform<LPF>(u + first, size, sub);
+                break;
+            }
+            case pp::pc_op: {
+                // A parity-check leaf: the XOR of the decided information bits in its
+                // mask, by the frame's lanes.
+                const uint32_t* mask = p.pc_mask + p.pc_row[first] * (N / 32);
+                uint32_t parity = 0;
+                for (int m = sub; m < first; m += LPF)
+                    if ((mask[m >> 5] >> (m & 31)) & 1u)
+                        parity ^= u[m];
+                for (int o = LPF / 2; o > 0; o /= 2)
+                    parity ^= __shfl_xor_sync(0xffffffffu, parity, o);
+                if (sub == 0)
+                    u[first] = beta[0] = static_cast<uint8_t>(parity);
                 break;
             }
             case pp::combine_op: {
@@ -423,11 +442,6 @@ public:
         if (code.segments() > 1) // polar_segmented_cuda runs this class per block
             throw error("polar decoder (cuda): a code of two blocks given to the "
                         "one-block decoder; allowed: code.segment()");
-        if (!code.pc_positions().empty())
-            throw error(
-                "polar decoder (cuda): codes with parity-check bits (UCI, 12 <= k "
-                "<= 19, CRC6) run on the CPU only so far; allowed on cuda: k >= "
-                "20, DCI, BCH");
         if (!polar_cuda_accepts(code, options))
             throw error(std::string("polar decoder (cuda): algorithm \"") +
                         to_string(options.algorithm) +
@@ -456,12 +470,16 @@ public:
         d_scl = options.algorithm == polar_algorithm::scl;
         d_list = options.list_size;
         std::vector<uint32_t> ops;
-        for (const polar_program::op& o : polar_program::make(frozen, n, rules)) {
+        // Parity-check leaves (UCI, 12 <= k <= 19) are leaves of their own in every
+        // program, as in the CPU decoders.
+        const std::vector<uint8_t> pc = polar_pc_flags(code);
+        for (const polar_program::op& o : polar_program::make(frozen, n, rules, &pc)) {
             // SCL walks the leaves and rate-0 nodes only (its f / g descend from them),
             // rate-0 nodes below level n - 1 (which it does not store): a frozen half
             // is two rate-0 quarters, the same leaves in the same order.
             if (options.algorithm == polar_algorithm::scl &&
-                o.kind != polar_program::leaf_op && o.kind != polar_program::rate0_op)
+                o.kind != polar_program::leaf_op && o.kind != polar_program::rate0_op &&
+                o.kind != polar_program::pc_op)
                 continue;
             if (options.algorithm == polar_algorithm::scl &&
                 o.kind == polar_program::rate0_op && o.level >= n - 1) {
@@ -508,6 +526,19 @@ public:
             leaf_crc_bit[info[k + t]] = 1u << t;
         upload(d_leaf_column, leaf_column);
         upload(d_leaf_crc_bit, leaf_crc_bit);
+        // Parity-check masks over the information positions (info_positions(): the
+        // register of 5.3.1.2 takes every information bit, CRC bits included).
+        const auto& pcs = code.pc_positions();
+        std::vector<int8_t> pc_row(N, -1);
+        std::vector<uint32_t> pc_mask(std::max<size_t>(pcs.size(), 1) * (N / 32), 0u);
+        for (size_t r = 0; r < pcs.size(); r++) {
+            pc_row[pcs[r]] = static_cast<int8_t>(r);
+            for (uint16_t m : code.info_positions())
+                if (m < pcs[r] && (pcs[r] - m) % 5 == 0)
+                    pc_mask[r * (N / 32) + m / 32] |= 1u << (m % 32);
+        }
+        upload(d_pc_row, pc_row);
+        upload(d_pc_mask, pc_mask);
         upload(d_fill, fill);
         upload(d_frozen, std::vector<uint8_t>(frozen.begin(), frozen.end()));
         upload(d_begin, begin);
@@ -536,6 +567,8 @@ public:
         d_params.list_size = options.list_size;
         d_params.leaf_column = d_leaf_column.get();
         d_params.leaf_crc_bit = d_leaf_crc_bit.get();
+        d_params.pc_row = d_pc_row.get();
+        d_params.pc_mask = d_pc_mask.get();
         if (d_scl) {
             const size_t bytes = make_scl_layout(N, d_list).bytes;
             if (bytes > 227 * 1024)
@@ -735,7 +768,8 @@ private:
     bool d_scl = false;  //!< CA-SCL
     int d_list = 1;      //!< SCL list size
     int d_scl_warps = 1; //!< SCL frames (warps) per block
-    device_buffer<uint32_t> d_leaf_column, d_leaf_crc_bit;
+    device_buffer<uint32_t> d_leaf_column, d_leaf_crc_bit, d_pc_mask;
+    device_buffer<int8_t> d_pc_row;
     device_buffer<uint8_t> d_frozen;
     device_buffer<uint16_t> d_src, d_info;
     device_buffer<int16_t> d_payload_of;
@@ -917,9 +951,6 @@ private:
 
 bool polar_cuda_accepts(const nr_polar_code& code, const polar_decoder_options& options)
 {
-    // Parity-check bits (UCI with 12 <= A <= 19) have not run on a GPU yet.
-    if (!code.segment().pc_positions().empty())
-        return false;
     return options.algorithm == polar_algorithm::sc ||
            options.algorithm == polar_algorithm::fast_ssc ||
            options.algorithm == polar_algorithm::bp ||

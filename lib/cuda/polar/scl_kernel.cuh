@@ -277,6 +277,25 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block)
                 __syncwarp();
                 continue;
             }
+            if ((word & 0xffu) == pp::pc_op) {
+                // A parity-check leaf: each path's own parity over its decisions,
+                // penalised as a frozen bit of that value (the CPU's rule).
+                const float leaf = fr.descend(i, 0, A, lane, my_slot);
+                if (lane < A) {
+                    const uint32_t* mask = p.pc_mask + p.pc_row[i] * fr.W;
+                    uint32_t* mine = fr.bits + my_slot * fr.BW;
+                    uint32_t parity = 0;
+                    for (int w = 0; w <= (i >> 5); w++)
+                        parity ^= __popc(mine[w] & mask[w]);
+                    const bool bit = (parity & 1u) != 0;
+                    if (bit ? leaf > 0.0f : leaf < 0.0f)
+                        my_metric += fabsf(leaf);
+                    if (bit)
+                        mine[i >> 5] |= 1u << (i & 31);
+                }
+                __syncwarp();
+                continue;
+            }
             const float leaf = fr.descend(i, 0, A, lane, my_slot);
             const float mag = fabsf(leaf);
             const bool hd = leaf < 0.0f;
