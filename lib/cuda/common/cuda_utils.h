@@ -225,6 +225,55 @@ double time_back_to_back(const stream& s, int n, Run&& run)
 }
 
 /*!
+ * The device side of a kernel-only timing of a block decoder: `num_frames` frames of
+ * `in_items` int8 LLRs, frame f being frame f mod (llrs.size() / in_items) of `llrs`,
+ * uploaded once, with their frame table and room for `out_bits` decoded bits and a
+ * status per frame.
+ */
+struct timing_batch {
+    timing_batch(const std::vector<int8_t>& llrs,
+                 size_t in_items,
+                 size_t out_bits,
+                 size_t num_frames)
+        : num_frames(num_frames)
+    {
+        const size_t distinct = std::max<size_t>(llrs.size() / in_items, 1);
+        const size_t out_bytes = aligned_packed_bytes(out_bits);
+        std::vector<frame_extent> table(num_frames);
+        for (size_t f = 0; f < num_frames; f++)
+            table[f] = frame_extent{ (f % distinct) * in_items,
+                                     static_cast<uint32_t>(in_items),
+                                     f * out_bytes,
+                                     static_cast<uint32_t>(out_bits) };
+        upload(in, llrs);
+        upload(frames, table);
+        out.reset(std::max<size_t>(num_frames * out_bytes, 1));
+        status.reset(std::max<size_t>(num_frames, 1));
+    }
+    const llr8_t* llrs() const { return reinterpret_cast<const llr8_t*>(in.get()); }
+    //! The mean of the frames' iteration counts after the launches (synchronous).
+    double mean_iterations() const
+    {
+        std::vector<frame_status> st(num_frames);
+        if (num_frames)
+            GPUFEC_CUDA_CHECK(cudaMemcpy(st.data(),
+                                         status.get(),
+                                         num_frames * sizeof(frame_status),
+                                         cudaMemcpyDeviceToHost));
+        double sum = 0;
+        for (const frame_status& x : st)
+            sum += x.iterations;
+        return sum / double(std::max<size_t>(num_frames, 1));
+    }
+
+    size_t num_frames;
+    device_buffer<int8_t> in;
+    device_buffer<frame_extent> frames;
+    device_buffer<uint8_t> out;
+    device_buffer<frame_status> status;
+};
+
+/*!
  * The SM clock (MHz) a single thread block runs at on `s` now: one thread spins for
  * `cycles` clock64() cycles, timed with events. Lightly loaded GPUs may run below
  * their boost clock; single-block latencies are quoted with this figure.

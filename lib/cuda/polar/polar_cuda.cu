@@ -988,29 +988,16 @@ polar_kernel_timing time_polar_kernel(const nr_polar_code& code,
     if (frames_per_warp)
         dec.set_frames_per_warp(frames_per_warp);
     device_guard guard(device);
-    const size_t e = code.e(), k = code.k();
-    const size_t distinct = std::max<size_t>(llrs.size() / e, 1);
-    std::vector<frame_extent> table(num_frames);
-    const size_t out_bytes = aligned_packed_bytes(k);
-    for (size_t f = 0; f < num_frames; f++)
-        table[f] = frame_extent{ (f % distinct) * e,
-                                 static_cast<uint32_t>(e),
-                                 f * out_bytes,
-                                 static_cast<uint32_t>(k) };
-    device_buffer<int8_t> d_in;
-    device_buffer<frame_extent> d_table;
-    upload(d_in, llrs);
-    upload(d_table, table);
-    device_buffer<uint8_t> d_out(num_frames * out_bytes);
-    device_buffer<frame_status> d_status(num_frames);
+    const size_t k = code.k();
+    const timing_batch b(llrs, code.e(), k, num_frames);
     stream s;
     const std::vector<double> times = time_launches(s, reps, [&](int) {
-        dec.launch(reinterpret_cast<const llr8_t*>(d_in.get()),
-                   d_table.get(),
+        dec.launch(b.llrs(),
+                   b.frames.get(),
                    num_frames,
-                   d_out.get(),
+                   b.out.get(),
                    nullptr,
-                   d_status.get(),
+                   b.status.get(),
                    s.get());
     });
     polar_kernel_timing t;

@@ -707,51 +707,30 @@ turbo_kernel_timing time_turbo_kernel(const lte_turbo_code& code,
 {
     turbo_decoder_cuda dec(code, options, device, turbo_cuda_kernel::automatic);
     device_guard guard(device);
-    const size_t n = code.coded_bits(), k = size_t(code.info_bits());
-    const size_t distinct = std::max<size_t>(llrs.size() / n, 1);
-    std::vector<frame_extent> table(num_frames);
-    const size_t out_bytes = aligned_packed_bytes(k);
-    for (size_t f = 0; f < num_frames; f++)
-        table[f] = frame_extent{ (f % distinct) * n,
-                                 static_cast<uint32_t>(n),
-                                 f * out_bytes,
-                                 static_cast<uint32_t>(k) };
-    device_buffer<int8_t> d_in;
-    device_buffer<frame_extent> d_table;
-    upload(d_in, llrs);
-    upload(d_table, table);
-    device_buffer<uint8_t> d_out(num_frames * out_bytes);
-    device_buffer<frame_status> d_status(num_frames);
+    const size_t k = size_t(code.info_bits());
+    const timing_batch b(llrs, code.coded_bits(), k, num_frames);
     batch_limits limits{};
     limits.max_frames = num_frames;
     device_buffer<uint8_t> d_workspace(dec.device_workspace_bytes(limits));
     stream s;
     auto run = [&](int) {
-        dec.launch(reinterpret_cast<const llr8_t*>(d_in.get()),
-                   d_table.get(),
+        dec.launch(b.llrs(),
+                   b.frames.get(),
                    num_frames,
-                   d_out.get(),
+                   b.out.get(),
                    nullptr,
-                   d_status.get(),
+                   b.status.get(),
                    s.get(),
                    d_workspace.get());
     };
     const std::vector<double> times = time_launches(s, reps, run);
     const double back_to_back = time_back_to_back(s, 10 * reps, run);
     const double clock_mhz = measure_sm_clock_mhz(s);
-    std::vector<frame_status> status(num_frames);
-    GPUFEC_CUDA_CHECK(cudaMemcpy(status.data(),
-                                 d_status.get(),
-                                 num_frames * sizeof(frame_status),
-                                 cudaMemcpyDeviceToHost));
-    double iterations = 0;
-    for (const frame_status& st : status)
-        iterations += st.iterations;
     turbo_kernel_timing t;
     t.kernel = dec.kernel_name(num_frames);
     t.median_ms = times[times.size() / 2];
     t.info_bits = static_cast<double>(num_frames * k);
-    t.mean_iterations = iterations / double(std::max<size_t>(num_frames, 1));
+    t.mean_iterations = b.mean_iterations();
     t.back_to_back_ms = back_to_back;
     t.sm_clock_mhz = clock_mhz;
     return t;
