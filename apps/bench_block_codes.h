@@ -29,6 +29,10 @@ struct block_options : run_options {
     int polar_k = 512, polar_e = 1024;
     std::string polar_crc = "crc11";
     int uci_k = 11, uci_e = 64, uci_qm = 1;
+    //! dci-search: DCI payload bits, aggregation levels, number of monitored RNTIs.
+    int dci_k = 40;
+    std::string dci_levels = "4,8,16";
+    int dci_rntis = 4;
     //! "cuda:N" to add the rows of the code's CUDA decoders, "" for the CPU only.
     std::string cuda_backend;
     // Decoders: comma-separated lists, "" = the code's default set of rows.
@@ -49,6 +53,9 @@ struct block_options : run_options {
  * exit status: 0, or 1 when a decoder's warm-up check failed.
  */
 int run_block_code_bench(const block_options& opt);
+//! --code dci-search: the PDCCH blind search (CPU through the engine; with
+//! opt.cuda_backend, the GPU end to end and kernel-only). Prints its table.
+int run_dci_search_bench(const block_options& opt);
 
 } // namespace gpufec_bench
 

@@ -682,7 +682,7 @@ options parse_options(int argc, char** argv, bool& help)
          "on | off: time gr-fec's cc_decoder (needs a GNU Radio build)")
         ("json", po::value(&opt.json), "also write every figure to this JSON file")
         ("code", po::value(&opt.block.code)->default_value(opt.block.code),
-         "conv | turbo | ldpc | ldpc-alist | polar | mimo (conv: the Viterbi bench above; "
+         "conv | turbo | ldpc | ldpc-alist | polar | dci-search | mimo (conv: the Viterbi bench above; "
          "mimo: the MIMO detectors; the others: that code's decoders, default --ebn0 "
          "1.5 / 2 / 3 / 3 dB)")
         ("turbo-k", po::value(&opt.block.turbo_k)->default_value(opt.block.turbo_k),
@@ -716,6 +716,12 @@ options parse_options(int argc, char** argv, bool& help)
          "NR polar transmitted bits")
         ("polar-crc", po::value(&opt.block.polar_crc)->default_value(opt.block.polar_crc),
          "crc11 | crc24c | crc6 | none")
+        ("dci-k", po::value(&opt.block.dci_k)->default_value(opt.block.dci_k),
+         "dci-search: DCI payload bits (12..140)")
+        ("dci-levels", po::value(&opt.block.dci_levels)->default_value(opt.block.dci_levels),
+         "dci-search: aggregation levels, e.g. 1,2,4,8,16 (N = 512 from 4 up)")
+        ("dci-rntis", po::value(&opt.block.dci_rntis)->default_value(opt.block.dci_rntis),
+         "dci-search: monitored RNTIs")
         ("uci-k", po::value(&opt.block.uci_k)->default_value(opt.block.uci_k),
          "NR UCI small-block payload bits, 1..11")
         ("uci-e", po::value(&opt.block.uci_e)->default_value(opt.block.uci_e),
@@ -820,7 +826,8 @@ int main(int argc, char** argv)
             const bool has_cuda_decoder =
                 opt.block.code == "uci" || opt.block.code == "ldpc" ||
                 opt.block.code == "polar" || opt.block.code == "ldpc-alist" ||
-                opt.block.code == "dvbs2" || opt.block.code == "turbo";
+                opt.block.code == "dvbs2" || opt.block.code == "turbo" ||
+                opt.block.code == "dci-search";
             if (opt.backend == "cuda" && !has_cuda_decoder)
                 throw gpufec::error("--code " + opt.block.code +
                                     ": only the CPU backend has these decoders; use "
@@ -831,6 +838,8 @@ int main(int argc, char** argv)
             gpufec_bench::block_options& b = opt.block;
             static_cast<run_options&>(b) = opt;
             b.stamp = info.stamp;
+            if (b.code == "dci-search")
+                return gpufec_bench::run_dci_search_bench(b);
             return gpufec_bench::run_block_code_bench(b);
         }
         const bool want_cuda = opt.backend != "cpu";

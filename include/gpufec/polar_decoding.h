@@ -12,6 +12,7 @@
 #include <gpufec/polar.h>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace gpufec {
 
@@ -42,6 +43,17 @@ struct polar_decoder_options {
     //! BP: stop once the G-matrix criterion holds (x_hat == u_hat G_N) and, when the
     //! code has a CRC, the CRC of u_hat passes too. false: always bp_iterations.
     bool bp_early_termination = true;
+    /*!
+     * Blind RNTI detection (DCI codes only, nr_polar_code::dci): empty, or the RNTIs
+     * (0..65535) a frame may be sent with. A frame's CRC then passes when it holds under
+     * any of them (the code's own RNTI is only the reference the syndrome is taken
+     * against), and each frame's output is k + 16 bits: the payload, then the RNTI the
+     * CRC matched (most significant bit first; when none matched, the RNTI the syndrome
+     * names, and ok is false). SCL picks the first path whose CRC passes under any of
+     * them. Hard output only. One decode per candidate serves every RNTI, as in a UE's
+     * PDCCH search.
+     */
+    std::vector<int> rntis;
 };
 
 /*!
@@ -82,6 +94,50 @@ struct polar_decoder_options {
  */
 std::unique_ptr<batch_decoder>
 make_polar_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& options);
+
+/*!
+ * The PDCCH candidates of one blind search (TS 38.213 10.1): DCI payloads of k bits
+ * (TS 38.212 7.3, 12..140) at the listed aggregation levels, each sent under one of
+ * the rntis. A candidate of aggregation level L carries e = 108 L coded bits: L CCEs of
+ * 6 REGs, each REG 12 resource elements of which 9 carry QPSK data (TS 38.211 7.3.2).
+ */
+struct dci_search_space {
+    int k = 40;
+    std::vector<int> aggregation_levels{ 1, 2, 4, 8, 16 }; //!< of 1, 2, 4, 8, 16
+    std::vector<int> rntis;                                //!< 1 or more, 0..65535
+};
+
+//! Coded bits of a PDCCH candidate of aggregation level L: 108 L.
+constexpr int dci_candidate_bits(int aggregation_level)
+{
+    return 108 * aggregation_level;
+}
+
+/*!
+ * The blind-search decoder: a batch holds candidates of any of the space's lengths
+ * (e = 108 L) in any order, each decoded once with the DCI code of its length
+ * (nr_polar_code::dci(k, e, 0)) and blind RNTI detection over the space's rntis
+ * (polar_decoder_options::rntis, which `decoding.rntis` must leave empty): output k + 16
+ * bits per frame (payload, then the matched RNTI), ok when the CRC matched one of them.
+ * On CUDA the whole batch is one kernel launch (algorithm "scl", any list size).
+ */
+struct dci_search_options {
+    using code_type = dci_search_space;
+    using product_type = batch_decoder;
+    static constexpr const char* algorithm_name = "dci blind search";
+    polar_decoder_options decoding;
+};
+
+//! The CPU blind-search decoder (dci_search_options); throws gpufec::error naming the
+//! allowed values for a bad space or options.
+std::unique_ptr<batch_decoder>
+make_dci_search_decoder_cpu(const dci_search_space& space,
+                            const dci_search_options& options);
+//! The DCI codes of a search space, one per aggregation level in the space's order, and
+//! the decoder options with the space's rntis (checks both).
+std::vector<nr_polar_code> dci_search_codes(const dci_search_space& space);
+polar_decoder_options dci_search_decoding(const dci_search_space& space,
+                                          const dci_search_options& options);
 
 } // namespace gpufec
 

@@ -63,6 +63,11 @@ polar_cpu(const nr_polar_code& code, const polar_decoder_options& options, int)
 {
     return make_polar_decoder_cpu(code, options);
 }
+std::unique_ptr<batch_decoder>
+dci_search_cpu(const dci_search_space& space, const dci_search_options& options, int)
+{
+    return make_dci_search_decoder_cpu(space, options);
+}
 std::unique_ptr<batch_decoder> uci_small_cpu(const nr_uci_small_code& code,
                                              const uci_small_decoder_options& options,
                                              int)
@@ -115,6 +120,12 @@ polar_cuda(const nr_polar_code& code, const polar_decoder_options& options, int 
 {
     return cuda::make_polar_decoder(code, options, device);
 }
+std::unique_ptr<batch_decoder> dci_search_cuda(const dci_search_space& space,
+                                               const dci_search_options& options,
+                                               int device)
+{
+    return cuda::make_dci_search_decoder(space, options, device);
+}
 std::unique_ptr<batch_decoder>
 turbo_cuda(const lte_turbo_code& code, const turbo_decoder_options& options, int device)
 {
@@ -153,6 +164,9 @@ template <>
 constexpr bool (*cuda_accepts<polar_decoder_options>)(
     const nr_polar_code&, const polar_decoder_options&) = cuda::polar_cuda_accepts;
 template <>
+constexpr bool (*cuda_accepts<dci_search_options>)(
+    const dci_search_space&, const dci_search_options&) = cuda::dci_search_cuda_accepts;
+template <>
 constexpr bool (*cuda_accepts<turbo_decoder_options>)(
     const lte_turbo_code&, const turbo_decoder_options&) = cuda::turbo_cuda_accepts;
 #endif
@@ -189,6 +203,7 @@ GPUFEC_REGISTER(viterbi_options, viterbi_cpu, GPUFEC_CUDA(viterbi_cuda))
 GPUFEC_REGISTER(turbo_decoder_options, turbo_cpu, GPUFEC_CUDA(turbo_cuda))
 GPUFEC_REGISTER(ldpc_decoder_options, ldpc_cpu, GPUFEC_CUDA(ldpc_cuda))
 GPUFEC_REGISTER(polar_decoder_options, polar_cpu, GPUFEC_CUDA(polar_cuda))
+GPUFEC_REGISTER(dci_search_options, dci_search_cpu, GPUFEC_CUDA(dci_search_cuda))
 GPUFEC_REGISTER(uci_small_decoder_options, uci_small_cpu, GPUFEC_CUDA(uci_small_cuda))
 GPUFEC_REGISTER(awgn_source_options, awgn_conv_cpu, GPUFEC_CUDA(awgn_conv_cuda))
 GPUFEC_REGISTER(awgn_frame_source_options, awgn_frame_cpu, nullptr)

@@ -160,8 +160,10 @@ class polar_bp_decoder_cpu : public fixed_length_cpu_decoder
 {
 public:
     polar_bp_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& opt)
-        : fixed_length_cpu_decoder("polar", code.e(), code.k()),
+        : fixed_length_cpu_decoder(
+              "polar", code.e(), polar_crc_rule(code, opt.rntis).output_bits()),
           d_code(code),
+          d_rule(code, opt.rntis),
           d_iterations(opt.bp_iterations),
           d_early(opt.bp_early_termination)
     {
@@ -173,7 +175,7 @@ public:
                 d_prior[j] = polar_known_zero_llr;
     }
 
-    bool has_soft_output() const override { return true; }
+    bool has_soft_output() const override { return !d_rule.detects_rnti(); }
 
     std::unique_ptr<scratch> make_scratch() const override
     {
@@ -212,6 +214,7 @@ private:
             ch[map[j]] += static_cast<float>(in[j]);
         std::copy(d_prior.begin(), d_prior.end(), R);
 
+        uint32_t rnti = 0;
         int it = 1;
         for (;; it++) {
             for (int s = n - 1; s >= 0; s--)
@@ -231,18 +234,15 @@ private:
                             R + size_t(s + 1) * N,
                             N,
                             1 << s);
-            if (d_early && g_matrix_holds(L, R, ws) && crc_holds(ws))
+            if (d_early && g_matrix_holds(L, R, ws) && crc_holds(ws, &rnti))
                 break;
         }
         decide(L, R, ws);
-        const bool ok = crc_holds(ws);
+        const bool ok = crc_holds(ws, &rnti);
+        d_rule.write_output(ws.c.data(), rnti, out);
 
         const auto& info = d_code.bit_positions();
         const int k = d_code.k();
-        std::memset(out, 0, packed_bytes(k));
-        for (int j = 0; j < k; j++)
-            if (ws.u[info[j]])
-                out[j >> 3] |= static_cast<uint8_t>(0x80u >> (j & 7));
         if (soft)
             for (int j = 0; j < k; j++)
                 soft[j] = L[info[j]] + R[info[j]];
@@ -274,21 +274,18 @@ private:
         return true;
     }
 
-    bool crc_holds(workspace& ws) const
+    //! The CRC verdict of u_hat (polar_crc_rule); leaves its K bits in ws.c.
+    bool crc_holds(workspace& ws, uint32_t* rnti) const
     {
-        const int crc_len = d_code.crc_bits();
-        if (crc_len == 0)
-            return true;
         const auto& info = d_code.bit_positions();
-        const int K = d_code.K(), k = d_code.k();
+        const int K = d_code.K();
         for (int j = 0; j < K; j++)
             ws.c[j] = ws.u[info[j]];
-        uint8_t parity[24];
-        d_code.crc_parity(ws.c.data(), parity);
-        return std::equal(parity, parity + crc_len, ws.c.data() + k);
+        return d_rule.check(d_code, ws.c.data(), rnti);
     }
 
     nr_polar_code d_code;
+    polar_crc_rule d_rule;
     int d_iterations;
     bool d_early;
     std::vector<float> d_fill;  // channel LLR before adding the received values

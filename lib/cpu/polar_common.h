@@ -9,8 +9,13 @@
 #ifndef INCLUDED_GPUFEC_POLAR_COMMON_H
 #define INCLUDED_GPUFEC_POLAR_COMMON_H
 
+#include <gpufec/common.h>
+#include <gpufec/host_device.h>
 #include <gpufec/polar.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace gpufec {
@@ -46,6 +51,94 @@ inline std::vector<uint8_t> polar_pc_flags(const nr_polar_code& code)
         flags[p] = 1;
     return flags;
 }
+
+//! The 16-bit RNTI field of a DCI CRC syndrome (bit t = CRC bit t of decided XOR
+//! computed): 7.3.2 XORs RNTI bit 15 - i onto CRC bit crc_len - 16 + i.
+GPUFEC_HD uint32_t polar_rnti_field(uint32_t syndrome, int crc_len)
+{
+    uint32_t r = 0;
+    for (int i = 0; i < 16; i++)
+        r |= ((syndrome >> (crc_len - 16 + i)) & 1u) << (15 - i);
+    return r;
+}
+
+/*!
+ * The CRC test of every polar decoder (CPU and CUDA). Without blind RNTI detection a
+ * frame passes when its decided CRC bits equal the CRC of its decided payload (for DCI
+ * under the code's RNTI): a syndrome of 0. With it (polar_decoder_options::rntis, DCI
+ * codes only) the first crc_len - 16 syndrome bits must be 0 and the last 16 are the
+ * difference between the code's RNTI and the sender's, so a frame passes when
+ * code.rnti() XOR that field is one of the rntis; the decoder reports that RNTI after
+ * the payload. This is how a UE tells its DCIs apart without decoding once per RNTI.
+ */
+class polar_crc_rule
+{
+public:
+    polar_crc_rule(const nr_polar_code& code, const std::vector<int>& rntis)
+        : d_k(code.k()), d_crc_len(code.crc_bits()), d_rnti(code.rnti())
+    {
+        if (rntis.empty())
+            return;
+        if (code.rnti() < 0 || code.crc_bits() != 24)
+            throw error("polar decoder: rntis (blind RNTI detection) given for a code "
+                        "without an RNTI; allowed: DCI codes (nr_polar_code::dci)");
+        d_allowed.assign(65536 / 32, 0u);
+        for (int r : rntis) {
+            if (r < 0 || r > 65535)
+                throw error("polar decoder: rnti " + std::to_string(r) +
+                            " in rntis; allowed: 0..65535");
+            d_allowed[r >> 5] |= 1u << (r & 31);
+        }
+    }
+
+    bool detects_rnti() const { return !d_allowed.empty(); }
+    //! Output bits per frame: the payload, plus 16 RNTI bits when detecting.
+    size_t output_bits() const { return d_k + (detects_rnti() ? 16 : 0); }
+    //! The code's RNTI (the syndrome's reference), -1 without one.
+    int code_rnti() const { return d_rnti; }
+    //! 2048 words, bit r set for each accepted RNTI r (empty without detection).
+    const std::vector<uint32_t>& allowed() const { return d_allowed; }
+
+    //! The verdict on a syndrome; *rnti gets the sender's RNTI (detection only).
+    bool accepts(uint32_t syndrome, uint32_t* rnti) const
+    {
+        if (!detects_rnti())
+            return syndrome == 0;
+        const uint32_t r = static_cast<uint32_t>(d_rnti) ^ polar_rnti_field(syndrome, 24);
+        *rnti = r;
+        return (syndrome & 0xffu) == 0 && ((d_allowed[r >> 5] >> (r & 31)) & 1u);
+    }
+
+    //! The verdict on c: K decided bits (payload then CRC, one per byte).
+    bool check(const nr_polar_code& code, const uint8_t* c, uint32_t* rnti) const
+    {
+        if (d_crc_len == 0)
+            return true;
+        uint8_t parity[24];
+        code.crc_parity(c, parity);
+        uint32_t syndrome = 0;
+        for (int t = 0; t < d_crc_len; t++)
+            syndrome |= static_cast<uint32_t>((parity[t] ^ c[d_k + t]) & 1u) << t;
+        return accepts(syndrome, rnti);
+    }
+
+    //! Writes the packed output: payload bits c[0, k), then the RNTI when detecting.
+    void write_output(const uint8_t* c, uint32_t rnti, uint8_t* out) const
+    {
+        std::fill(out, out + packed_bytes(output_bits()), uint8_t(0));
+        for (int j = 0; j < d_k; j++)
+            if (c[j])
+                out[j >> 3] |= static_cast<uint8_t>(0x80u >> (j & 7));
+        if (detects_rnti())
+            for (int i = 0; i < 16; i++)
+                if ((rnti >> (15 - i)) & 1u)
+                    out[(d_k + i) >> 3] |= static_cast<uint8_t>(0x80u >> ((d_k + i) & 7));
+    }
+
+private:
+    int d_k, d_crc_len, d_rnti;
+    std::vector<uint32_t> d_allowed;
+};
 
 } // namespace gpufec
 

@@ -172,16 +172,18 @@ class polar_decoder_cpu : public fixed_length_cpu_decoder
 {
 public:
     polar_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& opt)
-        : fixed_length_cpu_decoder("polar", code.e(), code.k()),
+        : fixed_length_cpu_decoder(
+              "polar", code.e(), polar_crc_rule(code, opt.rntis).output_bits()),
           d_code(code),
           d_scl(opt.algorithm == polar_algorithm::scl),
-          d_list(opt.list_size)
+          d_list(opt.list_size),
+          d_rule(code, opt.rntis)
     {
         d_fill = polar_channel_fill(code);
         d_pc = polar_pc_flags(code);
     }
 
-    bool has_soft_output() const override { return true; }
+    bool has_soft_output() const override { return !d_rule.detects_rnti(); }
 
     std::unique_ptr<scratch> make_scratch() const override
     {
@@ -361,28 +363,28 @@ private:
             rank[q] = x;
         }
         const auto& info = d_code.bit_positions();
-        const int K = d_code.K(), k = d_code.k(), crc_len = d_code.crc_bits();
+        const int K = d_code.K(), k = d_code.k();
         std::vector<uint8_t>& c = ws.c;
-        uint8_t parity[24];
+        // The first path by (metric, list position) whose CRC passes, else the first.
         int chosen = rank[0];
-        bool ok = crc_len == 0;
-        if (crc_len > 0) {
-            for (int r : rank) {
-                for (int j = 0; j < K; j++)
-                    c[j] = paths[r].u[info[j]];
-                d_code.crc_parity(c.data(), parity);
-                if (std::equal(parity, parity + crc_len, c.data() + k)) {
-                    chosen = r;
-                    ok = true;
-                    break;
-                }
+        bool ok = false;
+        uint32_t rnti = 0;
+        for (int r : rank) {
+            for (int j = 0; j < K; j++)
+                c[j] = paths[r].u[info[j]];
+            if (d_rule.check(d_code, c.data(), &rnti)) {
+                chosen = r;
+                ok = true;
+                break;
             }
         }
-        std::memset(out, 0, packed_bytes(k));
         const path& p = paths[chosen];
-        for (int j = 0; j < k; j++)
-            if (p.u[info[j]])
-                out[j >> 3] |= static_cast<uint8_t>(0x80u >> (j & 7));
+        if (!ok) {
+            for (int j = 0; j < K; j++)
+                c[j] = p.u[info[j]];
+            d_rule.check(d_code, c.data(), &rnti);
+        }
+        d_rule.write_output(c.data(), rnti, out);
         if (with_soft)
             for (int j = 0; j < k; j++)
                 soft[j] = p.soft[info[j]];
@@ -404,6 +406,7 @@ private:
     nr_polar_code d_code;
     bool d_scl;
     int d_list;
+    polar_crc_rule d_rule;
     std::vector<float> d_fill; // channel LLR before adding the received values
     std::vector<uint8_t> d_pc; // parity-check leaves
 };
@@ -416,8 +419,11 @@ private:
 class polar_fast_ssc_cpu : public fixed_length_cpu_decoder
 {
 public:
-    explicit polar_fast_ssc_cpu(const nr_polar_code& code)
-        : fixed_length_cpu_decoder("polar", code.e(), code.k()), d_code(code)
+    polar_fast_ssc_cpu(const nr_polar_code& code, const polar_decoder_options& opt)
+        : fixed_length_cpu_decoder(
+              "polar", code.e(), polar_crc_rule(code, opt.rntis).output_bits()),
+          d_code(code),
+          d_rule(code, opt.rntis)
     {
         d_fill = polar_channel_fill(code);
         const std::vector<uint8_t> pc = polar_pc_flags(code);
@@ -562,19 +568,12 @@ public:
             }
         }
         const auto& info = d_code.bit_positions();
-        const int K = d_code.K(), k = d_code.k(), crc_len = d_code.crc_bits();
+        const int K = d_code.K();
         for (int j = 0; j < K; j++)
             w.c[j] = w.u[info[j]];
-        bool ok = true;
-        if (crc_len > 0) {
-            uint8_t parity[24];
-            d_code.crc_parity(w.c.data(), parity);
-            ok = std::equal(parity, parity + crc_len, w.c.data() + k);
-        }
-        std::memset(out, 0, packed_bytes(k));
-        for (int j = 0; j < k; j++)
-            if (w.c[j])
-                out[j >> 3] |= static_cast<uint8_t>(0x80u >> (j & 7));
+        uint32_t rnti = 0;
+        const bool ok = d_rule.check(d_code, w.c.data(), &rnti);
+        d_rule.write_output(w.c.data(), rnti, out);
         (void)N;
         return frame_status{ 1, ok };
     }
@@ -588,6 +587,7 @@ public:
 
 private:
     nr_polar_code d_code;
+    polar_crc_rule d_rule;
     std::vector<float> d_fill;
     std::vector<polar_program::op> d_program;
 };
@@ -607,7 +607,7 @@ make_block_decoder(const nr_polar_code& block, const polar_decoder_options& opti
     if (options.algorithm == polar_algorithm::bp)
         return make_polar_bp_decoder_cpu(block, options);
     if (options.algorithm == polar_algorithm::fast_ssc)
-        return std::make_unique<polar_fast_ssc_cpu>(block);
+        return std::make_unique<polar_fast_ssc_cpu>(block, options);
     return std::make_unique<polar_decoder_cpu>(block, options);
 }
 

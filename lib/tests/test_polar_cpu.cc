@@ -99,10 +99,7 @@ std::vector<uint8_t> reference_sc(const std::vector<float>& y,
         if (reg)
             std::rotate(reg, reg + 1, reg + 5);
         const bool is_pc = pc && pc[0];
-        u[0] = forced     ? forced[0]
-               : frozen[0] ? 0
-               : is_pc     ? reg[0]
-                           : (y[0] < 0 ? 1 : 0);
+        u[0] = forced ? forced[0] : frozen[0] ? 0 : is_pc ? reg[0] : (y[0] < 0 ? 1 : 0);
         if (reg && !frozen[0] && !is_pc)
             reg[0] ^= u[0];
         leaf[0] = y[0];
@@ -609,9 +606,8 @@ TEST(PolarDecoderCpu, ParityCheckBitsOfShortUci)
             EXPECT_EQ(d.bits, clean.payload) << to_string(alg);
             for (const auto& st : d.status)
                 EXPECT_TRUE(st.ok) << to_string(alg);
-            const size_t errors = frame_errors(decode_all(*dec, code, noisy.llrs, 400),
-                                               noisy.payload,
-                                               a);
+            const size_t errors =
+                frame_errors(decode_all(*dec, code, noisy.llrs, 400), noisy.payload, a);
             if (alg == polar_algorithm::scl)
                 EXPECT_LE(errors, sc_errors) << "scl-8";
             if (alg == polar_algorithm::fast_ssc)
@@ -778,4 +774,169 @@ TEST(PolarDecoderCpu, DISABLED_Throughput)
                     s / frames * 1e6,
                     it / frames);
     }
+}
+
+namespace {
+
+//! DCI candidates of `k` bits: for each aggregation level and each sender RNTI, frames
+//! at `ebn0` (payloads and senders kept).
+struct candidate_set {
+    std::vector<std::vector<gpufec::llr8_t>> llrs;
+    std::vector<std::vector<uint8_t>> payload;
+    std::vector<int> sender;
+};
+candidate_set draw_candidates(int k,
+                              const std::vector<int>& levels,
+                              const std::vector<int>& senders,
+                              double ebn0,
+                              int per_pair,
+                              uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    candidate_set c;
+    for (int L : levels)
+        for (int r : senders) {
+            const nr_polar_code code =
+                nr_polar_code::dci(k, gpufec::dci_candidate_bits(L), r);
+            for (int f = 0; f < per_pair; f++) {
+                const auto payload = gpufec::test::random_bits(rng, k);
+                c.llrs.push_back(gpufec::test::awgn_llrs(
+                    code.encode(payload), double(k) / code.e(), ebn0, rng));
+                c.payload.push_back(payload);
+                c.sender.push_back(r);
+            }
+        }
+    return c;
+}
+
+//! The 16 RNTI bits after the payload, as a number.
+int rnti_bits(const std::vector<uint8_t>& bits, int k)
+{
+    int r = 0;
+    for (int i = 0; i < 16; i++)
+        r = (r << 1) | bits[k + i];
+    return r;
+}
+
+} // namespace
+
+TEST(PolarDecoderCpu, BlindSearchFindsTheSenderRnti)
+{
+    // A PDCCH blind search (TS 38.213 10.1): candidates of aggregation levels 1..16 in
+    // one batch, each decoded once against three monitored RNTIs. Noiseless candidates
+    // decode to their payload; ok exactly when the sender's RNTI is monitored, and the
+    // RNTI after the payload is the sender's (the syndrome names it either way).
+    const int k = 40;
+    const std::vector<int> monitored{ 0x1234, 0x4b3c, 0xffff };
+    gpufec::dci_search_space space;
+    space.k = k;
+    space.rntis = monitored;
+    const candidate_set c = draw_candidates(k,
+                                            space.aggregation_levels,
+                                            { 0x4b3c, 0xffff, 0x0bad },
+                                            gpufec::test::noiseless,
+                                            3,
+                                            5);
+    for (polar_algorithm alg : { polar_algorithm::sc,
+                                 polar_algorithm::fast_ssc,
+                                 polar_algorithm::scl,
+                                 polar_algorithm::bp }) {
+        SCOPED_TRACE(to_string(alg));
+        gpufec::dci_search_options o;
+        o.decoding.algorithm = alg;
+        auto dec = gpufec::make_dci_search_decoder_cpu(space, o);
+        EXPECT_EQ(dec->output_bits_for_input(216), size_t(k + 16));
+        EXPECT_FALSE(dec->has_soft_output());
+        const auto got = gpufec::test::decode_all(*dec, c.llrs, k + 16, true, false);
+        for (size_t f = 0; f < c.llrs.size(); f++) {
+            const bool listed =
+                std::count(monitored.begin(), monitored.end(), c.sender[f]);
+            EXPECT_EQ(got.status[f].ok, listed) << "frame " << f;
+            EXPECT_TRUE(
+                std::equal(c.payload[f].begin(), c.payload[f].end(), got.bits[f].begin()))
+                << "frame " << f;
+            EXPECT_EQ(rnti_bits(got.bits[f], k), c.sender[f]) << "frame " << f;
+        }
+    }
+}
+
+TEST(PolarDecoderCpu, BlindRntiDetectionOfOneRntiIsTheRntiCheck)
+{
+    // With one monitored RNTI the blind rule is the plain DCI CRC check under that
+    // RNTI: on noisy frames near the waterfall, every algorithm returns the same
+    // payload bits and verdicts as the decoder of nr_polar_code::dci(k, e, rnti).
+    const int k = 56, e = 432, rnti = 0x5a5a;
+    const nr_polar_code plain = nr_polar_code::dci(k, e, rnti);
+    const candidate_set c = draw_candidates(k, { 4 }, { rnti, 0x5a5b }, 1.0, 60, 9);
+    for (int v = 0; v < 5; v++) {
+        polar_decoder_options o;
+        o.algorithm = v == 0   ? polar_algorithm::sc
+                      : v == 1 ? polar_algorithm::fast_ssc
+                      : v == 2 ? polar_algorithm::bp
+                               : polar_algorithm::scl;
+        o.list_size = v == 4 ? 8 : 2;
+        SCOPED_TRACE(std::string(to_string(o.algorithm)) + " " + std::to_string(v));
+        auto ref = gpufec::make_polar_decoder_cpu(plain, o);
+        o.rntis = { rnti };
+        auto blind = gpufec::make_polar_decoder_cpu(nr_polar_code::dci(k, e, 0), o);
+        const auto a = gpufec::test::decode_all(*ref, c.llrs, k, true, false);
+        const auto b = gpufec::test::decode_all(*blind, c.llrs, k + 16, true, false);
+        size_t passed = 0;
+        for (size_t f = 0; f < c.llrs.size(); f++) {
+            EXPECT_EQ(b.status[f].ok, a.status[f].ok) << "frame " << f;
+            EXPECT_EQ(b.status[f].iterations, a.status[f].iterations) << "frame " << f;
+            EXPECT_TRUE(std::equal(a.bits[f].begin(), a.bits[f].end(), b.bits[f].begin()))
+                << "frame " << f;
+            if (b.status[f].ok)
+                EXPECT_EQ(rnti_bits(b.bits[f], k), rnti) << "frame " << f;
+            passed += b.status[f].ok;
+        }
+        // Near the waterfall: some frames pass and some fail, so both branches ran.
+        EXPECT_GT(passed, 5u);
+        EXPECT_LT(passed, c.llrs.size() - 5);
+    }
+}
+
+TEST(PolarDecoderCpu, BlindSearchRefusesBadSpaces)
+{
+    using gpufec::test::expect_error;
+    gpufec::dci_search_space space;
+    space.rntis = { 1 };
+    gpufec::dci_search_options o;
+    auto with_levels = [&](std::vector<int> levels) {
+        gpufec::dci_search_space s = space;
+        s.aggregation_levels = std::move(levels);
+        return s;
+    };
+    expect_error([&] { gpufec::make_dci_search_decoder_cpu(with_levels({ 3 }), o); },
+                 { "aggregation level 3", "allowed: 1, 2, 4, 8, 16" });
+    expect_error(
+        [&] {
+            gpufec::make_dci_search_decoder_cpu(with_levels({ 2, 2 }), o);
+        },
+        { "listed twice" });
+    expect_error([&] { gpufec::make_dci_search_decoder_cpu(with_levels({}), o); },
+                 { "no aggregation levels" });
+    gpufec::dci_search_space none = space;
+    none.rntis.clear();
+    expect_error([&] { gpufec::make_dci_search_decoder_cpu(none, o); },
+                 { "no rntis", "0..65535" });
+    gpufec::dci_search_space big = space;
+    big.rntis = { 70000 };
+    expect_error([&] { gpufec::make_dci_search_decoder_cpu(big, o); },
+                 { "rnti 70000", "allowed: 0..65535" });
+    gpufec::dci_search_options twice;
+    twice.decoding.rntis = { 5 };
+    expect_error([&] { gpufec::make_dci_search_decoder_cpu(space, twice); },
+                 { "decoding.rntis", "allowed: empty" });
+    polar_decoder_options uci;
+    uci.rntis = { 5 };
+    expect_error([&] { gpufec::make_polar_decoder_cpu(nr_polar_code(40, 216), uci); },
+                 { "rntis", "allowed: DCI codes" });
+    // A frame of another length than the space's candidates.
+    auto dec = gpufec::make_dci_search_decoder_cpu(with_levels({ 1, 4 }), o);
+    const std::vector<std::vector<gpufec::llr8_t>> odd{ std::vector<gpufec::llr8_t>(200,
+                                                                                    1) };
+    expect_error([&] { gpufec::test::decode_all(*dec, odd, 56, false, false); },
+                 { "200 LLRs", "allowed: e = 108, 432" });
 }

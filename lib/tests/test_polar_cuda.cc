@@ -372,3 +372,100 @@ TEST(PolarCuda, BackendChoiceAndBadInput)
     o.algorithm = polar_algorithm::scl;
     expect_error([&] { make_decoder(code, o, "cuda:0"); }, { "list_size", "1..32" });
 }
+
+namespace {
+
+//! PDCCH candidates of k bits at every level of `space`, sent under `senders`, at
+//! several Eb/N0 and noiseless, in a shuffled order (so lengths interleave in a batch).
+std::vector<std::vector<llr8_t>> draw_candidates(const dci_search_space& space,
+                                                 const std::vector<int>& senders,
+                                                 uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::vector<std::vector<llr8_t>> frames;
+    for (int L : space.aggregation_levels)
+        for (int r : senders) {
+            const nr_polar_code code =
+                nr_polar_code::dci(space.k, dci_candidate_bits(L), r);
+            for (double ebn0 : { -2.0, 0.0, 1.0, 2.0, test::noiseless })
+                for (int f = 0; f < 6; f++)
+                    frames.push_back(
+                        test::awgn_llrs(code.encode(test::random_bits(rng, space.k)),
+                                        double(space.k) / code.e(),
+                                        ebn0,
+                                        rng));
+        }
+    std::shuffle(frames.begin(), frames.end(), rng);
+    return frames;
+}
+
+} // namespace
+
+TEST(PolarCuda, BlindSearchInOneLaunchMatchesCpu)
+{
+    // The PDCCH blind search: candidates of aggregation levels 1..16 (e = 108 .. 1728,
+    // N = 128 .. 512, repetition at 16) mixed in one batch, decoded in one launch with
+    // three monitored RNTIs: the CPU search's payload, RNTI bits and verdicts, CA-SCL
+    // with list sizes 1, 2, 8, 32.
+    REQUIRE_GPU();
+    dci_search_space space;
+    space.k = 40;
+    space.rntis = { 0x1234, 0x4b3c, 0xffff };
+    const auto frames = draw_candidates(space, { 0x4b3c, 0xffff, 0x0bad }, 21);
+    for (int list : { 1, 2, 8, 32 }) {
+        SCOPED_TRACE("list " + std::to_string(list));
+        dci_search_options o;
+        o.decoding.list_size = list;
+        auto cpu = make_decoder(space, o, "cpu");
+        std::shared_ptr<batch_decoder> gpu = make_decoder(space, o, "cuda:0");
+        ASSERT_EQ(gpu->backend(), backend_kind::cuda);
+        const auto ref = test::decode_all(*cpu, frames, space.k + 16, true, false);
+        const auto got = test::engine_decode(gpu, frames, space.k + 16, false);
+        size_t ok = 0;
+        for (size_t f = 0; f < frames.size(); f++) {
+            EXPECT_EQ(got.bits[f], ref.bits[f]) << "frame " << f;
+            EXPECT_EQ(got.status[f].ok, ref.status[f].ok) << "frame " << f;
+            ok += got.status[f].ok;
+        }
+        // The monitored senders' clean frames at least (2 of 3 senders, 5 levels,
+        // 6 noiseless frames each); the unmonitored sender's never.
+        EXPECT_GE(ok, 60u);
+        EXPECT_LT(ok, frames.size() * 2 / 3);
+    }
+    // "auto" takes the GPU for scl only; the other algorithms stay on the CPU there
+    // and are refused on cuda, naming scl.
+    dci_search_options o;
+    EXPECT_EQ(make_decoder(space, o, "auto")->backend(), backend_kind::cuda);
+    o.decoding.algorithm = polar_algorithm::sc;
+    EXPECT_EQ(make_decoder(space, o, "auto")->backend(), backend_kind::cpu);
+    expect_error([&] { make_decoder(space, o, "cuda:0"); }, { "allowed on cuda: scl" });
+}
+
+TEST(PolarCuda, BlindRntiDetectionMatchesCpu)
+{
+    // polar_decoder_options::rntis on one DCI code: every GPU algorithm gives the CPU's
+    // payload, RNTI bits, verdicts and iterations.
+    REQUIRE_GPU();
+    dci_search_space space;
+    space.k = 40;
+    space.aggregation_levels = { 2 };
+    space.rntis = { 0x1234, 0x4b3c };
+    const auto frames = draw_candidates(space, { 0x4b3c, 0x0bad, 0x1234 }, 33);
+    const nr_polar_code code = nr_polar_code::dci(40, 216, 0);
+    for (int v = 0; v < num_variants; v++) {
+        polar_decoder_options o = variant_options(v);
+        o.rntis = space.rntis;
+        SCOPED_TRACE(describe(o));
+        auto cpu = make_decoder(code, o, "cpu");
+        std::shared_ptr<batch_decoder> gpu = make_decoder(code, o, "cuda:0");
+        EXPECT_FALSE(gpu->has_soft_output());
+        const auto ref = test::decode_all(*cpu, frames, 56, true, false);
+        const auto got = test::engine_decode(gpu, frames, 56, false);
+        for (size_t f = 0; f < frames.size(); f++) {
+            EXPECT_EQ(got.bits[f], ref.bits[f]) << "frame " << f;
+            EXPECT_EQ(got.status[f].ok, ref.status[f].ok) << "frame " << f;
+            EXPECT_EQ(got.status[f].iterations, ref.status[f].iterations)
+                << "frame " << f;
+        }
+    }
+}

@@ -69,7 +69,50 @@ struct polar_params {
     //! N / 32 words per parity-check bit p: the information positions m < p, m = p
     //! (mod 5), whose decided bits XOR to u_p (nr_polar_code::parity_check_bit).
     const uint32_t* pc_mask;
+    // Blind RNTI detection (polar_crc_rule): null, or a bit per accepted RNTI.
+    const uint32_t* rnti_set;
+    uint32_t rnti_ref; //!< the code's RNTI: the syndrome's reference
 };
+
+//! polar_crc_rule::accepts on the device: a syndrome (decided XOR computed CRC) of 0,
+//! or with RNTI detection, 0 in its first 8 bits and an accepted RNTI in its last 16.
+__device__ __forceinline__ bool crc_accepts(const polar_params& p, uint32_t syndrome)
+{
+    if (!p.rnti_set)
+        return syndrome == 0;
+    const uint32_t r = p.rnti_ref ^ polar_rnti_field(syndrome, p.crc_len);
+    return (syndrome & 0xffu) == 0 && ((p.rnti_set[r >> 5] >> (r & 31)) & 1u);
+}
+
+//! The sender's RNTI a syndrome names (RNTI detection only; else 0).
+__device__ __forceinline__ uint32_t rnti_of(const polar_params& p, uint32_t syndrome)
+{
+    return p.rnti_set ? p.rnti_ref ^ polar_rnti_field(syndrome, p.crc_len) : 0u;
+}
+
+//! Output bytes of a frame: the payload, then the RNTI when detecting it.
+__device__ __forceinline__ int output_bytes(const polar_params& p)
+{
+    return (p.k + (p.rnti_set ? 16 : 0) + 7) / 8;
+}
+
+//! Output byte `byte` of a frame, MSB first: payload bit j < k is bit_of(j), then the
+//! 16 bits of `rnti` when detecting it.
+template <class BitOf>
+__device__ __forceinline__ uint8_t
+output_byte(const polar_params& p, int byte, uint32_t rnti, BitOf bit_of)
+{
+    unsigned v = 0;
+    for (int b = 0; b < 8; b++) {
+        const int j = byte * 8 + b;
+        const bool bit = j < p.k ? bit_of(j)
+                                 : p.rnti_set != nullptr && j < p.k + 16 &&
+                                       ((rnti >> (15 - (j - p.k))) & 1u) != 0;
+        if (bit)
+            v |= 0x80u >> b;
+    }
+    return static_cast<uint8_t>(v);
+}
 
 __device__ __forceinline__ float f_minsum(float a, float b)
 {
@@ -256,22 +299,18 @@ __global__ void __launch_bounds__(32 * warps_per_block) polar_kernel(const polar
                 parity ^= p.crc_column[j];
         for (int o = LPF / 2; o > 0; o /= 2)
             parity ^= __shfl_xor_sync(0xffffffffu, parity, o);
-        parity ^= p.crc_zero;
-        int ok = 1;
+        uint32_t received = 0;
         for (int t = sub; t < p.crc_len; t += LPF)
-            ok = ok && u[p.info[p.k + t]] == ((parity >> t) & 1u);
+            received |= static_cast<uint32_t>(u[p.info[p.k + t]]) << t;
         for (int o = LPF / 2; o > 0; o /= 2)
-            ok &= __shfl_xor_sync(0xffffffffu, ok, o);
+            received |= __shfl_xor_sync(0xffffffffu, received, o);
+        const uint32_t syndrome = parity ^ p.crc_zero ^ received;
+        const int ok = crc_accepts(p, syndrome);
+        const uint32_t rnti = rnti_of(p, syndrome);
         uint8_t* out = p.out + fe.out_offset;
-        for (int byte = sub; active && byte < (p.k + 7) / 8; byte += LPF) {
-            unsigned bits = 0;
-            for (int b = 0; b < 8; b++) {
-                const int j = byte * 8 + b;
-                if (j < p.k && u[p.info[j]])
-                    bits |= 0x80u >> b;
-            }
-            out[byte] = static_cast<uint8_t>(bits);
-        }
+        for (int byte = sub; active && byte < output_bytes(p); byte += LPF)
+            out[byte] =
+                output_byte(p, byte, rnti, [&](int j) { return u[p.info[j]] != 0; });
         if (active && sub == 0)
             p.status[f] = frame_status{ 1, ok != 0 };
         __syncwarp(); // the buffers are reused by the next frame
@@ -304,16 +343,20 @@ constexpr size_t bp_frame_bytes(int N, int n)
            2 * static_cast<size_t>(N);
 }
 
-//! The CRC verdict of the decisions u (information positions p.info), by the block.
-__device__ __forceinline__ bool
-block_crc_holds(const polar_params& p, const uint8_t* u, uint32_t* scratch)
+//! The CRC syndrome of the decisions u (information positions p.info; decided XOR
+//! computed CRC bits), by the block; 0 without a CRC.
+__device__ __forceinline__ uint32_t block_crc_syndrome(const polar_params& p,
+                                                       const uint8_t* u,
+                                                       uint32_t* scratch)
 {
     if (p.crc_len == 0)
-        return true;
+        return 0;
     uint32_t parity = 0;
     for (int j = threadIdx.x; j < p.k; j += blockDim.x)
         if (u[p.info[j]])
             parity ^= p.crc_column[j];
+    for (int t = threadIdx.x; t < p.crc_len; t += blockDim.x)
+        parity ^= static_cast<uint32_t>(u[p.info[p.k + t]]) << t;
     for (int o = 16; o > 0; o /= 2)
         parity ^= __shfl_xor_sync(0xffffffffu, parity, o);
     if (threadIdx.x == 0)
@@ -322,11 +365,9 @@ block_crc_holds(const polar_params& p, const uint8_t* u, uint32_t* scratch)
     if (threadIdx.x % 32 == 0 && parity)
         atomicXor(scratch, parity);
     __syncthreads();
-    parity = *scratch ^ p.crc_zero;
-    int bad = 0;
-    for (int t = threadIdx.x; t < p.crc_len; t += blockDim.x)
-        bad |= u[p.info[p.k + t]] != ((parity >> t) & 1u);
-    return !__syncthreads_or(bad);
+    const uint32_t syndrome = *scratch ^ p.crc_zero;
+    __syncthreads(); // the scratch word is reused by the next call
+    return syndrome;
 }
 
 __global__ void __launch_bounds__(512) polar_bp_kernel(const polar_params p)
@@ -402,23 +443,19 @@ __global__ void __launch_bounds__(512) polar_bp_kernel(const polar_params p)
             for (int d = t; d < N; d += threads)
                 u[d] = (L[d] + R[d]) < 0.0f;
             __syncthreads();
-            if (block_crc_holds(p, u, &crc_scratch))
+            if (crc_accepts(p, block_crc_syndrome(p, u, &crc_scratch)))
                 break;
         }
         for (int d = t; d < N; d += threads)
             u[d] = (L[d] + R[d]) < 0.0f;
         __syncthreads();
-        const bool ok = block_crc_holds(p, u, &crc_scratch);
+        const uint32_t syndrome = block_crc_syndrome(p, u, &crc_scratch);
+        const bool ok = crc_accepts(p, syndrome);
+        const uint32_t rnti = rnti_of(p, syndrome);
         uint8_t* out = p.out + fe.out_offset;
-        for (int byte = t; byte < (p.k + 7) / 8; byte += threads) {
-            unsigned bits = 0;
-            for (int b = 0; b < 8; b++) {
-                const int j = byte * 8 + b;
-                if (j < p.k && u[p.info[j]])
-                    bits |= 0x80u >> b;
-            }
-            out[byte] = static_cast<uint8_t>(bits);
-        }
+        for (int byte = t; byte < output_bytes(p); byte += threads)
+            out[byte] =
+                output_byte(p, byte, rnti, [&](int j) { return u[p.info[j]] != 0; });
         if (p.soft)
             for (int j = t; j < p.k; j += threads)
                 p.soft[8 * fe.out_offset + j] = L[p.info[j]] + R[p.info[j]];
@@ -569,6 +606,13 @@ public:
         d_params.leaf_crc_bit = d_leaf_crc_bit.get();
         d_params.pc_row = d_pc_row.get();
         d_params.pc_mask = d_pc_mask.get();
+        const polar_crc_rule rule(code, options.rntis);
+        d_detects_rnti = rule.detects_rnti();
+        if (d_detects_rnti) {
+            upload(d_rnti_set, rule.allowed());
+            d_params.rnti_set = d_rnti_set.get();
+            d_params.rnti_ref = static_cast<uint32_t>(rule.code_rnti());
+        }
         if (d_scl) {
             const size_t bytes = make_scl_layout(N, d_list).bytes;
             if (bytes > 227 * 1024)
@@ -602,8 +646,11 @@ public:
     int device() const override { return d_device; }
     size_t max_input_items_per_frame() const override { return d_code.e(); }
     size_t default_input_items() const override { return d_code.e(); }
-    size_t default_output_bits() const override { return d_code.k(); }
-    bool has_soft_output() const override { return !d_fast; }
+    size_t default_output_bits() const override
+    {
+        return d_code.k() + (d_detects_rnti ? 16 : 0);
+    }
+    bool has_soft_output() const override { return !d_fast && !d_detects_rnti; }
     size_t output_bits_for_input(size_t items) const override
     {
         return d_cpu->output_bits_for_input(items);
@@ -612,7 +659,7 @@ public:
     void decode(const frame_batch& batch, exec_ctx& ctx) override
     {
         const size_t nf = batch.num_frames;
-        check_frames(*this, batch, d_code.k(), "polar decoder");
+        check_frames(*this, batch, default_output_bits(), "polar decoder");
         if (nf == 0)
             return;
         require_engine_buffers(batch.device_frames && batch.device_status && batch.in,
@@ -703,6 +750,11 @@ public:
                ", N=" + std::to_string(d_code.N()) + ", " + to_string(d_code.crc()) +
                ") on cuda:" + std::to_string(d_device) + " (" + d_device_name + ")";
     }
+    //! The launch-independent parameters (a multi-code launch gathers them).
+    const polar_params& params() const { return d_params; }
+    //! Shared memory of one CA-SCL frame.
+    size_t scl_frame_bytes() const { return make_scl_layout(d_code.N(), d_list).bytes; }
+
     std::string kernel_name() const
     {
         if (d_scl)
@@ -768,11 +820,144 @@ private:
     bool d_scl = false;  //!< CA-SCL
     int d_list = 1;      //!< SCL list size
     int d_scl_warps = 1; //!< SCL frames (warps) per block
-    device_buffer<uint32_t> d_leaf_column, d_leaf_crc_bit, d_pc_mask;
+    device_buffer<uint32_t> d_leaf_column, d_leaf_crc_bit, d_pc_mask, d_rnti_set;
+    bool d_detects_rnti = false; //!< options.rntis: the output carries the RNTI
     device_buffer<int8_t> d_pc_row;
     device_buffer<uint8_t> d_frozen;
     device_buffer<uint16_t> d_src, d_info;
     device_buffer<int16_t> d_payload_of;
+};
+
+// ---- PDCCH blind search --------------------------------------------------------------
+//
+// Candidates of several lengths (one DCI code per aggregation level) in one batch, one
+// launch: each warp decodes its frame with the code its length selects
+// (polar_scl_set_kernel), with blind RNTI detection.
+
+class dci_search_cuda final : public batch_decoder
+{
+public:
+    dci_search_cuda(const dci_search_space& space,
+                    const dci_search_options& options,
+                    int device)
+        : d_k(space.k), d_device(device)
+    {
+        d_cpu = make_dci_search_decoder_cpu(space, options); // validates
+        const polar_decoder_options o = dci_search_decoding(space, options);
+        if (o.algorithm != polar_algorithm::scl)
+            throw error(std::string("dci search (cuda): algorithm \"") +
+                        to_string(o.algorithm) +
+                        "\"; allowed on cuda: scl (list_size 1..32); the cpu backend "
+                        "takes every algorithm");
+        const std::vector<nr_polar_code> codes = dci_search_codes(space);
+        if (codes.size() > static_cast<size_t>(max_launch_codes))
+            throw error("dci search (cuda): " + std::to_string(codes.size()) +
+                        " aggregation levels; allowed: at most 5");
+        std::vector<polar_params> params;
+        for (size_t c = 0; c < codes.size(); c++) {
+            d_levels.push_back(std::make_unique<polar_decoder_cuda>(codes[c], o, device));
+            params.push_back(d_levels.back()->params());
+            d_set.e[c] = static_cast<uint32_t>(codes[c].e());
+            d_set.frame_bytes = std::max<uint32_t>(
+                d_set.frame_bytes,
+                static_cast<uint32_t>(d_levels.back()->scl_frame_bytes()));
+        }
+        d_list = o.list_size;
+        device_guard guard(device);
+        upload(d_codes, params);
+        d_set.codes = d_codes.get();
+        d_set.count = static_cast<int>(codes.size());
+        GPUFEC_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel(d_list),
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(d_set.frame_bytes)));
+    }
+
+    backend_kind backend() const override { return backend_kind::cuda; }
+    int device() const override { return d_device; }
+    size_t max_input_items_per_frame() const override
+    {
+        return d_cpu->max_input_items_per_frame();
+    }
+    size_t default_input_items() const override { return d_cpu->default_input_items(); }
+    size_t default_output_bits() const override { return d_k + 16; }
+    size_t output_bits_for_input(size_t items) const override
+    {
+        return d_cpu->output_bits_for_input(items);
+    }
+
+    void decode(const frame_batch& batch, exec_ctx& ctx) override
+    {
+        check_frames(*this, batch, d_k + 16, "dci search");
+        if (batch.num_frames == 0)
+            return;
+        require_engine_buffers(batch.device_frames && batch.device_status && batch.in,
+                               "dci search",
+                               "device frame table, status or int8 input");
+        launch(batch.in,
+               batch.device_frames,
+               batch.num_frames,
+               batch.out,
+               batch.device_status,
+               static_cast<cudaStream_t>(ctx.stream));
+    }
+
+    void launch(const llr8_t* in,
+                const frame_extent* frames,
+                size_t nf,
+                uint8_t* out,
+                frame_status* status,
+                cudaStream_t stream) const
+    {
+        polar_params p{};
+        p.in = in;
+        p.frames = frames;
+        p.num_frames = static_cast<uint32_t>(nf);
+        p.out = out;
+        p.status = status;
+        device_guard guard(d_device);
+        kernel(d_list)<<<static_cast<unsigned>(std::min<size_t>(nf, size_t(1) << 20)),
+                         32,
+                         d_set.frame_bytes,
+                         stream>>>(p, d_set);
+        GPUFEC_CUDA_CHECK_LAUNCH();
+    }
+
+    std::string name() const override
+    {
+        return d_cpu->name() + " on cuda:" + std::to_string(d_device);
+    }
+    std::string kernel_name() const
+    {
+        return "dci search ca-scl-" + std::to_string(d_list) + ": " +
+               std::to_string(d_set.count) + " codes in one launch, 1 warp/frame, " +
+               std::to_string(d_set.frame_bytes) + " B shared memory per frame";
+    }
+
+private:
+    using kernel_fn = void (*)(polar_params, polar_code_set);
+    static kernel_fn kernel(int list)
+    {
+        if (list <= 1)
+            return polar_scl_set_kernel<1>;
+        if (list <= 2)
+            return polar_scl_set_kernel<2>;
+        if (list <= 4)
+            return polar_scl_set_kernel<4>;
+        if (list <= 8)
+            return polar_scl_set_kernel<8>;
+        if (list <= 16)
+            return polar_scl_set_kernel<16>;
+        return polar_scl_set_kernel<32>;
+    }
+
+    int d_k;
+    int d_device;
+    int d_list = 1;
+    std::unique_ptr<batch_decoder> d_cpu;                      // validation and lengths
+    std::vector<std::unique_ptr<polar_decoder_cuda>> d_levels; // own the codes' tables
+    device_buffer<polar_params> d_codes;
+    polar_code_set d_set{};
 };
 
 // ---- UCI codes of two code blocks (5.2.1) -------------------------------------------
@@ -890,7 +1075,7 @@ public:
     void decode(const frame_batch& batch, exec_ctx& ctx) override
     {
         const size_t nf = batch.num_frames;
-        check_frames(*this, batch, d_code.k(), "polar decoder");
+        check_frames(*this, batch, default_output_bits(), "polar decoder");
         if (nf == 0)
             return;
         require_engine_buffers(batch.device_frames && batch.device_status && batch.in &&
@@ -989,7 +1174,7 @@ polar_kernel_timing time_polar_kernel(const nr_polar_code& code,
         dec.set_frames_per_warp(frames_per_warp);
     device_guard guard(device);
     const size_t k = code.k();
-    const timing_batch b(llrs, code.e(), k, num_frames);
+    const timing_batch b(llrs, code.e(), dec.default_output_bits(), num_frames);
     stream s;
     const std::vector<double> times = time_launches(s, reps, [&](int) {
         dec.launch(b.llrs(),
@@ -1003,6 +1188,65 @@ polar_kernel_timing time_polar_kernel(const nr_polar_code& code,
     polar_kernel_timing t;
     t.median_ms = times[times.size() / 2];
     t.info_bits = static_cast<double>(num_frames * k);
+    t.kernel = dec.kernel_name();
+    return t;
+}
+
+bool dci_search_cuda_accepts(const dci_search_space&, const dci_search_options& options)
+{
+    return options.decoding.algorithm == polar_algorithm::scl;
+}
+
+std::unique_ptr<batch_decoder> make_dci_search_decoder(const dci_search_space& space,
+                                                       const dci_search_options& options,
+                                                       int device)
+{
+    return std::make_unique<dci_search_cuda>(space, options, device);
+}
+
+polar_kernel_timing time_dci_search_kernel(const dci_search_space& space,
+                                           const dci_search_options& options,
+                                           int device,
+                                           const std::vector<int8_t>& llrs,
+                                           const std::vector<uint32_t>& lengths,
+                                           size_t num_frames,
+                                           int reps)
+{
+    dci_search_cuda dec(space, options, device);
+    device_guard guard(device);
+    if (lengths.empty())
+        throw error("time_dci_search_kernel: no candidates");
+    // Frame f is candidate f mod lengths.size() (its LLRs at their offset in llrs).
+    std::vector<uint64_t> offset(lengths.size(), 0);
+    for (size_t c = 1; c < lengths.size(); c++)
+        offset[c] = offset[c - 1] + lengths[c - 1];
+    if (offset.back() + lengths.back() > llrs.size())
+        throw error("time_dci_search_kernel: fewer LLRs than the candidates' lengths");
+    const uint32_t out_bits = static_cast<uint32_t>(space.k + 16);
+    const size_t out_bytes = aligned_packed_bytes(out_bits);
+    std::vector<frame_extent> table(num_frames);
+    for (size_t f = 0; f < num_frames; f++) {
+        const size_t c = f % lengths.size();
+        table[f] = frame_extent{ offset[c], lengths[c], f * out_bytes, out_bits };
+    }
+    device_buffer<int8_t> in;
+    device_buffer<frame_extent> frames;
+    upload(in, llrs);
+    upload(frames, table);
+    device_buffer<uint8_t> out(std::max<size_t>(num_frames * out_bytes, 1));
+    device_buffer<frame_status> status(std::max<size_t>(num_frames, 1));
+    stream s;
+    const std::vector<double> times = time_launches(s, reps, [&](int) {
+        dec.launch(reinterpret_cast<const llr8_t*>(in.get()),
+                   frames.get(),
+                   num_frames,
+                   out.get(),
+                   status.get(),
+                   s.get());
+    });
+    polar_kernel_timing t;
+    t.median_ms = times[times.size() / 2];
+    t.info_bits = static_cast<double>(num_frames * space.k);
     t.kernel = dec.kernel_name();
     return t;
 }

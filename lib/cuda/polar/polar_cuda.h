@@ -58,6 +58,24 @@ polar_kernel_timing time_polar_kernel(const nr_polar_code& code,
                                       int reps,
                                       int frames_per_warp = 0);
 
+//! True when make_dci_search_decoder() takes the options (algorithm scl).
+bool dci_search_cuda_accepts(const dci_search_space& space,
+                             const dci_search_options& options);
+//! The PDCCH blind search on `device` (dci_search_options): the whole batch, candidates
+//! of every aggregation level, in one CA-SCL launch; the CPU search's results.
+std::unique_ptr<batch_decoder> make_dci_search_decoder(const dci_search_space& space,
+                                                       const dci_search_options& options,
+                                                       int device);
+//! Kernel-only timing of the search: frame f is candidate f mod lengths.size(), whose
+//! lengths[c] LLRs follow the earlier candidates' in `llrs`.
+polar_kernel_timing time_dci_search_kernel(const dci_search_space& space,
+                                           const dci_search_options& options,
+                                           int device,
+                                           const std::vector<int8_t>& llrs,
+                                           const std::vector<uint32_t>& lengths,
+                                           size_t num_frames,
+                                           int reps);
+
 } // namespace cuda
 } // namespace gpufec
 

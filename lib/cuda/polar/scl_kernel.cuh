@@ -206,18 +206,19 @@ struct scl_frame {
     }
 };
 
-//! CA-SCL with list_size <= LMax (a power of two: the loops over the list unroll).
+//! CA-SCL of frame f (extent fe) with code p in one warp, its state at `base` in shared
+//! memory, list_size <= LMax (a power of two: the loops over the list unroll).
 template <bool Soft, int LMax>
-__global__ void __launch_bounds__(32 * scl_max_warps_per_block)
-    polar_scl_kernel(const polar_params p)
+__device__ __forceinline__ void scl_decode_frame(const polar_params& p,
+                                                 const frame_extent& fe,
+                                                 uint32_t f,
+                                                 unsigned char* base,
+                                                 int lane)
 {
     namespace pp = polar_program;
-    extern __shared__ float smem[];
     constexpr uint32_t all = 0xffffffffu;
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
     const int N = p.N, L = p.list_size;
     const scl_layout lay = make_scl_layout(N, L);
-    unsigned char* base = reinterpret_cast<unsigned char*>(smem) + warp * lay.bytes;
     float* chan = reinterpret_cast<float*>(base + lay.chan);
     int* ctl = reinterpret_cast<int*>(base + lay.ctl);
     int* cur_slot = ctl;                                    // slot of list position q
@@ -240,10 +241,7 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block)
     fr.EW = static_cast<int>(scl_enc_words(N));
     const uint32_t slot_mask = L == 32 ? all : (1u << L) - 1u;
     const uint32_t lanes_below = (1u << lane) - 1u;
-
-    for (uint32_t f = blockIdx.x * warps + warp; f < p.num_frames;
-         f += gridDim.x * warps) {
-        const frame_extent fe = p.frames[f];
+    {
         const llr8_t* x = p.in + fe.in_offset;
         for (int d = lane; d < N; d += 32) {
             float s = p.fill[d];
@@ -374,6 +372,7 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block)
         // The CRC of each path: XOR of the columns of its set payload bits, against its
         // CRC bits (leaf tables: zero on frozen leaves, which are 0 anyway).
         int ok_mine = 0;
+        uint32_t syndrome_mine = 0;
         for (int q = 0; q < A; q++) {
             const int s = cur_slot[q];
             uint32_t parity = 0, received = 0;
@@ -388,8 +387,10 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block)
             }
             parity = __reduce_xor_sync(all, parity);
             received = __reduce_or_sync(all, received);
-            if (lane == q)
-                ok_mine = (parity ^ p.crc_zero) == received;
+            if (lane == q) {
+                syndrome_mine = parity ^ p.crc_zero ^ received;
+                ok_mine = crc_accepts(p, syndrome_mine);
+            }
         }
         // List positions by (metric, position); the first that passes, else the first.
         int rank = 0;
@@ -402,20 +403,14 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block)
         const int target = best == 64 ? 0 : best;
         const int chosen_lane = __ffs(__ballot_sync(all, lane < A && rank == target)) - 1;
         const int chosen = __shfl_sync(all, my_slot, chosen_lane);
+        const uint32_t rnti = rnti_of(p, __shfl_sync(all, syndrome_mine, chosen_lane));
         const uint32_t* u = fr.bits + chosen * fr.BW;
         uint8_t* out = p.out + fe.out_offset;
-        for (int byte = lane; byte < (p.k + 7) / 8; byte += 32) {
-            unsigned v = 0;
-            for (int b = 0; b < 8; b++) {
-                const int j = byte * 8 + b;
-                if (j < p.k) {
-                    const int i = p.info[j];
-                    if ((u[i >> 5] >> (i & 31)) & 1u)
-                        v |= 0x80u >> b;
-                }
-            }
-            out[byte] = static_cast<uint8_t>(v);
-        }
+        for (int byte = lane; byte < output_bytes(p); byte += 32)
+            out[byte] = output_byte(p, byte, rnti, [&](int j) {
+                const int i = p.info[j];
+                return ((u[i >> 5] >> (i & 31)) & 1u) != 0;
+            });
         if (lane == 0)
             p.status[f] = frame_status{ 1, best != 64 };
         if (Soft) {
@@ -436,5 +431,55 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block)
             }
         }
         __syncwarp(); // the buffers are reused by the next frame
+    }
+}
+
+//! CA-SCL, one warp per frame, every frame with the launch's code.
+template <bool Soft, int LMax>
+__global__ void __launch_bounds__(32 * scl_max_warps_per_block)
+    polar_scl_kernel(const polar_params p)
+{
+    extern __shared__ float smem[];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    unsigned char* base = reinterpret_cast<unsigned char*>(smem) +
+                          warp * make_scl_layout(p.N, p.list_size).bytes;
+    for (uint32_t f = blockIdx.x * warps + warp; f < p.num_frames; f += gridDim.x * warps)
+        scl_decode_frame<Soft, LMax>(p, p.frames[f], f, base, lane);
+}
+
+//! The codes of a launch over frames of several lengths (a PDCCH blind search: one DCI
+//! code per aggregation level): a frame of e[c] LLRs is decoded with codes[c].
+constexpr int max_launch_codes = 5;
+struct polar_code_set {
+    const polar_params* codes; //!< device array of `count`
+    uint32_t e[max_launch_codes];
+    int count;
+    uint32_t frame_bytes; //!< shared memory per frame: the largest code's
+};
+
+//! CA-SCL, one warp per frame, each frame with the code of its length (hard output).
+template <int LMax>
+__global__ void __launch_bounds__(32 * scl_max_warps_per_block)
+    polar_scl_set_kernel(const polar_params launch, const polar_code_set set)
+{
+    extern __shared__ float smem[];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    unsigned char* base = reinterpret_cast<unsigned char*>(smem) + warp * set.frame_bytes;
+    for (uint32_t f = blockIdx.x * warps + warp; f < launch.num_frames;
+         f += gridDim.x * warps) {
+        const frame_extent fe = launch.frames[f];
+        int c = 0;
+#pragma unroll
+        for (int t = 1; t < max_launch_codes; t++)
+            if (t < set.count && set.e[t] == fe.in_items)
+                c = t;
+        polar_params p = set.codes[c];
+        p.in = launch.in;
+        p.frames = launch.frames;
+        p.num_frames = launch.num_frames;
+        p.out = launch.out;
+        p.soft = nullptr;
+        p.status = launch.status;
+        scl_decode_frame<false, LMax>(p, fe, f, base, lane);
     }
 }
