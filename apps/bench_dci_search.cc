@@ -76,7 +76,8 @@ candidates draw(const gpufec::dci_search_space& space,
 }
 
 //! Decodes every candidate through the engine `passes` times; returns candidates per
-//! second and counts the verdicts of the last pass against the senders.
+//! second, and in *right the decodings (of passes x candidates) whose verdict matches
+//! the sender (ok exactly for a monitored RNTI) with the payload sent.
 double run_engine(std::shared_ptr<gpufec::batch_decoder> dec,
                   const candidates& c,
                   const gpufec::dci_search_space& space,
@@ -90,7 +91,7 @@ double run_engine(std::shared_ptr<gpufec::batch_decoder> dec,
     cfg.cpu_threads = threads;
     gpufec::batch_engine engine(dec, cfg);
     const size_t n = c.frames.size();
-    size_t correct = 0;
+    size_t correct = 0; // over every pass
     auto take = [&](const gpufec::completed_frame& d) {
         const size_t f = d.id % n;
         const bool listed =
@@ -103,7 +104,6 @@ double run_engine(std::shared_ptr<gpufec::batch_decoder> dec,
     const auto t0 = std::chrono::steady_clock::now();
     gpufec::completed_frame d;
     for (int p = 0; p < passes; p++) {
-        correct = 0;
         for (size_t f = 0; f < n; f++) {
             const uint64_t id = uint64_t(p) * n + f;
             while (!engine.submit(c.frames[f].data(), c.frames[f].size(), id))
@@ -194,7 +194,7 @@ int run_dci_search_bench(const block_options& opt)
                     opt.cuda_backend.c_str(),
                     e2e,
                     right,
-                    c.frames.size());
+                    c.frames.size() * passes * 8);
         std::vector<int8_t> llrs;
         std::vector<uint32_t> lengths;
         for (const auto& f : c.frames) {
