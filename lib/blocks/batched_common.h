@@ -51,6 +51,11 @@ struct batched_options {
     bool status_tags = false;
     //! Soft values in and out: "gnuradio" (positive = bit 1) or "llr" (positive = bit 0).
     std::string soft_convention = "gnuradio";
+    //! PDU form: a decoder whose output ends with an identifier (the DCI search's RNTI)
+    //! has its last `trailer_bits` output bits published as the metadata value
+    //! `trailer_key` (a long, most significant bit first) instead of in the vector.
+    int trailer_bits = 0;
+    std::string trailer_key;
 };
 
 //! Options of a block-code decoder block: status tags on every frame.

@@ -45,7 +45,9 @@ public:
           d_in_port(pmt::mp("in")),
           d_out_port(pmt::mp("out")),
           d_soft(options.soft_output),
-          d_status(options.status_tags)
+          d_status(options.status_tags),
+          d_trailer_bits(options.trailer_bits),
+          d_trailer_key(pmt::intern(options.trailer_key))
     {
         d_run = make_batched_engine(block_name, factory, options, this->d_logger);
         d_soft_gain = d_run.soft_output_gain;
@@ -181,6 +183,17 @@ private:
             throw std::logic_error("gpufec engine returned frames out of order");
         }
         pmt::pmt_t meta = d_meta.front().second;
+        size_t nbits = done.nbits;
+        if (d_trailer_bits > 0 && nbits >= size_t(d_trailer_bits)) {
+            nbits -= d_trailer_bits;
+            long value = 0;
+            for (size_t i = nbits; i < done.nbits; i++)
+                value = (value << 1) | ((done.packed[i / 8] >> (7 - i % 8)) & 1);
+            if (!pmt::is_dict(meta)) {
+                meta = pmt::make_dict();
+            }
+            meta = pmt::dict_add(meta, d_trailer_key, pmt::from_long(value));
+        }
         if (d_status) {
             if (!pmt::is_dict(meta)) {
                 meta = pmt::make_dict(); // PDUs with nil metadata get a fresh dict
@@ -198,8 +211,8 @@ private:
                                        static_cast<unsigned int>(done.nbits));
             vec = pmt::init_f32vector(d_soft_values.size(), d_soft_values);
         } else {
-            d_bits.resize(done.nbits);
-            ::gpufec::unpack_bits(done.packed, d_bits.data(), done.nbits);
+            d_bits.resize(nbits);
+            ::gpufec::unpack_bits(done.packed, d_bits.data(), nbits);
             vec = pmt::init_u8vector(d_bits.size(), d_bits);
         }
         this->message_port_pub(d_out_port, pmt::cons(meta, vec));
@@ -248,6 +261,8 @@ private:
     std::deque<std::pair<uint64_t, pmt::pmt_t>> d_meta;
     const bool d_soft;
     const bool d_status;
+    const int d_trailer_bits; //!< batched_options::trailer_bits
+    const pmt::pmt_t d_trailer_key;
     //! int8-input units (core convention) -> the float input's units and convention
     float d_soft_gain = 1.0f;
     std::vector<uint8_t> d_bits;

@@ -8,6 +8,7 @@
 
 #include "batched_decoder_impl.h"
 #include "batched_pdu_decoder_impl.h"
+#include <gnuradio/gpufec/dci_search_decoder_pdu.h>
 #include <gnuradio/gpufec/dvbs2_ldpc_code.h>
 #include <gnuradio/gpufec/ldpc_alist_code.h>
 #include <gnuradio/gpufec/ldpc_decoder.h>
@@ -316,6 +317,32 @@ polar_decoder_pdu::sptr polar_decoder_pdu::make(code::sptr code,
             block, code, algorithm, list_size, bp_iterations, early_termination),
         block_decoder_options(
             soft_output, backend, max_batch_frames, 0.0, llr_scale, soft_convention));
+}
+
+dci_search_decoder_pdu::sptr
+dci_search_decoder_pdu::make(int k,
+                             const std::vector<int>& rntis,
+                             const std::vector<int>& aggregation_levels,
+                             int list_size,
+                             const std::string& backend,
+                             int max_batch_frames,
+                             double llr_scale,
+                             const std::string& soft_convention)
+{
+    const std::string block = "dci_search_decoder_pdu";
+    ::gpufec::dci_search_space space;
+    space.k = k;
+    space.rntis = rntis;
+    space.aggregation_levels = aggregation_levels;
+    ::gpufec::dci_search_options opt;
+    opt.decoding.algorithm = ::gpufec::polar_algorithm::scl;
+    opt.decoding.list_size = list_size;
+    batched_options options = block_decoder_options(
+        false, backend, max_batch_frames, 0.0, llr_scale, soft_convention);
+    options.trailer_bits = 16;
+    options.trailer_key = "rnti";
+    return gnuradio::make_block_sptr<batched_pdu_decoder_impl<dci_search_decoder_pdu>>(
+        block, registry_factory(space, opt), options);
 }
 
 } // namespace gpufec

@@ -668,6 +668,49 @@ class qa_block_codes(gr_unittest.TestCase):
                 self.assertEqual(len(soft), len(b), name)
                 np.testing.assert_array_equal((soft > 0).astype(np.uint8), b, err_msg=name)
 
+    def test_022_dci_blind_search_pdus(self):
+        """dci_search_decoder_pdu: candidates of aggregation levels 1, 4 and 16 (e = 108,
+        432, 1728) sent under two monitored RNTIs and one other, mixed in one queue: each
+        comes out in order with its payload, "rnti" the sender's and "crc_ok" exactly for
+        a monitored one; a PDU of another length is dropped; bad parameters name the
+        allowed values."""
+        monitored = [0x4601, 0xc0de]
+        senders = [0x4601, 0x0bad, 0xc0de, 0x4601, 0x0bad, 0xc0de]
+        levels = [1, 4, 16]
+        pdus, expected = [], []
+        for i, (rnti, level) in enumerate(zip(senders, levels * 2)):
+            code = gpufec.nr_polar_code(40, 108 * level, chain="dci", rnti=rnti)
+            bits = random_bits(40, 50 + i)
+            llrs = bpsk_llrs(code.encode(bits.tolist()))
+            meta = pmt.dict_add(pmt.make_dict(), pmt.intern("seq"), pmt.from_long(i))
+            pdus.append(pmt.cons(meta, pmt.init_f32vector(len(llrs), llrs.tolist())))
+            expected.append((bits, rnti, rnti in monitored))
+        pdus.insert(3, pmt.cons(pmt.PMT_NIL, pmt.init_f32vector(200, [1.0] * 200)))
+        dec = gpufec.dci_search_decoder_pdu(40, monitored, aggregation_levels=levels,
+                                            backend="cpu", max_batch_frames=4)
+        out = collect_pdus(dec, pdus, len(expected))
+        self.assertEqual(len(out), len(expected))
+        for i, (msg, (bits, rnti, ok)) in enumerate(zip(out, expected)):
+            meta = pmt.car(msg)
+            self.assertEqual(pmt.to_long(pmt.dict_ref(meta, pmt.intern("seq"),
+                                                      pmt.PMT_NIL)), i)
+            self.assertEqual(pmt.to_bool(pmt.dict_ref(meta, pmt.intern("crc_ok"),
+                                                      pmt.PMT_NIL)), ok, i)
+            self.assertEqual(pmt.to_long(pmt.dict_ref(meta, pmt.intern("rnti"),
+                                                      pmt.PMT_NIL)), rnti, i)
+            np.testing.assert_array_equal(np.array(pmt.u8vector_elements(pmt.cdr(msg))),
+                                          bits, err_msg=str(i))
+        self.assertEqual(dec.decoded_frames(), len(expected))
+        self.assertEqual(dec.dropped_frames(), 1)
+        for kwargs, needle in (({"aggregation_levels": [3]}, "1, 2, 4, 8, 16"),
+                               ({"list_size": 33}, "1..32"),
+                               ({"rntis": []}, "0..65535")):
+            args = {"k": 40, "rntis": monitored, "backend": "cpu"}
+            args.update(kwargs)
+            with self.assertRaises(ValueError) as ctx:
+                gpufec.dci_search_decoder_pdu(**args)
+            self.assertIn(needle, str(ctx.exception))
+
 
 if __name__ == "__main__":
     gr_unittest.run(qa_block_codes)

@@ -40,6 +40,7 @@ void bind_ldpc_decoder(py::module& m);
 void bind_ldpc_decoder_pdu(py::module& m);
 void bind_polar_decoder(py::module& m);
 void bind_polar_decoder_pdu(py::module& m);
+void bind_dci_search_decoder_pdu(py::module& m);
 void bind_nr_uci_small_code(py::module& m);
 void bind_uci_small_decoder(py::module& m);
 void bind_uci_small_decoder_pdu(py::module& m);
@@ -95,6 +96,7 @@ PYBIND11_MODULE(gpufec_python, m)
     bind_ldpc_decoder_pdu(m);
     bind_polar_decoder(m);
     bind_polar_decoder_pdu(m);
+    bind_dci_search_decoder_pdu(m);
     bind_nr_uci_small_code(m);
     bind_uci_small_decoder(m);
     bind_uci_small_decoder_pdu(m);
