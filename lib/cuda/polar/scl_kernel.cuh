@@ -37,6 +37,7 @@ constexpr int scl_max_warps_per_block = 1;
 //! Byte offsets of one frame's shared memory (one warp).
 struct scl_layout {
     uint32_t llr;   //!< L x N/2 floats: slot s, level l < n - 1 at s N/2 + 2^l
+    uint32_t chan;  //!< N floats: the channel (level n)
     uint32_t bits;  //!< L x (N / 32 + 4) words: slot s's decisions, then its pointers
     uint32_t enc;   //!< L x max(N / 64, 1) words: a left sibling's re-encoded bits
     uint32_t top;   //!< L x max(N / 64, 1) words: u[0, N/2) G, for level n - 1
@@ -54,7 +55,8 @@ __host__ __device__ inline scl_layout make_scl_layout(int N, int L)
 {
     scl_layout s{};
     s.llr = 0;
-    s.bits = s.llr + 4u * L * (N / 2);
+    s.chan = s.llr + 4u * L * (N / 2);
+    s.bits = s.chan + 4u * N;
     s.enc = s.bits + 4u * L * scl_words(N);
     s.top = s.enc + 4u * L * scl_enc_words(N);
     s.ctl = s.top + 4u * L * scl_enc_words(N);
@@ -76,12 +78,7 @@ __device__ __forceinline__ uint32_t polar_encode_word(uint32_t v)
 
 struct scl_frame {
     float* llr; //!< slot s's levels 0 .. n-2 at s N/2 + 2^l
-    // The channel (level n) is not stored: channel(d) sums it from the input where
-    // level n - 1 is computed (four leaves per frame), as the frame's start did.
-    const llr8_t* x;
-    const float* fill;
-    const uint32_t* src_begin;
-    const uint16_t* src;
+    const float* chan;
     uint32_t* bits;
     uint32_t* enc;
     uint32_t* top_enc; //!< u[0, N/2) G per slot, read as level n-1's g
@@ -128,23 +125,12 @@ struct scl_frame {
         }
     }
 
-    //! The channel LLR of mother position d: the fill, plus its received LLRs in
-    //! increasing order (the CPU's sum).
-    __device__ __forceinline__ float channel(int d) const
-    {
-        float s = __ldg(fill + d);
-        const uint32_t end = __ldg(src_begin + d + 1);
-        for (uint32_t r = __ldg(src_begin + d); r < end; r++)
-            s += static_cast<float>(x[__ldg(src + r)]);
-        return s;
-    }
-
     //! Value j of level n - 1 of slot s: never stored (it is read at four leaves per
     //! frame), computed from the channel as SC computes it: f in the first half of the
     //! tree, g by u[0, N/2) G in the second.
-    __device__ __forceinline__ float level_top(int s, int j, bool second_half) const
+    __device__ float level_top(int s, int j, bool second_half) const
     {
-        const float a = channel(j), b = channel(j + N / 2);
+        const float a = chan[j], b = chan[j + N / 2];
         if (!second_half)
             return f_minsum(a, b);
         return (top_enc[s * EW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a;
@@ -222,15 +208,18 @@ struct scl_frame {
 
 //! Which of path q's children survive a fork (lane q < A holds their metrics m0, m1):
 //! bit b is set when candidate c = 2 q + b is among the `survivors` smallest of the 2A
-//! by (metric, c). Up to 16 paths the 2A candidates sit one per lane and a bitonic
-//! network sorts them (10 compare-exchange steps at L = 8, against 8 rounds of 2
-//! shuffles and 8 comparisons); beyond, each candidate's rank is counted.
-template <int LMax>
+//! by (metric, c). With `Network`, up to 16 paths, the 2A candidates sit one per lane
+//! and a bitonic network sorts them (10 compare-exchange steps at L = 8); else each
+//! candidate's rank is counted (8 rounds of 2 shuffles and 8 comparisons). Measured on
+//! an H200: the network makes the one-code kernel 7-18 % faster (N = 1024 and 512,
+//! L = 8) but the multi-code kernel 16 % slower (7.19 -> 6.01 M candidates/s), so
+//! each kernel takes the faster one.
+template <int LMax, bool Network>
 __device__ __forceinline__ int
 surviving_children(float m0, float m1, int A, int survivors, int lane)
 {
     constexpr uint32_t all = 0xffffffffu;
-    if constexpr (LMax <= 16) {
+    if constexpr (Network && LMax <= 16) {
         constexpr int S = 2 * LMax; // lanes sorted together
         const float a0 = __shfl_sync(all, m0, lane >> 1);
         const float a1 = __shfl_sync(all, m1, lane >> 1);
@@ -271,7 +260,7 @@ surviving_children(float m0, float m1, int A, int survivors, int lane)
 
 //! CA-SCL of frame f (extent fe) with code p in one warp, its state at `base` in shared
 //! memory, list_size <= LMax (a power of two: the loops over the list unroll).
-template <bool Soft, int LMax>
+template <bool Soft, int LMax, bool Network>
 __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                                                  const frame_extent& fe,
                                                  uint32_t f,
@@ -282,6 +271,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
     constexpr uint32_t all = 0xffffffffu;
     const int N = p.N, L = p.list_size;
     const scl_layout lay = make_scl_layout(N, L);
+    float* chan = reinterpret_cast<float*>(base + lay.chan);
     int* ctl = reinterpret_cast<int*>(base + lay.ctl);
     int* cur_slot = ctl;                                    // slot of list position q
     int* new_slot = ctl + 32;                               // the survivors in list
@@ -291,10 +281,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
     int* clone_dst = ctl + 160;                             // and its clone's slot
     scl_frame fr;
     fr.llr = reinterpret_cast<float*>(base + lay.llr);
-    fr.x = p.in + fe.in_offset;
-    fr.fill = p.fill;
-    fr.src_begin = p.src_begin;
-    fr.src = p.src;
+    fr.chan = chan;
     fr.bits = reinterpret_cast<uint32_t*>(base + lay.bits);
     fr.enc = reinterpret_cast<uint32_t*>(base + lay.enc);
     fr.top_enc = reinterpret_cast<uint32_t*>(base + lay.top);
@@ -307,6 +294,13 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
     const uint32_t slot_mask = L == 32 ? all : (1u << L) - 1u;
     const uint32_t lanes_below = (1u << lane) - 1u;
     {
+        const llr8_t* x = p.in + fe.in_offset;
+        for (int d = lane; d < N; d += 32) {
+            float s = p.fill[d];
+            for (uint32_t r = p.src_begin[d]; r < p.src_begin[d + 1]; r++)
+                s += static_cast<float>(x[p.src[r]]);
+            chan[d] = s;
+        }
         for (int w = lane; w < L * fr.BW; w += 32)
             fr.bits[w] = 0;
         if (lane == 0)
@@ -358,7 +352,8 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
             const float m0 = my_metric + (hd ? mag : 0.0f);
             const float m1 = my_metric + (hd ? 0.0f : mag);
             const int survivors = min(2 * A, L);
-            const int kept = surviving_children<LMax>(m0, m1, A, survivors, lane);
+            const int kept =
+                surviving_children<LMax, Network>(m0, m1, A, survivors, lane);
             const bool k0 = (kept & 1) != 0, k1 = (kept & 2) != 0;
             const uint32_t forks = __ballot_sync(all, k0 && k1);
             if (forks == 0) {
@@ -483,7 +478,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
 
 //! CA-SCL, one warp per frame, every frame with the launch's code.
 template <bool Soft, int LMax>
-__global__ void __launch_bounds__(32 * scl_max_warps_per_block, 20)
+__global__ void __launch_bounds__(32 * scl_max_warps_per_block)
     polar_scl_kernel(const polar_params p)
 {
     extern __shared__ float smem[];
@@ -491,7 +486,7 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block, 20)
     unsigned char* base = reinterpret_cast<unsigned char*>(smem) +
                           warp * make_scl_layout(p.N, p.list_size).bytes;
     for (uint32_t f = blockIdx.x * warps + warp; f < p.num_frames; f += gridDim.x * warps)
-        scl_decode_frame<Soft, LMax>(p, p.frames[f], f, base, lane);
+        scl_decode_frame<Soft, LMax, true>(p, p.frames[f], f, base, lane);
 }
 
 //! The codes of a launch over frames of several lengths (a PDCCH blind search: one DCI
@@ -506,7 +501,7 @@ struct polar_code_set {
 
 //! CA-SCL, one warp per frame, each frame with the code of its length (hard output).
 template <int LMax>
-__global__ void __launch_bounds__(32 * scl_max_warps_per_block, 20)
+__global__ void __launch_bounds__(32 * scl_max_warps_per_block)
     polar_scl_set_kernel(const polar_params launch, const polar_code_set set)
 {
     extern __shared__ float smem[];
@@ -527,6 +522,6 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block, 20)
         p.out = launch.out;
         p.soft = nullptr;
         p.status = launch.status;
-        scl_decode_frame<false, LMax>(p, fe, f, base, lane);
+        scl_decode_frame<false, LMax, false>(p, fe, f, base, lane);
     }
 }
