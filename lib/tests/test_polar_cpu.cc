@@ -940,3 +940,45 @@ TEST(PolarDecoderCpu, BlindSearchRefusesBadSpaces)
     expect_error([&] { gpufec::test::decode_all(*dec, odd, 56, false, false); },
                  { "200 LLRs", "allowed: e = 108, 432" });
 }
+
+TEST(PolarDecoderCpu, BlindDetectionFalseAlarmsFollowTheCrc)
+{
+    // Noise-only candidates with every RNTI monitored: the syndrome's RNTI field always
+    // names a monitored RNTI, so a candidate passes exactly when the first 8 syndrome
+    // bits are 0, which a decision path of a random input meets with probability 2^-8.
+    // SC (one path): 2^-8 per candidate; CA-SCL-8 tries up to 8 paths: about
+    // 1 - (1 - 2^-8)^8 = 3.1 %. 4000 candidates each; the bounds are about 3 sigma.
+    std::vector<int> all(65536);
+    for (int r = 0; r < 65536; r++)
+        all[r] = r;
+    const nr_polar_code code = nr_polar_code::dci(40, 216, 0);
+    std::mt19937 rng(17);
+    std::normal_distribution<double> noise(0.0, 30.0);
+    std::vector<std::vector<gpufec::llr8_t>> frames(4000);
+    for (auto& f : frames) {
+        f.resize(code.e());
+        for (auto& x : f)
+            x = static_cast<gpufec::llr8_t>(
+                std::clamp(std::lround(noise(rng)), -127L, 127L));
+    }
+    for (int list : { 1, 8 }) {
+        polar_decoder_options o;
+        o.algorithm = polar_algorithm::scl;
+        o.list_size = list;
+        o.rntis = all;
+        auto dec = gpufec::make_polar_decoder_cpu(code, o);
+        const auto got = gpufec::test::decode_all(*dec, frames, 56, true, false);
+        size_t ok = 0;
+        for (const auto& st : got.status)
+            ok += st.ok;
+        const double p = 1.0 - std::pow(1.0 - 1.0 / 256, list);
+        const double mean = p * frames.size(), sigma = std::sqrt(mean * (1 - p));
+        EXPECT_GT(double(ok), mean - 3.5 * sigma) << "list " << list;
+        EXPECT_LT(double(ok), mean + 3.5 * sigma) << "list " << list;
+        std::printf("list %d: %zu false alarms of %zu (expected %.1f)\n",
+                    list,
+                    ok,
+                    frames.size(),
+                    mean);
+    }
+}
