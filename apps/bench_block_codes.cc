@@ -532,10 +532,20 @@ bench_code make_bench_code(const block_options& opt)
             pc->encode(in, out);
         };
         code.default_ebn0 = 3.0;
+        // BP rows for each --arithmetic (float, int8); the other algorithms once.
+        std::vector<std::pair<std::string, std::string>> rows;
         for (const std::string& alg :
-             split_list(opt.algorithm.empty() ? "sc,scl,bp" : opt.algorithm)) {
+             split_list(opt.algorithm.empty() ? "sc,scl,bp" : opt.algorithm))
+            if (alg == "bp")
+                for (const std::string& ar :
+                     split_list(opt.arithmetic.empty() ? "float" : opt.arithmetic))
+                    rows.emplace_back(alg, ar);
+            else
+                rows.emplace_back(alg, "float");
+        for (const auto& [alg, arithmetic] : rows) {
             gpufec::polar_decoder_options o;
             o.algorithm = gpufec::parse_polar_algorithm(alg);
+            o.bp_arithmetic = gpufec::parse_polar_bp_arithmetic(arithmetic);
             o.list_size = opt.list_size;
             if (opt.iterations > 0)
                 o.bp_iterations = opt.iterations;
@@ -551,7 +561,9 @@ bench_code make_bench_code(const block_options& opt)
             } else if (o.algorithm == gpufec::polar_algorithm::fast_ssc) {
                 v.label = "polar fast-ssc";
             } else {
-                v.label = "polar " + alg + " " + std::to_string(o.bp_iterations) + " it";
+                v.label = "polar " + alg +
+                          (arithmetic == "int8" ? std::string(" int8") : std::string()) +
+                          " " + std::to_string(o.bp_iterations) + " it";
             }
             v.make = [pc, o]() { return gpufec::make_polar_decoder_cpu(*pc, o); };
             v.make(); // validates the options before any frame is generated

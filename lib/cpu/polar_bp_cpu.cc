@@ -27,6 +27,7 @@
 #include "cpu/polar_common.h"
 #include <gpufec/polar_decoding.h>
 
+#include <type_traits>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -39,96 +40,110 @@ namespace {
 
 constexpr float minsum_scale = 15.0f / 16.0f;
 
-inline float boxplus(float a, float b)
-{
-    const float m = minsum_scale * std::min(std::fabs(a), std::fabs(b));
-    return ((a < 0) != (b < 0)) ? -m : m;
-}
+//! Float messages (the reference arithmetic).
+struct float_messages {
+    using type = float;
+    static constexpr float known_zero = polar_known_zero_llr;
+    static float boxplus(float a, float b)
+    {
+        const float m = minsum_scale * std::min(std::fabs(a), std::fabs(b));
+        return ((a < 0) != (b < 0)) ? -m : m;
+    }
+    static float add(float a, float b) { return a + b; }
+};
+//! The paper's 8-bit messages (polar_bp_int8, shared with the kernel).
+struct int8_messages : polar_bp_int8 {
+    using type = int8_t;
+};
 
 // Left-going messages of stage span h over the N nodes of a layer.
-template <int H>
-inline void stage_left(const float* __restrict__ Lr,
-                       const float* __restrict__ Rl,
-                       float* __restrict__ Ll,
+template <int H, class M, class T = typename M::type>
+inline void stage_left(const T* __restrict__ Lr,
+                       const T* __restrict__ Rl,
+                       T* __restrict__ Ll,
                        int N,
                        int h_runtime)
 {
     const int h = H > 0 ? H : h_runtime;
     for (int b = 0; b < N; b += 2 * h) {
-        const float* La = Lr + b;
-        const float* Lb = La + h;
-        const float* Ra = Rl + b;
-        const float* Rb = Ra + h;
-        float* Oa = Ll + b;
-        float* Ob = Oa + h;
+        const T* La = Lr + b;
+        const T* Lb = La + h;
+        const T* Ra = Rl + b;
+        const T* Rb = Ra + h;
+        T* Oa = Ll + b;
+        T* Ob = Oa + h;
         for (int j = 0; j < h; j++) {
-            Oa[j] = boxplus(La[j], Lb[j] + Rb[j]);
-            Ob[j] = boxplus(Ra[j], La[j]) + Lb[j];
+            Oa[j] = M::boxplus(La[j], M::add(Lb[j], Rb[j]));
+            Ob[j] = M::add(M::boxplus(Ra[j], La[j]), Lb[j]);
         }
     }
 }
 
 // Right-going messages of stage span h.
-template <int H>
-inline void stage_right(const float* __restrict__ Lr,
-                        const float* __restrict__ Rl,
-                        float* __restrict__ Rr,
+template <int H, class M, class T = typename M::type>
+inline void stage_right(const T* __restrict__ Lr,
+                        const T* __restrict__ Rl,
+                        T* __restrict__ Rr,
                         int N,
                         int h_runtime)
 {
     const int h = H > 0 ? H : h_runtime;
     for (int b = 0; b < N; b += 2 * h) {
-        const float* La = Lr + b;
-        const float* Lb = La + h;
-        const float* Ra = Rl + b;
-        const float* Rb = Ra + h;
-        float* Oa = Rr + b;
-        float* Ob = Oa + h;
+        const T* La = Lr + b;
+        const T* Lb = La + h;
+        const T* Ra = Rl + b;
+        const T* Rb = Ra + h;
+        T* Oa = Rr + b;
+        T* Ob = Oa + h;
         for (int j = 0; j < h; j++) {
-            Oa[j] = boxplus(Ra[j], Lb[j] + Rb[j]);
-            Ob[j] = boxplus(Ra[j], La[j]) + Rb[j];
+            Oa[j] = M::boxplus(Ra[j], M::add(Lb[j], Rb[j]));
+            Ob[j] = M::add(M::boxplus(Ra[j], La[j]), Rb[j]);
         }
     }
 }
 
 // The small spans get compile-time trip counts so that the inner loops unroll.
-inline void
-sweep_stage(bool left, const float* Lr, const float* Rl, float* out, int N, int h)
+template <class M, class T = typename M::type>
+inline void sweep_stage(bool left, const T* Lr, const T* Rl, T* out, int N, int h)
 {
     switch (h) {
     case 1:
-        return left ? stage_left<1>(Lr, Rl, out, N, 1)
-                    : stage_right<1>(Lr, Rl, out, N, 1);
+        return left ? stage_left<1, M>(Lr, Rl, out, N, 1)
+                    : stage_right<1, M>(Lr, Rl, out, N, 1);
     case 2:
-        return left ? stage_left<2>(Lr, Rl, out, N, 2)
-                    : stage_right<2>(Lr, Rl, out, N, 2);
+        return left ? stage_left<2, M>(Lr, Rl, out, N, 2)
+                    : stage_right<2, M>(Lr, Rl, out, N, 2);
     case 4:
-        return left ? stage_left<4>(Lr, Rl, out, N, 4)
-                    : stage_right<4>(Lr, Rl, out, N, 4);
+        return left ? stage_left<4, M>(Lr, Rl, out, N, 4)
+                    : stage_right<4, M>(Lr, Rl, out, N, 4);
     default:
-        return left ? stage_left<0>(Lr, Rl, out, N, h)
-                    : stage_right<0>(Lr, Rl, out, N, h);
+        return left ? stage_left<0, M>(Lr, Rl, out, N, h)
+                    : stage_right<0, M>(Lr, Rl, out, N, h);
     }
 }
 
 // One worker's scratch (made by make_scratch(), owned by the engine), sized for the code.
-struct workspace : scratch {
-    workspace(int N, int n, int K)
+template <class T>
+struct bp_workspace : scratch {
+    bp_workspace(int N, int n, int K)
         : L(size_t(n + 1) * N),
           R(size_t(n + 1) * N),
           u(N),
           c(K),
           uw(std::max(1, N / 64)),
-          xw(std::max(1, N / 64))
+          xw(std::max(1, N / 64)),
+          sum(N)
     {
     }
-    std::vector<float> L, R;      // (n + 1) layers of N
+    std::vector<T> L, R;          // (n + 1) layers of N
     std::vector<uint8_t> u, c;    // decisions, info bits
     std::vector<uint64_t> uw, xw; // u_hat G_N and x_hat, 64 bits a word
+    std::vector<int32_t> sum;     // int8 messages: the channel's received sums
 };
 
 // Signs of a + b (1 = negative) over n values, bit j of word j / 64 (n < 64: one word).
-inline void pack_signs(const float* a, const float* b, int n, uint64_t* words)
+template <class T>
+inline void pack_signs(const T* a, const T* b, int n, uint64_t* words)
 {
     for (int w = 0; w * 64 < n; w++) {
         const int len = std::min(64, n - 64 * w);
@@ -156,8 +171,12 @@ inline void transform_packed(uint64_t* w, int N)
                 w[i] ^= w[i + h];
 }
 
+template <class M>
 class polar_bp_decoder_cpu : public fixed_length_cpu_decoder
 {
+    using T = typename M::type;
+    using workspace = bp_workspace<T>;
+
 public:
     polar_bp_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& opt)
         : fixed_length_cpu_decoder(
@@ -169,10 +188,10 @@ public:
     {
         const int N = code.N();
         d_fill = polar_channel_fill(code);
-        d_prior.assign(N, 0.f);
+        d_prior.assign(N, T(0));
         for (int j = 0; j < N; j++)
             if (code.frozen()[j])
-                d_prior[j] = polar_known_zero_llr;
+                d_prior[j] = static_cast<T>(M::known_zero);
     }
 
     bool has_soft_output() const override { return !d_rule.detects_rnti(); }
@@ -193,7 +212,8 @@ public:
 
     std::string name() const override
     {
-        return "polar bp x" + std::to_string(d_iterations) + (d_early ? " et" : "") +
+        return std::string("polar bp") + (std::is_same<T, float>::value ? "" : " int8") +
+               " x" + std::to_string(d_iterations) + (d_early ? " et" : "") +
                " (k=" + std::to_string(d_code.k()) + ", e=" + std::to_string(d_code.e()) +
                ", N=" + std::to_string(d_code.N()) + ", " + to_string(d_code.crc()) +
                ") on cpu";
@@ -204,36 +224,47 @@ private:
     decode_frame(const llr8_t* in, uint8_t* out, float* soft, workspace& ws) const
     {
         const int N = d_code.N(), n = d_code.n();
-        std::fill(ws.R.begin(), ws.R.end(), 0.f);
-        float* L = ws.L.data();
-        float* R = ws.R.data();
-        float* ch = L + size_t(n) * N;
-        std::copy(d_fill.begin(), d_fill.end(), ch);
+        std::fill(ws.R.begin(), ws.R.end(), T(0));
+        T* L = ws.L.data();
+        T* R = ws.R.data();
+        T* ch = L + size_t(n) * N;
         const auto& map = d_code.output_to_codeword();
-        for (size_t j = 0; j < map.size(); j++)
-            ch[map[j]] += static_cast<float>(in[j]);
+        if constexpr (std::is_same<T, float>::value) {
+            std::copy(d_fill.begin(), d_fill.end(), ch);
+            for (size_t j = 0; j < map.size(); j++)
+                ch[map[j]] += static_cast<float>(in[j]);
+        } else {
+            // int8: the received sum saturated, known zeros at the largest value.
+            std::vector<int32_t>& sum = ws.sum;
+            std::fill(sum.begin(), sum.end(), 0);
+            for (size_t j = 0; j < map.size(); j++)
+                sum[map[j]] += in[j];
+            for (int d = 0; d < N; d++)
+                ch[d] = d_fill[d] != 0.0f ? static_cast<T>(M::known_zero)
+                                          : M::saturate(sum[d]);
+        }
         std::copy(d_prior.begin(), d_prior.end(), R);
 
         uint32_t rnti = 0;
         int it = 1;
         for (;; it++) {
             for (int s = n - 1; s >= 0; s--)
-                sweep_stage(true,
-                            L + size_t(s + 1) * N,
-                            R + size_t(s) * N,
-                            L + size_t(s) * N,
-                            N,
-                            1 << s);
+                sweep_stage<M>(true,
+                               L + size_t(s + 1) * N,
+                               R + size_t(s) * N,
+                               L + size_t(s) * N,
+                               N,
+                               1 << s);
             // The right sweep only feeds the next iteration and the stopping test.
             if (it == d_iterations)
                 break;
             for (int s = 0; s < n; s++)
-                sweep_stage(false,
-                            L + size_t(s + 1) * N,
-                            R + size_t(s) * N,
-                            R + size_t(s + 1) * N,
-                            N,
-                            1 << s);
+                sweep_stage<M>(false,
+                               L + size_t(s + 1) * N,
+                               R + size_t(s) * N,
+                               R + size_t(s + 1) * N,
+                               N,
+                               1 << s);
             if (d_early && g_matrix_holds(L, R, ws) && crc_holds(ws, &rnti))
                 break;
         }
@@ -245,13 +276,12 @@ private:
         const int k = d_code.k();
         if (soft)
             for (int j = 0; j < k; j++)
-                soft[j] = L[info[j]] + R[info[j]];
+                soft[j] = static_cast<float>(L[info[j]] + R[info[j]]);
         return frame_status{ it, ok };
     }
 
     // u_hat from the u-side a-posteriori LLRs (frozen bits come out 0 by their prior).
-    void
-    decide(const float* __restrict__ L, const float* __restrict__ R, workspace& ws) const
+    void decide(const T* __restrict__ L, const T* __restrict__ R, workspace& ws) const
     {
         const int N = d_code.N();
         uint8_t* __restrict__ u = ws.u.data();
@@ -261,7 +291,7 @@ private:
 
     // G-matrix criterion: the x-side decisions equal u_hat G_N. Leaves u_hat in ws.u
     // when it holds.
-    bool g_matrix_holds(const float* L, const float* R, workspace& ws) const
+    bool g_matrix_holds(const T* L, const T* R, workspace& ws) const
     {
         const int N = d_code.N(), n = d_code.n();
         const int words = std::max(1, N / 64);
@@ -288,8 +318,8 @@ private:
     polar_crc_rule d_rule;
     int d_iterations;
     bool d_early;
-    std::vector<float> d_fill;  // channel LLR before adding the received values
-    std::vector<float> d_prior; // R at the u layer: known zero on frozen bits
+    std::vector<float> d_fill; // channel LLR before adding the received values
+    std::vector<T> d_prior;    // R at the u layer: known zero on frozen bits
 };
 
 } // namespace
@@ -297,7 +327,9 @@ private:
 std::unique_ptr<fixed_length_cpu_decoder>
 make_polar_bp_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& opt)
 {
-    return std::make_unique<polar_bp_decoder_cpu>(code, opt);
+    if (opt.bp_arithmetic == polar_bp_arithmetic::int8)
+        return std::make_unique<polar_bp_decoder_cpu<int8_messages>>(code, opt);
+    return std::make_unique<polar_bp_decoder_cpu<float_messages>>(code, opt);
 }
 
 } // namespace gpufec

@@ -52,6 +52,28 @@ inline std::vector<uint8_t> polar_pc_flags(const nr_polar_code& code)
     return flags;
 }
 
+/*!
+ * The 8-bit message arithmetic of belief propagation (the paper's quantization,
+ * ../shared/papers/polar-bp-gpu.txt; polar_bp_arithmetic::int8), shared by the CPU
+ * decoder and the kernel: messages in -127..127, sums saturated, the box-plus
+ * floor(15 min(|a|, |b|) / 16) with the sign of a b (the float decoder's 15/16 scale),
+ * known zeros at 127.
+ */
+struct polar_bp_int8 {
+    static constexpr int known_zero = 127;
+    GPUFEC_HD static int8_t saturate(int v)
+    {
+        return static_cast<int8_t>(v > 127 ? 127 : v < -127 ? -127 : v);
+    }
+    GPUFEC_HD static int8_t add(int8_t a, int8_t b) { return saturate(int(a) + int(b)); }
+    GPUFEC_HD static int8_t boxplus(int8_t a, int8_t b)
+    {
+        const int ma = a < 0 ? -a : a, mb = b < 0 ? -b : b;
+        const int m = (15 * (ma < mb ? ma : mb)) >> 4;
+        return static_cast<int8_t>((a < 0) != (b < 0) ? -m : m);
+    }
+};
+
 //! The 16-bit RNTI field of a DCI CRC syndrome (bit t = CRC bit t of decided XOR
 //! computed): 7.3.2 XORs RNTI bit 15 - i onto CRC bit crc_len - 16 + i.
 GPUFEC_HD uint32_t polar_rnti_field(uint32_t syndrome, int crc_len)

@@ -688,6 +688,22 @@ polar_algorithm parse_polar_algorithm(const std::string& s)
                 "\" unknown; allowed: \"sc\", \"fast-ssc\", \"scl\", \"bp\"");
 }
 
+polar_bp_arithmetic parse_polar_bp_arithmetic(const std::string& s)
+{
+    if (s == "float")
+        return polar_bp_arithmetic::float32;
+    if (s == "int8")
+        return polar_bp_arithmetic::int8;
+    throw error("polar decoder: bp arithmetic \"" + s +
+                "\" unknown; allowed: \"float\", "
+                "\"int8\"");
+}
+
+const char* to_string(polar_bp_arithmetic a)
+{
+    return a == polar_bp_arithmetic::int8 ? "int8" : "float";
+}
+
 const char* to_string(polar_algorithm a)
 {
     switch (a) {
@@ -718,6 +734,9 @@ make_polar_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& o
         throw error("polar decoder: bp_iterations " +
                     std::to_string(options.bp_iterations) +
                     " out of range; allowed: 1..200");
+    if (options.bp_arithmetic != polar_bp_arithmetic::float32 &&
+        options.bp_arithmetic != polar_bp_arithmetic::int8)
+        throw error("polar decoder: bp_arithmetic unknown; allowed: \"float\", \"int8\"");
     if (code.segments() == 2)
         return std::make_unique<polar_segmented_cpu>(code, options);
     return make_block_decoder(code, options);

@@ -24,6 +24,7 @@
 #include "cpu/polar_program.h"
 #include "polar_cuda.h"
 
+#include <type_traits>
 #include <algorithm>
 
 namespace gpufec {
@@ -328,20 +329,38 @@ __global__ void __launch_bounds__(32 * warps_per_block) polar_kernel(const polar
 // sweep s = 0..n-1 per iteration, the G-matrix test (x_hat = u_hat G_N) and the CRC
 // before stopping early: the same bits, iterations, status and soft output.
 
+// With polar_bp_arithmetic::int8 the messages are the paper's 8 bits (polar_bp_int8,
+// the CPU's arithmetic): 4x less shared memory, so more frames per SM, each with N / 4
+// threads (two processing elements each).
+
 constexpr float bp_scale = 15.0f / 16.0f;
 
-__device__ __forceinline__ float boxplus(float a, float b)
+//! Float messages (the CPU's float arithmetic).
+struct bp_float_messages {
+    using type = float;
+    static constexpr float known_zero = polar_known_zero_llr;
+    __device__ static __forceinline__ float boxplus(float a, float b)
+    {
+        const float m = bp_scale * fminf(fabsf(a), fabsf(b));
+        return ((a < 0.0f) != (b < 0.0f)) ? -m : m;
+    }
+    __device__ static __forceinline__ float add(float a, float b) { return a + b; }
+};
+//! 8-bit messages.
+struct bp_int8_messages : polar_bp_int8 {
+    using type = int8_t;
+};
+
+//! Bytes of shared memory of one BP frame with messages of `message_bytes`.
+constexpr size_t bp_frame_bytes(int N, int n, size_t message_bytes = sizeof(float))
 {
-    const float m = bp_scale * fminf(fabsf(a), fabsf(b));
-    return ((a < 0.0f) != (b < 0.0f)) ? -m : m;
+    return (2 * static_cast<size_t>(n + 1) * N * message_bytes +
+            2 * static_cast<size_t>(N) + 15) &
+           ~size_t(15);
 }
 
-//! Bytes of shared memory of one BP frame.
-constexpr size_t bp_frame_bytes(int N, int n)
-{
-    return 2 * static_cast<size_t>(n + 1) * N * sizeof(float) +
-           2 * static_cast<size_t>(N);
-}
+//! Threads of one BP frame's block: a processing element each (float), or two (int8).
+constexpr int bp_threads(int N, bool int8) { return std::max(32, int8 ? N / 4 : N / 2); }
 
 //! The CRC syndrome of the decisions u (information positions p.info; decided XOR
 //! computed CRC bits), by the block; 0 without a CRC.
@@ -370,26 +389,36 @@ __device__ __forceinline__ uint32_t block_crc_syndrome(const polar_params& p,
     return syndrome;
 }
 
+template <class M>
 __global__ void __launch_bounds__(512) polar_bp_kernel(const polar_params p)
 {
+    using T = typename M::type;
     extern __shared__ float smem[];
     __shared__ uint32_t crc_scratch;
     const int N = p.N, n = p.n, t = threadIdx.x, threads = blockDim.x;
-    float* L = smem;            // layer s at s * N; layer n: the channel
-    float* R = L + (n + 1) * N; // layer 0: the prior
+    T* L = reinterpret_cast<T*>(smem); // layer s at s * N; layer n: the channel
+    T* R = L + (n + 1) * N;            // layer 0: the prior
     uint8_t* u = reinterpret_cast<uint8_t*>(R + (n + 1) * N);
     uint8_t* x = u + N;
     for (uint32_t f = blockIdx.x; f < p.num_frames; f += gridDim.x) {
         const frame_extent fe = p.frames[f];
         const llr8_t* in = p.in + fe.in_offset;
         for (int d = t; d < N; d += threads) {
-            float s = p.fill[d];
-            for (uint32_t r = p.src_begin[d]; r < p.src_begin[d + 1]; r++)
-                s += static_cast<float>(in[p.src[r]]);
-            L[n * N + d] = s;
-            R[d] = p.frozen[d] ? polar_known_zero_llr : 0.0f;
+            if constexpr (std::is_same<T, float>::value) {
+                float s = p.fill[d];
+                for (uint32_t r = p.src_begin[d]; r < p.src_begin[d + 1]; r++)
+                    s += static_cast<float>(in[p.src[r]]);
+                L[n * N + d] = s;
+            } else {
+                // The received sum saturated; known zeros at the largest value.
+                int s = 0;
+                for (uint32_t r = p.src_begin[d]; r < p.src_begin[d + 1]; r++)
+                    s += in[p.src[r]];
+                L[n * N + d] = p.fill[d] != 0.0f ? T(M::known_zero) : M::saturate(s);
+            }
+            R[d] = p.frozen[d] ? T(M::known_zero) : T(0);
             for (int l = 1; l <= n; l++)
-                R[l * N + d] = 0.0f;
+                R[l * N + d] = T(0);
         }
         __syncthreads();
         int it = 1;
@@ -398,11 +427,11 @@ __global__ void __launch_bounds__(512) polar_bp_kernel(const polar_params p)
                 const int h = 1 << s;
                 for (int pe = t; pe < N / 2; pe += threads) {
                     const int j = (pe / h) * 2 * h + pe % h;
-                    const float* Lr = L + (s + 1) * N;
-                    const float* Rl = R + s * N;
-                    const float la = Lr[j], lb = Lr[j + h], ra = Rl[j], rb = Rl[j + h];
-                    L[s * N + j] = boxplus(la, lb + rb);
-                    L[s * N + j + h] = boxplus(ra, la) + lb;
+                    const T* Lr = L + (s + 1) * N;
+                    const T* Rl = R + s * N;
+                    const T la = Lr[j], lb = Lr[j + h], ra = Rl[j], rb = Rl[j + h];
+                    L[s * N + j] = M::boxplus(la, M::add(lb, rb));
+                    L[s * N + j + h] = M::add(M::boxplus(ra, la), lb);
                 }
                 __syncthreads();
             }
@@ -412,11 +441,11 @@ __global__ void __launch_bounds__(512) polar_bp_kernel(const polar_params p)
                 const int h = 1 << s;
                 for (int pe = t; pe < N / 2; pe += threads) {
                     const int j = (pe / h) * 2 * h + pe % h;
-                    const float* Lr = L + (s + 1) * N;
-                    const float* Rl = R + s * N;
-                    const float la = Lr[j], lb = Lr[j + h], ra = Rl[j], rb = Rl[j + h];
-                    R[(s + 1) * N + j] = boxplus(ra, lb + rb);
-                    R[(s + 1) * N + j + h] = boxplus(ra, la) + rb;
+                    const T* Lr = L + (s + 1) * N;
+                    const T* Rl = R + s * N;
+                    const T la = Lr[j], lb = Lr[j + h], ra = Rl[j], rb = Rl[j + h];
+                    R[(s + 1) * N + j] = M::boxplus(ra, M::add(lb, rb));
+                    R[(s + 1) * N + j + h] = M::add(M::boxplus(ra, la), rb);
                 }
                 __syncthreads();
             }
@@ -424,8 +453,8 @@ __global__ void __launch_bounds__(512) polar_bp_kernel(const polar_params p)
                 continue;
             // G-matrix test: u_hat G_N (transformed in place) against x_hat.
             for (int d = t; d < N; d += threads) {
-                u[d] = (L[d] + R[d]) < 0.0f;
-                x[d] = (L[n * N + d] + R[n * N + d]) < 0.0f;
+                u[d] = (L[d] + R[d]) < 0;
+                x[d] = (L[n * N + d] + R[n * N + d]) < 0;
             }
             __syncthreads();
             for (int h = 1; h < N; h *= 2) {
@@ -441,13 +470,13 @@ __global__ void __launch_bounds__(512) polar_bp_kernel(const polar_params p)
             if (__syncthreads_or(differ))
                 continue;
             for (int d = t; d < N; d += threads)
-                u[d] = (L[d] + R[d]) < 0.0f;
+                u[d] = (L[d] + R[d]) < 0;
             __syncthreads();
             if (crc_accepts(p, block_crc_syndrome(p, u, &crc_scratch)))
                 break;
         }
         for (int d = t; d < N; d += threads)
-            u[d] = (L[d] + R[d]) < 0.0f;
+            u[d] = (L[d] + R[d]) < 0;
         __syncthreads();
         const uint32_t syndrome = block_crc_syndrome(p, u, &crc_scratch);
         const bool ok = crc_accepts(p, syndrome);
@@ -458,7 +487,8 @@ __global__ void __launch_bounds__(512) polar_bp_kernel(const polar_params p)
                 output_byte(p, byte, rnti, [&](int j) { return u[p.info[j]] != 0; });
         if (p.soft)
             for (int j = t; j < p.k; j += threads)
-                p.soft[8 * fe.out_offset + j] = L[p.info[j]] + R[p.info[j]];
+                p.soft[8 * fe.out_offset + j] =
+                    static_cast<float>(L[p.info[j]] + R[p.info[j]]);
         if (t == 0)
             p.status[f] = frame_status{ it, ok };
         __syncthreads(); // the buffers are reused by the next frame
@@ -629,12 +659,13 @@ public:
                                          static_cast<int>(d_scl_warps * bytes)));
         }
         if (d_bp) {
-            const size_t bytes = bp_frame_bytes(N, n);
+            d_bp_int8 = options.bp_arithmetic == polar_bp_arithmetic::int8;
+            const size_t bytes = bp_bytes();
             if (bytes > 227 * 1024)
                 throw error("polar decoder (cuda): bp needs " + std::to_string(bytes) +
                             " bytes of shared memory per frame; allowed: up to 232448");
             GPUFEC_CUDA_CHECK(
-                cudaFuncSetAttribute(polar_bp_kernel,
+                cudaFuncSetAttribute(bp_kernel(),
                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(bytes)));
         }
@@ -703,11 +734,10 @@ public:
         }
         if (d_bp) {
             const int N = d_code.N();
-            polar_bp_kernel<<<static_cast<unsigned>(
-                                  std::min<size_t>(nf, size_t(1) << 20)),
-                              std::max(32, N / 2),
-                              bp_frame_bytes(N, d_code.n()),
-                              stream>>>(p);
+            bp_kernel()<<<static_cast<unsigned>(std::min<size_t>(nf, size_t(1) << 20)),
+                          bp_threads(N, d_bp_int8),
+                          bp_bytes(),
+                          stream>>>(p);
             GPUFEC_CUDA_CHECK_LAUNCH();
             return;
         }
@@ -763,10 +793,10 @@ public:
                    std::to_string(make_scl_layout(d_code.N(), d_list).bytes) +
                    " B shared memory per frame";
         if (d_bp)
-            return "polar bp: 1 block/frame, " +
-                   std::to_string(std::max(32, d_code.N() / 2)) + " threads, " +
-                   std::to_string(bp_frame_bytes(d_code.N(), d_code.n())) +
-                   " B shared memory per frame";
+            return std::string("polar bp") + (d_bp_int8 ? " int8" : "") +
+                   ": 1 block/frame, " +
+                   std::to_string(bp_threads(d_code.N(), d_bp_int8)) + " threads, " +
+                   std::to_string(bp_bytes()) + " B shared memory per frame";
         return std::string(d_fast ? "polar fast-ssc" : "polar sc") + ": " +
                std::to_string(d_num_ops) + " ops, " + std::to_string(d_fpw) +
                " frame(s)/warp, " + std::to_string(warps_per_block * d_fpw) +
@@ -805,6 +835,16 @@ private:
         return soft ? polar_scl_kernel<true, 32> : polar_scl_kernel<false, 32>;
     }
     size_t smem() const { return warps_per_block * d_fpw * frame_bytes(d_code.N()); }
+    //! The BP kernel of the message arithmetic, and its shared memory per frame.
+    kernel_fn bp_kernel() const
+    {
+        return d_bp_int8 ? polar_bp_kernel<bp_int8_messages>
+                         : polar_bp_kernel<bp_float_messages>;
+    }
+    size_t bp_bytes() const
+    {
+        return bp_frame_bytes(d_code.N(), d_code.n(), d_bp_int8 ? 1 : sizeof(float));
+    }
 
     nr_polar_code d_code;
     int d_device;
@@ -814,12 +854,13 @@ private:
     device_buffer<float> d_fill;
     device_buffer<uint32_t> d_begin, d_column, d_ops;
     int d_num_ops = 0;
-    int d_fpw = 1;       //!< frames per warp
-    bool d_fast = false; //!< fast-SSC (no soft output)
-    bool d_bp = false;   //!< belief propagation
-    bool d_scl = false;  //!< CA-SCL
-    int d_list = 1;      //!< SCL list size
-    int d_scl_warps = 1; //!< SCL frames (warps) per block
+    int d_fpw = 1;          //!< frames per warp
+    bool d_fast = false;    //!< fast-SSC (no soft output)
+    bool d_bp = false;      //!< belief propagation
+    bool d_bp_int8 = false; //!< BP with 8-bit messages
+    bool d_scl = false;     //!< CA-SCL
+    int d_list = 1;         //!< SCL list size
+    int d_scl_warps = 1;    //!< SCL frames (warps) per block
     device_buffer<uint32_t> d_leaf_column, d_leaf_crc_bit, d_pc_mask, d_rnti_set;
     bool d_detects_rnti = false; //!< options.rntis: the output carries the RNTI
     device_buffer<int8_t> d_pc_row;
