@@ -110,7 +110,8 @@ decoder_factory polar_factory(const std::string& block,
                               const std::string& algorithm,
                               int list_size,
                               int bp_iterations,
-                              bool early_termination)
+                              bool early_termination,
+                              const std::string& bp_arithmetic)
 {
     auto polar = std::dynamic_pointer_cast<nr_polar_code>(code);
     if (!polar) {
@@ -122,6 +123,7 @@ decoder_factory polar_factory(const std::string& block,
     opt.list_size = list_size;
     opt.bp_iterations = bp_iterations;
     opt.bp_early_termination = early_termination;
+    opt.bp_arithmetic = ::gpufec::parse_polar_bp_arithmetic(bp_arithmetic);
     return registry_factory(polar->core(), opt);
 }
 
@@ -282,13 +284,19 @@ polar_decoder::sptr polar_decoder::make(code::sptr code,
                                         int max_batch_frames,
                                         double max_latency_ms,
                                         double llr_scale,
-                                        const std::string& soft_convention)
+                                        const std::string& soft_convention,
+                                        const std::string& bp_arithmetic)
 {
     const std::string block = "polar_decoder";
     return gnuradio::make_block_sptr<batched_decoder_impl<polar_decoder>>(
         block,
-        polar_factory(
-            block, code, algorithm, list_size, bp_iterations, early_termination),
+        polar_factory(block,
+                      code,
+                      algorithm,
+                      list_size,
+                      bp_iterations,
+                      early_termination,
+                      bp_arithmetic),
         input_type,
         len_tag_key,
         block_decoder_options(soft_output,
@@ -308,13 +316,19 @@ polar_decoder_pdu::sptr polar_decoder_pdu::make(code::sptr code,
                                                 const std::string& backend,
                                                 int max_batch_frames,
                                                 double llr_scale,
-                                                const std::string& soft_convention)
+                                                const std::string& soft_convention,
+                                                const std::string& bp_arithmetic)
 {
     const std::string block = "polar_decoder_pdu";
     return gnuradio::make_block_sptr<batched_pdu_decoder_impl<polar_decoder_pdu>>(
         block,
-        polar_factory(
-            block, code, algorithm, list_size, bp_iterations, early_termination),
+        polar_factory(block,
+                      code,
+                      algorithm,
+                      list_size,
+                      bp_iterations,
+                      early_termination,
+                      bp_arithmetic),
         block_decoder_options(
             soft_output, backend, max_batch_frames, 0.0, llr_scale, soft_convention));
 }

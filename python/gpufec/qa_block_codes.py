@@ -421,12 +421,18 @@ class qa_block_codes(gr_unittest.TestCase):
             cases.append((polar, gpufec.polar_decoder(polar, "scl", list_size,
                                                       backend="cpu")))
         cases.append((polar, gpufec.polar_decoder(polar, "bp", 8, 100, backend="cpu")))
+        cases.append((polar, gpufec.polar_decoder(polar, "bp", 8, 100, backend="cpu",
+                                                  bp_arithmetic="int8")))
         for code, dec in cases:
             bits = random_bits(3 * code.frame_bits(), 11)
             out, tags = run_stream(dec, bpsk_llrs(encode_frames(code, bits)))
             np.testing.assert_array_equal(out, bits, err_msg=code.describe())
             iters, _ = status_tags(tags)
             self.assertTrue(all(it < 8 for _, it in iters), code.describe())
+
+        with self.assertRaises(ValueError) as ctx:
+            gpufec.polar_decoder(polar, "bp", backend="cpu", bp_arithmetic="int4")
+        self.assertIn('"int8"', str(ctx.exception))
 
         # int8 input, quantized as the engine does (round(L * 8)).
         for name, code, make, _ in self.decoders():

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(polar_decoder_pdu.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(caada8f3ee28fb74f496365b31b93c99)                     */
+/* BINDTOOL_HEADER_FILE_HASH(092d7339916886babcbfe44b4200173b)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -50,6 +50,7 @@ void bind_polar_decoder_pdu(py::module& m)
              py::arg("max_batch_frames") = 64,
              py::arg("llr_scale") = 8.,
              py::arg("soft_convention") = "gnuradio",
+             py::arg("bp_arithmetic") = "float",
              D(polar_decoder_pdu, make))
 
 

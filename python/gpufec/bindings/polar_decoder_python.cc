@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(polar_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(8691f751dfa57517959616c4031c68ed)                     */
+/* BINDTOOL_HEADER_FILE_HASH(298b15d20a2b947b72ae9c954977ac79)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -50,6 +50,7 @@ void bind_polar_decoder(py::module& m)
              py::arg("max_latency_ms") = 10.,
              py::arg("llr_scale") = 8.,
              py::arg("soft_convention") = "gnuradio",
+             py::arg("bp_arithmetic") = "float",
              D(polar_decoder, make))
 
 
