@@ -1,0 +1,254 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpufec developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// The stream decoder template in real flowgraphs, with a decoder whose output is known
+// (hard decisions): the buffer GNU Radio gives the block's upstream holds half a batch
+// or more (not the two frames that one frame as output multiple gave), and frames come
+// out complete and in order, fixed-length and tagged, whatever the frame count.
+#include "batched_decoder_impl.h"
+
+#include <gnuradio/block_detail.h>
+#include <gnuradio/blocks/null_sink.h>
+#include <gnuradio/blocks/vector_sink.h>
+#include <gnuradio/blocks/vector_source.h>
+#include <gnuradio/buffer.h>
+#include <gnuradio/gpufec/ldpc_decoder.h>
+#include <gnuradio/sync_block.h>
+#include <gnuradio/top_block.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <random>
+
+namespace gr {
+namespace gpufec {
+namespace {
+
+//! Bit i of a frame = 1 when LLR i is negative (core convention), for frames of any
+//! length up to max_items; iterations = 1.
+class hard_decision_decoder : public ::gpufec::batch_decoder
+{
+public:
+    //! decide = false: zeros only (for the host-side benchmark, a decoder that costs
+    //! nothing but writing its output).
+    explicit hard_decision_decoder(size_t max_items, bool decide = true)
+        : d_max_items(max_items), d_decide(decide)
+    {
+    }
+    ::gpufec::backend_kind backend() const override
+    {
+        return ::gpufec::backend_kind::cpu;
+    }
+    size_t max_input_items_per_frame() const override { return d_max_items; }
+    size_t output_bits_for_input(size_t items) const override
+    {
+        if (items == 0 || items > d_max_items)
+            throw ::gpufec::error("hard_decision_decoder: 1.." +
+                                  std::to_string(d_max_items) + " items");
+        return items;
+    }
+    size_t default_input_items() const override { return d_max_items; }
+    size_t default_output_bits() const override { return d_max_items; }
+    std::string name() const override { return "hard decisions"; }
+    void decode(const ::gpufec::frame_batch& batch, ::gpufec::exec_ctx&) override
+    {
+        for (size_t f = 0; f < batch.num_frames; ++f) {
+            const auto& frame = batch.frames[f];
+            uint8_t* out = batch.out + frame.out_offset;
+            std::fill(out, out + ::gpufec::packed_bytes(frame.in_items), 0);
+            for (size_t i = 0; d_decide && i < frame.in_items; ++i)
+                if (batch.in[frame.in_offset + i] < 0)
+                    out[i / 8] |= uint8_t(0x80u >> (i % 8));
+            batch.status[f] = ::gpufec::frame_status{};
+        }
+    }
+
+private:
+    size_t d_max_items;
+    bool d_decide;
+};
+
+block_sptr make_block(size_t frame_items,
+                      int max_batch_frames,
+                      const std::string& len_key,
+                      const std::string& input_type = "byte",
+                      bool decide = true)
+{
+    batched_options options =
+        block_decoder_options(false, "cpu", max_batch_frames, 10.0, 8.0, "llr");
+    decoder_factory factory = [frame_items, decide](const std::string&) {
+        return std::make_unique<hard_decision_decoder>(frame_items, decide);
+    };
+    // Any public decoder interface serves as the block's face; the factory decides.
+    return gnuradio::make_block_sptr<batched_decoder_impl<ldpc_decoder>>(
+        "test_decoder", factory, input_type, len_key, options);
+}
+
+std::vector<uint8_t> random_llrs(size_t n, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::vector<uint8_t> v(n);
+    for (auto& x : v)
+        x = uint8_t(int(rng() % 61) - 30);
+    return v;
+}
+
+std::vector<uint8_t> hard_decisions(const std::vector<uint8_t>& llrs)
+{
+    std::vector<uint8_t> bits(llrs.size());
+    for (size_t i = 0; i < llrs.size(); ++i)
+        bits[i] = int8_t(llrs[i]) < 0;
+    return bits;
+}
+
+TEST(StreamBlockBuffers, UpstreamBufferHoldsHalfABatch)
+{
+    const size_t n = 1000;
+    for (int batch : { 1, 8, 64, 256 }) {
+        auto block = make_block(n, batch, "");
+        const size_t frames_per_call = std::max(1, batch / 2);
+        EXPECT_EQ(block->output_multiple(), int(frames_per_call * n)) << batch;
+
+        auto src = blocks::vector_source_b::make(random_llrs(4 * n, 1), true);
+        auto sink = blocks::vector_sink_b::make();
+        auto tb = make_top_block("buffers");
+        tb->connect(src, 0, block, 0);
+        tb->connect(block, 0, sink, 0);
+        tb->start();
+        const long upstream = src->detail()->output(0)->bufsize();
+        tb->stop();
+        tb->wait();
+        EXPECT_GE(upstream, long(2 * frames_per_call * n))
+            << "max_batch_frames " << batch;
+    }
+}
+
+TEST(StreamBlockBuffers, LargeFramesKeepTheUpstreamBufferNear16MiB)
+{
+    const size_t n = 3 << 20; // int8 frames of 3 MiB: five of them fit in 16 MiB
+    auto block = make_block(n, 14, ""); // half a batch: 7
+    EXPECT_EQ(block->output_multiple(), int(5 * n));
+}
+
+// Frame counts that are and are not multiples of the frames per call; the last frames
+// must come out at the end of the stream without waiting for a full multiple.
+TEST(StreamBlockBuffers, EveryFrameComesOutInOrder)
+{
+    const size_t n = 700;
+    for (size_t frames : { size_t(1), size_t(31), size_t(32), size_t(77), size_t(300) }) {
+        const auto llrs = random_llrs(frames * n, uint32_t(frames));
+        auto src = blocks::vector_source_b::make(llrs, false);
+        auto block = make_block(n, 64, "");
+        auto sink = blocks::vector_sink_b::make();
+        auto tb = make_top_block("order");
+        tb->connect(src, 0, block, 0);
+        tb->connect(block, 0, sink, 0);
+        tb->run();
+        EXPECT_EQ(sink->data(), hard_decisions(llrs)) << frames << " frames";
+    }
+}
+
+TEST(StreamBlockBuffers, TaggedFramesOfManyLengthsComeOutInOrder)
+{
+    const size_t max_items = 500;
+    std::mt19937 rng(7);
+    std::vector<uint8_t> llrs;
+    std::vector<tag_t> tags;
+    std::vector<size_t> lengths;
+    for (int f = 0; f < 150; ++f) {
+        const size_t len = 1 + rng() % max_items;
+        tag_t tag;
+        tag.offset = llrs.size();
+        tag.key = pmt::intern("frame_len");
+        tag.value = pmt::from_long(long(len));
+        tags.push_back(tag);
+        lengths.push_back(len);
+        const auto part = random_llrs(len, uint32_t(f));
+        llrs.insert(llrs.end(), part.begin(), part.end());
+    }
+    auto src = blocks::vector_source_b::make(llrs, false, 1, tags);
+    auto block = make_block(max_items, 64, "frame_len");
+    auto sink = blocks::vector_sink_b::make();
+    auto tb = make_top_block("tagged");
+    tb->connect(src, 0, block, 0);
+    tb->connect(block, 0, sink, 0);
+    tb->run();
+    EXPECT_EQ(sink->data(), hard_decisions(llrs));
+    // One length tag per frame, at its first output bit, with its length.
+    std::vector<size_t> out_lengths;
+    std::vector<uint64_t> out_offsets;
+    for (const auto& tag : sink->tags())
+        if (pmt::eq(tag.key, pmt::intern("frame_len"))) {
+            out_lengths.push_back(size_t(pmt::to_long(tag.value)));
+            out_offsets.push_back(tag.offset);
+        }
+    EXPECT_EQ(out_lengths, lengths);
+    uint64_t at = 0;
+    for (size_t f = 0; f < out_offsets.size(); ++f) {
+        EXPECT_EQ(out_offsets[f], at) << "frame " << f;
+        at += lengths[f];
+    }
+}
+
+//! Emits `total` items of whatever its buffer holds: a source that costs nothing.
+class idle_source : public sync_block
+{
+public:
+    idle_source(size_t itemsize, uint64_t total)
+        : sync_block("idle_source",
+                     io_signature::make(0, 0, 0),
+                     io_signature::make(1, 1, int(itemsize))),
+          d_left(total)
+    {
+    }
+    int work(int n, gr_vector_const_void_star&, gr_vector_void_star&) override
+    {
+        if (d_left == 0)
+            return WORK_DONE;
+        const uint64_t k = std::min<uint64_t>(uint64_t(n), d_left);
+        d_left -= k;
+        return int(k);
+    }
+
+private:
+    uint64_t d_left;
+};
+
+// The host side's ceiling: source -> block -> null sink with a decoder that does next to
+// no work, so the figure is the block's copies, tags and thread hand-offs. A benchmark,
+// not a test (run with --gtest_also_run_disabled_tests); docs/benchmarks.md has figures.
+TEST(StreamBlockBuffers, DISABLED_HostCeiling)
+{
+    const size_t n = 25344; // BG1 Z = 384 r = 1/3: 8448 information bits
+    const double info_fraction = 8448.0 / double(n);
+    const uint64_t frames = 40000;
+    for (const std::string type : { "byte", "float" }) {
+        for (int batch : { 64, 256 }) {
+            auto src = gnuradio::make_block_sptr<idle_source>(type == "float" ? 4 : 1,
+                                                              frames * n);
+            auto block = make_block(n, batch, "", type, /*decide=*/false);
+            auto sink = blocks::null_sink::make(1);
+            auto tb = make_top_block("ceiling");
+            tb->connect(src, 0, block, 0);
+            tb->connect(block, 0, sink, 0);
+            const auto t0 = std::chrono::steady_clock::now();
+            tb->run();
+            const double s =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                    .count();
+            std::printf("%-5s input, max_batch_frames %3d: %.2f Gb/s of input items, "
+                        "%.2f Gb/s as BG1 r=1/3 information bits\n",
+                        type.c_str(),
+                        batch,
+                        double(frames * n) / s / 1e9,
+                        double(frames * n) * info_fraction / s / 1e9);
+        }
+    }
+}
+
+} // namespace
+} // namespace gpufec
+} // namespace gr
