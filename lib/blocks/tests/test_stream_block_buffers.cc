@@ -34,8 +34,12 @@ class hard_decision_decoder : public ::gpufec::batch_decoder
 public:
     //! decide = false: zeros only (for the host-side benchmark, a decoder that costs
     //! nothing but writing its output).
-    explicit hard_decision_decoder(size_t max_items, bool decide = true)
-        : d_max_items(max_items), d_decide(decide)
+    //! rate_den > 1: the output is the first items / rate_den decisions (as a rate
+    //! 1 / rate_den code gives).
+    explicit hard_decision_decoder(size_t max_items,
+                                   bool decide = true,
+                                   size_t rate_den = 1)
+        : d_max_items(max_items), d_decide(decide), d_rate_den(rate_den)
     {
     }
     ::gpufec::backend_kind backend() const override
@@ -48,18 +52,21 @@ public:
         if (items == 0 || items > d_max_items)
             throw ::gpufec::error("hard_decision_decoder: 1.." +
                                   std::to_string(d_max_items) + " items");
-        return items;
+        return std::max<size_t>(1, items / d_rate_den);
     }
     size_t default_input_items() const override { return d_max_items; }
-    size_t default_output_bits() const override { return d_max_items; }
+    size_t default_output_bits() const override
+    {
+        return output_bits_for_input(d_max_items);
+    }
     std::string name() const override { return "hard decisions"; }
     void decode(const ::gpufec::frame_batch& batch, ::gpufec::exec_ctx&) override
     {
         for (size_t f = 0; f < batch.num_frames; ++f) {
             const auto& frame = batch.frames[f];
             uint8_t* out = batch.out + frame.out_offset;
-            std::fill(out, out + ::gpufec::packed_bytes(frame.in_items), 0);
-            for (size_t i = 0; d_decide && i < frame.in_items; ++i)
+            std::fill(out, out + ::gpufec::packed_bytes(frame.out_bits), 0);
+            for (size_t i = 0; d_decide && i < frame.out_bits; ++i)
                 if (batch.in[frame.in_offset + i] < 0)
                     out[i / 8] |= uint8_t(0x80u >> (i % 8));
             batch.status[f] = ::gpufec::frame_status{};
@@ -69,18 +76,20 @@ public:
 private:
     size_t d_max_items;
     bool d_decide;
+    size_t d_rate_den;
 };
 
 block_sptr make_block(size_t frame_items,
                       int max_batch_frames,
                       const std::string& len_key,
                       const std::string& input_type = "byte",
-                      bool decide = true)
+                      bool decide = true,
+                      size_t rate_den = 1)
 {
     batched_options options =
         block_decoder_options(false, "cpu", max_batch_frames, 10.0, 8.0, "llr");
-    decoder_factory factory = [frame_items, decide](const std::string&) {
-        return std::make_unique<hard_decision_decoder>(frame_items, decide);
+    decoder_factory factory = [frame_items, decide, rate_den](const std::string&) {
+        return std::make_unique<hard_decision_decoder>(frame_items, decide, rate_den);
     };
     // Any public decoder interface serves as the block's face; the factory decides.
     return gnuradio::make_block_sptr<batched_decoder_impl<ldpc_decoder>>(
@@ -222,29 +231,37 @@ private:
 // not a test (run with --gtest_also_run_disabled_tests); docs/benchmarks.md has figures.
 TEST(StreamBlockBuffers, DISABLED_HostCeiling)
 {
-    const size_t n = 25344; // BG1 Z = 384 r = 1/3: 8448 information bits
-    const double info_fraction = 8448.0 / double(n);
-    const uint64_t frames = 40000;
-    for (const std::string type : { "byte", "float" }) {
-        for (int batch : { 64, 256 }) {
-            auto src = gnuradio::make_block_sptr<idle_source>(type == "float" ? 4 : 1,
-                                                              frames * n);
-            auto block = make_block(n, batch, "", type, /*decide=*/false);
-            auto sink = blocks::null_sink::make(1);
-            auto tb = make_top_block("ceiling");
-            tb->connect(src, 0, block, 0);
-            tb->connect(block, 0, sink, 0);
-            const auto t0 = std::chrono::steady_clock::now();
-            tb->run();
-            const double s =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-                    .count();
-            std::printf("%-5s input, max_batch_frames %3d: %.2f Gb/s of input items, "
-                        "%.2f Gb/s as BG1 r=1/3 information bits\n",
-                        type.c_str(),
-                        batch,
-                        double(frames * n) / s / 1e9,
-                        double(frames * n) * info_fraction / s / 1e9);
+    struct shape {
+        const char* name;
+        size_t n, rate_den;
+        uint64_t frames;
+    };
+    const shape shapes[] = { { "BG1 Z=384 r=1/3", 25344, 3, 40000 },
+                             { "polar N=1024 k=512", 1024, 2, 400000 } };
+    for (const auto& code : shapes) {
+        for (const std::string type : { "byte", "float" }) {
+            for (int batch : { 64, 256 }) {
+                auto src = gnuradio::make_block_sptr<idle_source>(type == "float" ? 4 : 1,
+                                                                  code.frames * code.n);
+                auto block =
+                    make_block(code.n, batch, "", type, /*decide=*/false, code.rate_den);
+                auto sink = blocks::null_sink::make(1);
+                auto tb = make_top_block("ceiling");
+                tb->connect(src, 0, block, 0);
+                tb->connect(block, 0, sink, 0);
+                const auto t0 = std::chrono::steady_clock::now();
+                tb->run();
+                const double s =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                        .count();
+                std::printf("%-18s %-5s input, max_batch_frames %3d: %7.0f kframes/s, "
+                            "%.2f Gb/s of information bits\n",
+                            code.name,
+                            type.c_str(),
+                            batch,
+                            double(code.frames) / s / 1e3,
+                            double(code.frames * (code.n / code.rate_den)) / s / 1e9);
+            }
         }
     }
 }
