@@ -113,6 +113,18 @@ std::vector<uint8_t> hard_decisions(const std::vector<uint8_t>& llrs)
     return bits;
 }
 
+//! Runs source -> block -> vector sink to the end of the stream; returns the sink.
+blocks::vector_sink_b::sptr run_to_sink(const basic_block_sptr& src,
+                                        const block_sptr& block)
+{
+    auto sink = blocks::vector_sink_b::make();
+    auto tb = make_top_block("stream_block_buffers");
+    tb->connect(src, 0, block, 0);
+    tb->connect(block, 0, sink, 0);
+    tb->run();
+    return sink;
+}
+
 TEST(StreamBlockBuffers, UpstreamBufferHoldsHalfABatch)
 {
     const size_t n = 1000;
@@ -149,13 +161,8 @@ TEST(StreamBlockBuffers, EveryFrameComesOutInOrder)
     const size_t n = 700;
     for (size_t frames : { size_t(1), size_t(31), size_t(32), size_t(77), size_t(300) }) {
         const auto llrs = random_llrs(frames * n, uint32_t(frames));
-        auto src = blocks::vector_source_b::make(llrs, false);
-        auto block = make_block(n, 64, "");
-        auto sink = blocks::vector_sink_b::make();
-        auto tb = make_top_block("order");
-        tb->connect(src, 0, block, 0);
-        tb->connect(block, 0, sink, 0);
-        tb->run();
+        const auto sink = run_to_sink(blocks::vector_source_b::make(llrs, false),
+                                      make_block(n, 64, ""));
         EXPECT_EQ(sink->data(), hard_decisions(llrs)) << frames << " frames";
     }
 }
@@ -178,13 +185,8 @@ TEST(StreamBlockBuffers, TaggedFramesOfManyLengthsComeOutInOrder)
         const auto part = random_llrs(len, uint32_t(f));
         llrs.insert(llrs.end(), part.begin(), part.end());
     }
-    auto src = blocks::vector_source_b::make(llrs, false, 1, tags);
-    auto block = make_block(max_items, 64, "frame_len");
-    auto sink = blocks::vector_sink_b::make();
-    auto tb = make_top_block("tagged");
-    tb->connect(src, 0, block, 0);
-    tb->connect(block, 0, sink, 0);
-    tb->run();
+    const auto sink = run_to_sink(blocks::vector_source_b::make(llrs, false, 1, tags),
+                                  make_block(max_items, 64, "frame_len"));
     EXPECT_EQ(sink->data(), hard_decisions(llrs));
     // One length tag per frame, at its first output bit, with its length.
     std::vector<size_t> out_lengths;
