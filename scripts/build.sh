@@ -11,4 +11,4 @@ build=${GPUFEC_BUILD_DIR:-$root/build}
 # Debian's GNU Radio Python modules import only under the system interpreter.
 read -r -a extra_args <<<"${GPUFEC_CMAKE_ARGS:-}"
 cmake -S "$root" -B "$build" -DPython3_EXECUTABLE=/usr/bin/python3 "${extra_args[@]}"
-make -C "$build" -j"$(nproc)"
+cmake --build "$build" -j "$(nproc)"

@@ -51,7 +51,7 @@ cmake -S "$root" -B "$build" -DPython3_EXECUTABLE=/usr/bin/python3 \
     -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER="$cc" \
     -DGPUFEC_FUZZ=ON -DGPUFEC_CUDA=OFF -DGPUFEC_TESTS=OFF >"$build/configure.log" 2>&1 ||
     { cat "$build/configure.log"; exit 1; }
-make -C "$build" -j"$jobs" gpufec-fuzz
+cmake --build "$build" -j "$jobs" --target gpufec-fuzz
 echo "[fuzz] configure + build: $(($(date +%s) - t0)) s"
 
 mapfile -t built < <(grep -v '^$' "$build/fuzz/targets.txt")

@@ -38,7 +38,7 @@ cmake -S "$root" -B "$build" -DPython3_EXECUTABLE=/usr/bin/python3 \
     -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DCMAKE_MODULE_LINKER_FLAGS="-fsanitize=address,undefined" \
     "${extra_args[@]}"
-make -C "$build" -j"$jobs"
+cmake --build "$build" -j "$jobs"
 t1=$(date +%s)
 echo "[sanitize] build: $((t1 - t0)) s"
 
