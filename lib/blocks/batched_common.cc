@@ -9,6 +9,7 @@
 #include <gpufec/viterbi.h>
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace gr {
 namespace gpufec {
@@ -140,6 +141,18 @@ const pmt::pmt_t& crc_ok_key()
 {
     static const pmt::pmt_t key = pmt::mp("crc_ok");
     return key;
+}
+
+pmt::pmt_t iterations_value(int iterations)
+{
+    static const std::vector<pmt::pmt_t> shared = [] {
+        std::vector<pmt::pmt_t> values(256);
+        for (int i = 0; i < 256; ++i)
+            values[size_t(i)] = pmt::from_long(i);
+        return values;
+    }();
+    return iterations >= 0 && iterations < 256 ? shared[size_t(iterations)]
+                                               : pmt::from_long(iterations);
 }
 
 decoder_factory viterbi_factory(const code::sptr& code)

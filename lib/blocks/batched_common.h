@@ -85,6 +85,9 @@ void lift_output_buffer_caps(gr::block& block, int ports);
 
 const pmt::pmt_t& iterations_key();
 const pmt::pmt_t& crc_ok_key();
+//! pmt::from_long(iterations), shared for 0..255: a frame's status tags then allocate
+//! nothing (they are a large part of the block's per-frame cost for short frames).
+pmt::pmt_t iterations_value(int iterations);
 
 //! The engine of one block plus what it runs on.
 struct batched_engine {

@@ -195,13 +195,15 @@ public:
 private:
     /*!
      * Frames in one output multiple: half a batch (the upstream buffer then holds a
-     * whole one), fewer where that much input would pass 16 MiB.
+     * whole one), fewer where that much input would pass 8 MiB: the upstream buffer
+     * (twice that) then stays within 16 MiB, a size known to map on the GPU machines
+     * (GNU Radio's buffers are double-mapped shared memory).
      */
     static size_t call_frames(int max_batch_frames, size_t frame_input_bytes)
     {
         const size_t by_batch = std::max<size_t>(1, size_t(max_batch_frames) / 2);
         const size_t by_memory = std::max<size_t>(
-            1, (size_t(16) << 20) / std::max<size_t>(1, frame_input_bytes));
+            1, (size_t(8) << 20) / std::max<size_t>(1, frame_input_bytes));
         return std::min(by_batch, by_memory);
     }
 
@@ -396,7 +398,7 @@ private:
         if (d_status_tags && !info.empty) { // nothing was decoded: no status
             const uint64_t at = d_out_first + d_produced;
             this->add_item_tag(
-                0, at, iterations_key(), pmt::from_long(info.status.iterations));
+                0, at, iterations_key(), iterations_value(info.status.iterations));
             this->add_item_tag(0, at, crc_ok_key(), pmt::from_bool(info.status.ok));
         }
         d_produced += nbits;

@@ -199,7 +199,7 @@ private:
                 meta = pmt::make_dict(); // PDUs with nil metadata get a fresh dict
             }
             meta = pmt::dict_add(
-                meta, iterations_key(), pmt::from_long(done.status.iterations));
+                meta, iterations_key(), iterations_value(done.status.iterations));
             meta = pmt::dict_add(meta, crc_ok_key(), pmt::from_bool(done.status.ok));
         }
         pmt::pmt_t vec;
