@@ -77,7 +77,7 @@ candidates draw(const gpufec::dci_search_space& space,
 
 //! Decodes every candidate through the engine `passes` times; returns candidates per
 //! second, and in *right the decodings (of passes x candidates) whose verdict matches
-//! the sender (ok exactly for a monitored RNTI) with the payload sent.
+//! the sender (ok exactly for a monitored RNTI) with the payload sent and its RNTI.
 double run_engine(std::shared_ptr<gpufec::batch_decoder> dec,
                   const candidates& c,
                   const gpufec::dci_search_space& space,
@@ -99,6 +99,10 @@ double run_engine(std::shared_ptr<gpufec::batch_decoder> dec,
         bool same = d.status.ok == listed;
         for (int j = 0; same && listed && j < space.k; j++)
             same = ((d.packed[j / 8] >> (7 - j % 8)) & 1) == c.payload[f][j];
+        int rnti = 0; // the 16 bits after the payload: the RNTI it passed under
+        for (int j = space.k; j < space.k + 16; j++)
+            rnti = (rnti << 1) | ((d.packed[j / 8] >> (7 - j % 8)) & 1);
+        same = same && (!listed || rnti == c.sender[f]);
         correct += same;
     };
     const auto t0 = std::chrono::steady_clock::now();

@@ -31,6 +31,12 @@ batched_engine make_batched_engine(const std::string& block_name,
         throw ::gpufec::error(block_name +
                               ": llr_scale must be a positive finite number");
     }
+    if (options.trailer_bits < 0 || options.trailer_bits > 62 ||
+        (options.trailer_bits > 0 && options.trailer_key.empty())) {
+        throw ::gpufec::error(block_name +
+                              ": trailer_bits = " + std::to_string(options.trailer_bits) +
+                              "; allowed: 0..62, with a trailer_key when > 0");
+    }
     const auto convention =
         parse_block_soft_convention(block_name, options.soft_convention);
     batched_engine out;

@@ -52,8 +52,9 @@ struct batched_options {
     //! Soft values in and out: "gnuradio" (positive = bit 1) or "llr" (positive = bit 0).
     std::string soft_convention = "gnuradio";
     //! PDU form: a decoder whose output ends with an identifier (the DCI search's RNTI)
-    //! has its last `trailer_bits` output bits published as the metadata value
-    //! `trailer_key` (a long, most significant bit first) instead of in the vector.
+    //! has its last `trailer_bits` (0..62) output bits published as the metadata value
+    //! `trailer_key` (a long, most significant bit first; -1 when the frame failed its
+    //! check) instead of in the vector.
     int trailer_bits = 0;
     std::string trailer_key;
 };

@@ -192,7 +192,10 @@ private:
             if (!pmt::is_dict(meta)) {
                 meta = pmt::make_dict();
             }
-            meta = pmt::dict_add(meta, d_trailer_key, pmt::from_long(value));
+            // A frame that failed its check names no one: -1, never a value that a
+            // consumer routing on the key could take for a match.
+            meta = pmt::dict_add(
+                meta, d_trailer_key, pmt::from_long(done.status.ok ? value : -1));
         }
         if (d_status) {
             if (!pmt::is_dict(meta)) {
@@ -203,12 +206,12 @@ private:
             meta = pmt::dict_add(meta, crc_ok_key(), pmt::from_bool(done.status.ok));
         }
         pmt::pmt_t vec;
-        if (d_soft) {
-            d_soft_values.resize(done.nbits);
+        if (d_soft) { // the trailer's values are not payload either
+            d_soft_values.resize(nbits);
             volk_32f_s32f_multiply_32f(d_soft_values.data(),
                                        done.soft,
                                        d_soft_gain,
-                                       static_cast<unsigned int>(done.nbits));
+                                       static_cast<unsigned int>(nbits));
             vec = pmt::init_f32vector(d_soft_values.size(), d_soft_values);
         } else {
             d_bits.resize(nbits);

@@ -217,6 +217,11 @@ public:
     {
         if (chain == "dci")
             return ::gpufec::nr_polar_code::dci(k, e, rnti);
+        if (rnti != 0) // the default; only the DCI chain scrambles its CRC with one
+            throw ::gpufec::error("nr_polar_code: rnti = " + std::to_string(rnti) +
+                                  " given for chain \"" + chain +
+                                  "\"; allowed: rnti only with chain=\"dci\" (other "
+                                  "chains: leave it 0)");
         if (chain == "bch")
             return ::gpufec::nr_polar_code::bch(e, k);
         if (chain != "uci")

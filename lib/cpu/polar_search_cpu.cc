@@ -30,7 +30,15 @@ std::vector<nr_polar_code> dci_search_codes(const dci_search_space& space)
             throw error("dci search: aggregation level " + std::to_string(L) +
                         " listed twice; allowed: each of 1, 2, 4, 8, 16 once");
         seen.push_back(L);
-        codes.push_back(nr_polar_code::dci(space.k, dci_candidate_bits(L), 0));
+        try {
+            codes.push_back(nr_polar_code::dci(space.k, dci_candidate_bits(L), 0));
+        } catch (const error& e) {
+            // Name the level: a DCI too long for level 1 (e = 108) is the usual case.
+            throw error("dci search: k = " + std::to_string(space.k) +
+                        " does not fit aggregation level " + std::to_string(L) +
+                        " (e = " + std::to_string(dci_candidate_bits(L)) +
+                        " bits); drop that level or shorten the DCI (" + e.what() + ")");
+        }
     }
     return codes;
 }

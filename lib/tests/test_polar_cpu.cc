@@ -897,6 +897,65 @@ TEST(PolarDecoderCpu, BlindRntiDetectionOfOneRntiIsTheRntiCheck)
     }
 }
 
+TEST(PolarDecoderCpu, BlindDetectionOfSeveralRntisAgreesWithOneDecodePerRnti)
+{
+    // Several monitored RNTIs, noisy frames from them and from others. The blind rule
+    // takes, of the decisions (the list's paths by metric), the first that passes
+    // under any monitored RNTI; one decode per RNTI takes the first that passes under
+    // that one. So: a blind pass under r is the plain decode under r passing with the
+    // same payload, and a plain pass under any monitored r makes the blind decode pass.
+    const int k = 40, e = 216;
+    const std::vector<int> monitored{ 0x1001, 0x2002, 0xfffe };
+    const candidate_set c =
+        draw_candidates(k, { 2 }, { 0x1001, 0x2002, 0xfffe, 0x0bad }, 1.5, 40, 21);
+    for (int v = 0; v < 4; v++) {
+        polar_decoder_options o;
+        o.algorithm = v == 0   ? polar_algorithm::sc
+                      : v == 1 ? polar_algorithm::bp
+                               : polar_algorithm::scl;
+        o.list_size = v == 3 ? 8 : 2;
+        SCOPED_TRACE(std::string(to_string(o.algorithm)) + " " + std::to_string(v));
+        std::vector<gpufec::test::decoded_batch> plain;
+        for (int r : monitored)
+            plain.push_back(gpufec::test::decode_all(
+                *gpufec::make_polar_decoder_cpu(nr_polar_code::dci(k, e, r), o),
+                c.llrs,
+                k,
+                true,
+                false));
+        o.rntis = monitored;
+        const auto blind = gpufec::test::decode_all(
+            *gpufec::make_polar_decoder_cpu(nr_polar_code::dci(k, e, 0), o),
+            c.llrs,
+            k + 16,
+            true,
+            false);
+        size_t passed = 0, failed = 0;
+        for (size_t f = 0; f < c.llrs.size(); f++) {
+            bool any = false;
+            for (size_t r = 0; r < monitored.size(); r++)
+                any = any || plain[r].status[f].ok;
+            EXPECT_EQ(blind.status[f].ok, any) << "frame " << f;
+            if (!blind.status[f].ok) {
+                ++failed;
+                continue;
+            }
+            ++passed;
+            const int rnti = rnti_bits(blind.bits[f], k);
+            const auto at = std::find(monitored.begin(), monitored.end(), rnti);
+            ASSERT_NE(at, monitored.end()) << "frame " << f << " rnti " << rnti;
+            const auto& same = plain[size_t(at - monitored.begin())];
+            EXPECT_TRUE(same.status[f].ok) << "frame " << f;
+            EXPECT_TRUE(std::equal(
+                same.bits[f].begin(), same.bits[f].end(), blind.bits[f].begin()))
+                << "frame " << f;
+        }
+        // Both outcomes occur, so both branches ran (the 40 frames of 0x0bad fail).
+        EXPECT_GT(passed, 10u);
+        EXPECT_GT(failed, 10u);
+    }
+}
+
 TEST(PolarDecoderCpu, BlindSearchRefusesBadSpaces)
 {
     using gpufec::test::expect_error;
@@ -917,6 +976,10 @@ TEST(PolarDecoderCpu, BlindSearchRefusesBadSpaces)
         { "listed twice" });
     expect_error([&] { gpufec::make_dci_search_decoder_cpu(with_levels({}), o); },
                  { "no aggregation levels" });
+    gpufec::dci_search_space too_long = with_levels({ 1, 2 });
+    too_long.k = 100; // level 1 carries 108 bits: k <= 84 with the 24 CRC bits
+    expect_error([&] { gpufec::make_dci_search_decoder_cpu(too_long, o); },
+                 { "k = 100 does not fit aggregation level 1", "e = 108" });
     gpufec::dci_search_space none = space;
     none.rntis.clear();
     expect_error([&] { gpufec::make_dci_search_decoder_cpu(none, o); },

@@ -677,9 +677,9 @@ class qa_block_codes(gr_unittest.TestCase):
     def test_022_dci_blind_search_pdus(self):
         """dci_search_decoder_pdu: candidates of aggregation levels 1, 4 and 16 (e = 108,
         432, 1728) sent under two monitored RNTIs and one other, mixed in one queue: each
-        comes out in order with its payload, "rnti" the sender's and "crc_ok" exactly for
-        a monitored one; a PDU of another length is dropped; bad parameters name the
-        allowed values."""
+        comes out in order with its payload, "crc_ok" exactly for a monitored one and
+        "rnti" the sender's then (else -1); a PDU of another length is dropped; bad
+        parameters name the allowed values."""
         monitored = [0x4601, 0xc0de]
         senders = [0x4601, 0x0bad, 0xc0de, 0x4601, 0x0bad, 0xc0de]
         levels = [1, 4, 16]
@@ -702,8 +702,10 @@ class qa_block_codes(gr_unittest.TestCase):
                                                       pmt.PMT_NIL)), i)
             self.assertEqual(pmt.to_bool(pmt.dict_ref(meta, pmt.intern("crc_ok"),
                                                       pmt.PMT_NIL)), ok, i)
+            # An RNTI that is not monitored fails the CRC: "rnti" is -1, never a value
+            # a consumer could route on.
             self.assertEqual(pmt.to_long(pmt.dict_ref(meta, pmt.intern("rnti"),
-                                                      pmt.PMT_NIL)), rnti, i)
+                                                      pmt.PMT_NIL)), rnti if ok else -1, i)
             np.testing.assert_array_equal(np.array(pmt.u8vector_elements(pmt.cdr(msg))),
                                           bits, err_msg=str(i))
         self.assertEqual(dec.decoded_frames(), len(expected))

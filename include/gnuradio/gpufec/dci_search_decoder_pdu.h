@@ -30,7 +30,8 @@ namespace gpufec {
  * Message port "in": PDUs of f32vector (float LLRs) or s8vector (int8 LLRs). Port
  * "out": PDUs of the k decoded payload bits (u8vector, one bit per byte) with the
  * input metadata plus "crc_ok" (bool: the CRC matched one of \p rntis), "rnti" (long:
- * the matched RNTI; when none matched, the RNTI the syndrome names) and "iterations".
+ * the matched RNTI, -1 when none matched) and "iterations". To see every RNTI on the
+ * channel, list all 65536.
  * PDUs of any other length are dropped with an error log. Queued PDUs are decoded
  * together: on the GPU, every candidate of a batch, whatever its aggregation level, in
  * one kernel launch.

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(dci_search_decoder_pdu.h) */
-/* BINDTOOL_HEADER_FILE_HASH(fc214bf7abe2325168fb07351aba8552)                     */
+/* BINDTOOL_HEADER_FILE_HASH(7524e9f4e345d9f0144f6cc1f1b0162d)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
