@@ -337,6 +337,10 @@ class qa_block_codes(gr_unittest.TestCase):
         with self.assertRaises(ValueError) as ctx:
             gpufec.nr_polar_code(40, 216, chain="dci", rnti=70000)
         self.assertIn("0..65535", str(ctx.exception))
+        for chain in ("uci", "bch"):  # only DCI scrambles its CRC with an RNTI
+            with self.assertRaises(ValueError) as ctx:
+                gpufec.nr_polar_code(32, 864, chain=chain, rnti=0x4601)
+            self.assertIn('rnti only with chain="dci"', str(ctx.exception))
 
     def test_010_nr_polar_short_uci_parity_check_bits(self):
         """UCI with 12..19 payload bits (TS 38.212 6.3.1.3.1): crc6 adds the 3
