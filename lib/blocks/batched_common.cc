@@ -137,6 +137,15 @@ std::string code_name(const code::sptr& code)
     return code ? "a '" + code->family() + "' code (" + code->describe() + ")" : "None";
 }
 
+size_t frames_per_call(int max_batch_frames, size_t upstream_bytes_per_frame)
+{
+    const size_t by_batch =
+        std::max<size_t>(1, size_t(std::max(max_batch_frames, 0)) / 2);
+    const size_t by_memory = std::max<size_t>(
+        1, (size_t(8) << 20) / std::max<size_t>(1, upstream_bytes_per_frame));
+    return std::min(by_batch, by_memory);
+}
+
 const pmt::pmt_t& iterations_key()
 {
     static const pmt::pmt_t key = pmt::mp("iterations");

@@ -75,6 +75,19 @@ batched_options block_decoder_options(bool soft_output,
 //! "a 'family' code (description)", or "None", for error messages.
 std::string code_name(const code::sptr& code);
 
+/*!
+ * Frames a stream block takes per call, as its output multiple in frames: half a batch
+ * (GNU Radio sizes the upstream buffers for twice a block's output multiple, so they
+ * then hold a whole batch, cut and submitted in one call), fewer where their upstream
+ * bytes would pass 8 MiB (the buffers then stay within 16 MiB, a size known to map on
+ * the GPU machines: GNU Radio's buffers are double-mapped shared memory). With one
+ * frame as the multiple a call saw about two frames, and the scheduler's and engine's
+ * thread hand-offs per call cost more than the data (docs/gnuradio-blocks.md). The
+ * block's forecast must still ask for one frame only, so the stream's last frames go
+ * through.
+ */
+size_t frames_per_call(int max_batch_frames, size_t upstream_bytes_per_frame);
+
 //! Keys of the per-frame status tags / PDU metadata.
 /*!
  * For stop(): GNU Radio 3.10 caps a block's output buffers at their first size when a

@@ -140,14 +140,11 @@ public:
         this->set_tag_propagation_policy(gr::block::TPP_DONT);
         this->set_relative_rate(static_cast<uint64_t>(dec.default_output_bits()),
                                 static_cast<uint64_t>(dec.default_input_items()));
-        // GNU Radio sizes the upstream buffer for twice the output multiple (through the
-        // relative rate): with one frame as the multiple, every call saw about two
-        // frames, and the thread hand-offs of a call (about four context switches per
-        // frame) bounded the block far below its engine. A multiple of several frames
-        // gives the upstream buffer room for a batch, cut and submitted in one call.
-        const size_t frames_per_call =
-            call_frames(options.max_batch_frames, d_max_in * itemsize);
-        this->set_output_multiple(static_cast<int>(frames_per_call * d_max_out));
+        // Half a batch per call (frames_per_call() says why); forecast() asks for one
+        // item only.
+        const size_t call =
+            frames_per_call(options.max_batch_frames, d_max_in * itemsize);
+        this->set_output_multiple(static_cast<int>(call * d_max_out));
         if (!len_tag_key.empty()) {
             this->set_min_noutput_items(static_cast<int>(d_max_out));
         }
@@ -193,20 +190,6 @@ public:
     }
 
 private:
-    /*!
-     * Frames in one output multiple: half a batch (the upstream buffer then holds a
-     * whole one), fewer where that much input would pass 8 MiB: the upstream buffer
-     * (twice that) then stays within 16 MiB, a size known to map on the GPU machines
-     * (GNU Radio's buffers are double-mapped shared memory).
-     */
-    static size_t call_frames(int max_batch_frames, size_t frame_input_bytes)
-    {
-        const size_t by_batch = std::max<size_t>(1, size_t(max_batch_frames) / 2);
-        const size_t by_memory = std::max<size_t>(
-            1, (size_t(8) << 20) / std::max<size_t>(1, frame_input_bytes));
-        return std::min(by_batch, by_memory);
-    }
-
     int decode_work(int noutput_items,
                     gr_vector_int& ninput_items,
                     gr_vector_const_void_star& input_items,

@@ -187,7 +187,16 @@ public:
         d_scale = static_cast<float>(llr_scale) * d_sign;
         d_per_vector = d_run.decoder->output_bits_for_input(d_setup.nr);
         set_tag_propagation_policy(TPP_DONT);
-        set_output_multiple(d_setup.coherence);
+        // Half a batch of blocks per call (frames_per_call() says why). GNU Radio sizes
+        // every input's upstream buffer by the output multiple alike, so those of the
+        // matrices and noise values hold coherence times more than needed: count them
+        // too against the 8 MiB.
+        const size_t coh = static_cast<size_t>(d_setup.coherence);
+        const size_t upstream_bytes = coh * (static_cast<size_t>(d_setup.nr) *
+                                                 (1 + d_setup.nt) * sizeof(gr_complex) +
+                                             (noise_var_input ? sizeof(float) : 0));
+        set_output_multiple(
+            static_cast<int>(coh * frames_per_call(max_batch_frames, upstream_bytes)));
         set_min_output_buffer(static_cast<long>(d_setup.coherence) *
                               std::max(max_batch_frames, 1));
     }
@@ -200,13 +209,14 @@ public:
     std::string backend_name() const override { return d_run.backend_name; }
     uint64_t detected_vectors() const override { return d_detected.load(); }
 
-    void forecast(int noutput_items, gr_vector_int& required) override
+    void forecast(int /*noutput_items*/, gr_vector_int& required) override
     {
-        const int blocks = std::max(1, noutput_items / d_setup.coherence);
+        // One block is enough to work on (the output multiple is many): the last blocks
+        // of a stream must not wait for a whole multiple.
         const bool pending = !d_pending.empty();
-        required[0] = pending ? 0 : blocks * d_setup.coherence;
+        required[0] = pending ? 0 : d_setup.coherence;
         for (size_t p = 1; p < required.size(); p++)
-            required[p] = pending ? 0 : blocks;
+            required[p] = pending ? 0 : 1;
     }
 
     bool stop() override
