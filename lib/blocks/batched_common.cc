@@ -146,6 +146,17 @@ size_t frames_per_call(int max_batch_frames, size_t upstream_bytes_per_frame)
     return std::min(by_batch, by_memory);
 }
 
+int output_multiple_within_caps(gr::block& block, size_t frames, size_t frame_items)
+{
+    frame_items = std::max<size_t>(1, frame_items);
+    const long max_buffer = block.max_output_buffer(0); // -1: not set
+    if (max_buffer > 0)
+        frames = std::min(frames, size_t(max_buffer) / (2 * frame_items));
+    if (block.is_set_max_noutput_items() && block.max_noutput_items() > 0)
+        frames = std::min(frames, size_t(block.max_noutput_items()) / frame_items);
+    return static_cast<int>(std::max<size_t>(1, frames) * frame_items);
+}
+
 const pmt::pmt_t& iterations_key()
 {
     static const pmt::pmt_t key = pmt::mp("iterations");

@@ -88,6 +88,16 @@ std::string code_name(const code::sptr& code);
  */
 size_t frames_per_call(int max_batch_frames, size_t upstream_bytes_per_frame);
 
+/*!
+ * The output multiple of `frames` frames of `frame_items` output items, with fewer
+ * frames (at least one) where the user capped the block: GRC's Max Output Buffer (the
+ * buffer must hold twice the multiple) or set_max_noutput_items (GNU Radio rounds it
+ * down to the multiple, so a smaller one would give the block no room at all). For
+ * check_topology(), which GNU Radio runs after the user's settings and before it sizes
+ * the buffers.
+ */
+int output_multiple_within_caps(gr::block& block, size_t frames, size_t frame_items);
+
 //! Keys of the per-frame status tags / PDU metadata.
 /*!
  * For stop(): GNU Radio 3.10 caps a block's output buffers at their first size when a

@@ -142,9 +142,8 @@ public:
                                 static_cast<uint64_t>(dec.default_input_items()));
         // Half a batch per call (frames_per_call() says why); forecast() asks for one
         // item only.
-        const size_t call =
-            frames_per_call(options.max_batch_frames, d_max_in * itemsize);
-        this->set_output_multiple(static_cast<int>(call * d_max_out));
+        d_call_frames = frames_per_call(options.max_batch_frames, d_max_in * itemsize);
+        this->set_output_multiple(static_cast<int>(d_call_frames * d_max_out));
         if (!len_tag_key.empty()) {
             this->set_min_noutput_items(static_cast<int>(d_max_out));
         }
@@ -156,6 +155,14 @@ public:
     std::string backend_name() const override { return d_run.backend_name; }
     uint64_t decoded_frames() const override { return d_decoded.load(); }
     uint64_t dropped_frames() const override { return d_assembler->dropped(); }
+
+    bool check_topology(int /*ninputs*/, int /*noutputs*/) override
+    {
+        // The user's caps on this block are set by now; the buffers are sized next.
+        this->set_output_multiple(
+            output_multiple_within_caps(*this, d_call_frames, d_max_out));
+        return true;
+    }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
     {
@@ -462,6 +469,7 @@ private:
     batched_engine d_run;
     size_t d_max_in = 0;
     size_t d_max_out = 0;
+    size_t d_call_frames = 1; //!< frames per output multiple, before the user's caps
     block_access d_io = access();
     std::unique_ptr<frame_assembler> d_assembler;
     fifo<frame_info> d_frames; //!< submitted, not yet popped (submission order)

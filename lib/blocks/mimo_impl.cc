@@ -195,8 +195,8 @@ public:
         const size_t upstream_bytes = coh * (static_cast<size_t>(d_setup.nr) *
                                                  (1 + d_setup.nt) * sizeof(gr_complex) +
                                              (noise_var_input ? sizeof(float) : 0));
-        set_output_multiple(
-            static_cast<int>(coh * frames_per_call(max_batch_frames, upstream_bytes)));
+        d_call_blocks = frames_per_call(max_batch_frames, upstream_bytes);
+        set_output_multiple(static_cast<int>(coh * d_call_blocks));
         set_min_output_buffer(static_cast<long>(d_setup.coherence) *
                               std::max(max_batch_frames, 1));
     }
@@ -208,6 +208,14 @@ public:
     double noise_var() const override { return d_noise_var.load(); }
     std::string backend_name() const override { return d_run.backend_name; }
     uint64_t detected_vectors() const override { return d_detected.load(); }
+
+    bool check_topology(int /*ninputs*/, int /*noutputs*/) override
+    {
+        // The user's caps on this block are set by now; the buffers are sized next.
+        set_output_multiple(output_multiple_within_caps(
+            *this, d_call_blocks, static_cast<size_t>(d_setup.coherence)));
+        return true;
+    }
 
     void forecast(int /*noutput_items*/, gr_vector_int& required) override
     {
@@ -404,6 +412,7 @@ private:
     };
 
     const ::gpufec::mimo_setup d_setup;
+    size_t d_call_blocks = 1; //!< coherence blocks per output multiple, before caps
     const bool d_float_output;
     const bool d_noise_input;
     std::atomic<double> d_noise_var;

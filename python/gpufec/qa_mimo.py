@@ -156,6 +156,30 @@ class qa_mimo(gr_unittest.TestCase):
         np.testing.assert_array_equal(small[:75 * per_block], before[:75 * per_block])
         np.testing.assert_array_equal(small[75 * per_block:], after[75 * per_block:])
 
+    def test_caps_on_the_detector_shrink_its_multiple(self):
+        """A Max Output Buffer or max_noutput_items on the detector below its output
+        multiple (half a batch of coherence blocks: 512 here) shrinks the multiple
+        instead of failing the start or starving the block: the LLRs are the uncapped
+        ones."""
+        src = gpufec.mimo_channel_source(nt=2, nr=2, modulation="qpsk", snr_db=10.0,
+                                         seed=3, coherence=2, backend="cpu")
+        y, h, _ = run_source(src, 150, coherence=2)
+
+        def detector():
+            return gpufec.mimo_detector(nt=2, nr=2, modulation="qpsk", coherence=2,
+                                        noise_var=0.1, backend="cpu")
+
+        ref, _ = detect_stream(detector(), y, h, 2, 2)
+        self.assertEqual(len(ref), 150 * 2 * 4)
+        buffered = detector()
+        buffered.set_max_output_buffer(40)  # 40 vectors: 10 blocks per call (20 vectors)
+        limited = detector()
+        limited.set_max_noutput_items(30)  # 30 vectors: 15 blocks per call
+        for det, multiple in ((buffered, 20), (limited, 30)):
+            out, _ = detect_stream(det, y, h, 2, 2)
+            np.testing.assert_array_equal(out, ref)
+            self.assertEqual(det.output_multiple(), multiple)
+
     def test_byte_output_is_the_quantized_float_output(self):
         src = gpufec.mimo_channel_source(nt=2, nr=2, modulation="16qam", snr_db=12.0, seed=4, backend="cpu")
         y, h, _ = run_source(src, 64)

@@ -189,6 +189,34 @@ TEST(StreamBlockBuffers, SmallFlowgraphOutputLimitStillDecodesEverything)
     EXPECT_EQ(sink->data(), hard_decisions(llrs));
 }
 
+// Caps the user puts on the block (GRC's Max Output Buffer, set_max_noutput_items)
+// shrink the frames per call instead of failing the start or starving the block.
+TEST(StreamBlockBuffers, CapsOnTheBlockShrinkItsMultiple)
+{
+    const size_t n = 700, frames = 100;
+    const auto llrs = random_llrs(frames * n, 5);
+    for (int cap = 0; cap < 2; ++cap) {
+        SCOPED_TRACE(cap == 0 ? "max_output_buffer" : "max_noutput_items");
+        auto block = make_block(n, 64, "");
+        if (cap == 0)
+            block->set_max_output_buffer(0, long(8 * n)); // room for 8 frames
+        else
+            block->set_max_noutput_items(int(4 * n + 100)); // 4 frames and a bit
+        auto sink = blocks::vector_sink_b::make();
+        auto tb = make_top_block("caps");
+        tb->connect(blocks::vector_source_b::make(llrs, false), 0, block, 0);
+        tb->connect(block, 0, sink, 0);
+        auto run = std::async(std::launch::async, [&] { tb->run(); });
+        if (run.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+            tb->stop();
+            run.wait();
+            FAIL() << "the flowgraph did not finish";
+        }
+        EXPECT_EQ(block->output_multiple(), int(4 * n)); // 8 / 2 frames, or 4 frames
+        EXPECT_EQ(sink->data(), hard_decisions(llrs));
+    }
+}
+
 TEST(StreamBlockBuffers, TaggedFramesOfManyLengthsComeOutInOrder)
 {
     const size_t max_items = 500;
