@@ -83,22 +83,26 @@ private:
 
     void handle_pdu(const pmt::pmt_t& msg)
     {
-        // A decoder failure (a CUDA error) loses the frames of its batch: it is logged,
-        // their PDUs are counted as dropped when later ones come back, and the block
-        // goes on with the next PDU.
+        // A decoder failure (a CUDA error, or anything a decoder throws) loses the
+        // frames of its batch: it is logged, their PDUs are counted as dropped when
+        // later ones come back, and the block goes on with the next PDU.
         try {
             decode_pdu(msg);
-            // Publish after every message, dropped ones included: when the queue has
-            // run dry, frames still in the engine must not wait for a next message.
-            while (publish_one(/*wait=*/false)) {
-            }
-            if (this->empty_p(d_in_port)) {
-                publish_all();
-            }
-        } catch (const ::gpufec::error& e) {
-            this->d_logger->error("decoder failure, the PDUs of one batch are lost: {}",
-                                  e.what());
+        } catch (const std::exception& e) {
+            log_failure(e);
         }
+        // Publish after every message, dropped ones included: when the queue has run
+        // dry, frames still in the engine must not wait for a next message.
+        publish_in_turn(/*wait=*/false);
+        if (this->empty_p(d_in_port)) {
+            publish_all();
+        }
+    }
+
+    void log_failure(const std::exception& e)
+    {
+        this->d_logger->error("decoder failure, the PDUs of one batch are lost: {}",
+                              e.what());
     }
 
     void decode_pdu(const pmt::pmt_t& msg)
@@ -135,15 +139,23 @@ private:
         } else {
             auto& engine = *d_run.engine;
             while (!engine.can_submit(items)) {
-                publish_one(/*wait=*/true);
+                try { // a failed batch frees its slot too: go on waiting, then submit
+                    publish_one(/*wait=*/true);
+                } catch (const std::exception& e) {
+                    log_failure(e);
+                }
             }
+            // Queued before the submit: if the submit throws (its slot's launch
+            // failed), the PDU is counted as dropped in turn, never lost uncounted.
+            const uint64_t id = d_next_id++;
+            d_meta.push_back({ id, meta });
             size_t len = 0;
             const bool accepted =
-                is_float
-                    ? engine.submit(pmt::f32vector_elements(vec, len), items, d_next_id)
-                    : engine.submit(pmt::s8vector_elements(vec, len), items, d_next_id);
-            if (accepted) {
-                d_meta.push_back({ d_next_id++, meta });
+                is_float ? engine.submit(pmt::f32vector_elements(vec, len), items, id)
+                         : engine.submit(pmt::s8vector_elements(vec, len), items, id);
+            if (!accepted) { // cannot happen after can_submit()
+                d_meta.pop_back();
+                drop(number, "the engine had no room");
             }
         }
     }
@@ -233,19 +245,25 @@ private:
         ++d_decoded;
     }
 
-    //! Publishes everything pending, in order; a failed batch is logged and skipped.
-    void publish_all()
+    //! Publishes the finished frames in order (all pending ones when `wait`); a failed
+    //! batch is logged and skipped.
+    void publish_in_turn(bool wait)
     {
         for (;;) {
             try {
-                if (!publish_one(/*wait=*/true)) {
-                    break;
+                if (!publish_one(wait)) {
+                    return;
                 }
-            } catch (const ::gpufec::error& e) {
-                this->d_logger->error(
-                    "decoder failure, the PDUs of one batch are lost: {}", e.what());
+            } catch (const std::exception& e) {
+                log_failure(e);
             }
         }
+    }
+
+    //! Publishes everything pending, in order; a failed batch is logged and skipped.
+    void publish_all()
+    {
+        publish_in_turn(/*wait=*/true);
         // Nothing is pending in the engine: what is left was lost with a failed batch,
         // but for empty PDUs, which go out in turn.
         while (!d_meta.empty()) {

@@ -492,6 +492,25 @@ private:
         } catch (const std::exception& e) {
             ++d_dropped;
             d_logger->error("detector failure, PDU #{} is lost: {}", number, e.what());
+            discard_pending();
+        }
+    }
+
+    //! After a failure: the failed PDU's other blocks still in the engine are dropped
+    //! with it (a PDU is detected to the end before the next one starts), so none of
+    //! them is taken for the next PDU's.
+    void discard_pending()
+    {
+        auto& engine = *d_run.engine;
+        ::gpufec::completed_frame done;
+        for (;;) {
+            try {
+                engine.flush();
+                if (!engine.pop_wait(done))
+                    return;
+            } catch (const std::exception& e) {
+                d_logger->error("detector failure while discarding: {}", e.what());
+            }
         }
     }
 
@@ -522,9 +541,18 @@ private:
         double nv = d_noise_var.load();
         const pmt::pmt_t nv_value = pmt::dict_ref(meta, noise_var_key(), pmt::PMT_NIL);
         if (!pmt::is_null(nv_value)) {
-            if (!pmt::is_number(nv_value) || pmt::is_complex(nv_value))
-                return "metadata \"noise_var\" must be a real number";
-            nv = pmt::to_double(nv_value); // not finite or <= 0: all-zero LLRs
+            if (pmt::is_real(nv_value) || pmt::is_integer(nv_value))
+                nv = pmt::to_double(nv_value);
+            else if (pmt::is_uint64(nv_value))
+                nv = static_cast<double>(pmt::to_uint64(nv_value));
+            else
+                return "metadata \"noise_var\" must be a real number (a double or an "
+                       "integer)";
+            // The detector works in float: the value must stay finite and positive there.
+            const float nv_float = static_cast<float>(nv);
+            if (!(nv_float > 0.0f) || !std::isfinite(nv_float))
+                return "metadata \"noise_var\" = " + std::to_string(nv) +
+                       "; allowed: a finite value > 0 that stays so as a float (below 3.4e38)";
         }
         size_t len = 0;
         const auto* y =

@@ -237,6 +237,34 @@ class qa_mimo(gr_unittest.TestCase):
         self.assertFalse(pmt.dict_has_key(pmt.car(msgs[0]), pmt.intern("channel")))
         self.assertEqual(pdu_det.dropped_pdus(), 1)
 
+    def test_pdu_noise_variance_in_metadata(self):
+        """A PDU's "noise_var" (a double, a long or a uint64) is used as given; values
+        that are not finite and positive as a float are dropped and counted, not
+        detected into zero LLRs."""
+        src = gpufec.mimo_channel_source(nt=2, nr=2, modulation="qpsk", snr_db=8.0, seed=5,
+                                         coherence=2, backend="cpu")
+        y, h, _ = run_source(src, 3, coherence=2)
+
+        def pdu(value):
+            meta = pmt.dict_add(pmt.make_dict(), pmt.intern("channel"),
+                                pmt.init_c32vector(12, h[:12].tolist()))
+            meta = pmt.dict_add(meta, pmt.intern("noise_var"), value)
+            return pmt.cons(meta, pmt.init_c32vector(12, y[:12].tolist()))
+
+        good = [pmt.from_double(2.0), pmt.from_long(2), pmt.from_uint64(2)]
+        bad = [pmt.from_double(0.0), pmt.from_double(-1.0), pmt.from_double(float("nan")),
+               pmt.from_double(float("inf")), pmt.from_double(1e-50),
+               pmt.from_double(1e40), pmt.intern("two")]
+        det = gpufec.mimo_detector_pdu(nt=2, nr=2, modulation="qpsk", coherence=2,
+                                       noise_var=0.5, backend="cpu")
+        msgs = collect_pdus(det, [pdu(v) for v in good + bad], len(good), settle_s=0.2)
+        self.assertEqual(len(msgs), len(good))
+        llrs = [np.array(pmt.f32vector_elements(pmt.cdr(m)), dtype=np.float32) for m in msgs]
+        self.assertTrue(np.any(llrs[0] != 0))
+        for other in llrs[1:]:
+            np.testing.assert_array_equal(other, llrs[0])
+        self.assertEqual(det.dropped_pdus(), len(bad))
+
     def test_coded_chain_with_ldpc(self):
         """Source with an NR LDPC code (BG1 r~1/2, E = 2 * 4 * 4 * 33 bits) -> MTT ->
         LDPC decoder: at 10 dB Eb/N0 every information bit comes back."""
