@@ -9,6 +9,7 @@
 #include <gpufec/viterbi.h>
 #include <algorithm>
 #include <cmath>
+#include <new>
 #include <vector>
 
 namespace gr {
@@ -64,7 +65,17 @@ batched_engine make_batched_engine(const std::string& block_name,
         throw ::gpufec::error(block_name + ": soft_output is not available with " +
                               out.decoder->name() + "; allowed: soft_output=False");
     }
-    out.engine = std::make_unique<::gpufec::batch_engine>(out.decoder, config);
+    try {
+        out.engine = std::make_unique<::gpufec::batch_engine>(out.decoder, config);
+    } catch (const std::bad_alloc&) {
+        // The engine holds a few slots of max_batch_frames frames each, in and out.
+        throw ::gpufec::error(
+            block_name + ": max_batch_frames = " +
+            std::to_string(options.max_batch_frames) + " frames of up to " +
+            std::to_string(out.decoder->max_input_items_per_frame()) +
+            " LLRs need more host memory than is available; allowed: fewer frames per "
+            "batch");
+    }
     if (logger) {
         logger->info("{}: {}backend {} ({})",
                      block_name,
