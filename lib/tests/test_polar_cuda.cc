@@ -67,24 +67,27 @@ std::vector<std::vector<llr8_t>> draw_frames(const nr_polar_code& code, uint32_t
 }
 
 //! The options of variant v: sc, fast-ssc, bp (50 iterations, early termination), bp
-//! (7, none), CA-SCL with list sizes 1, 2, 8, 32.
+//! (7, none), CA-SCL with list sizes 1, 2, 8, 32, bp with 8-bit messages (50, early
+//! termination).
 polar_decoder_options variant_options(int v)
 {
     polar_decoder_options o;
     constexpr int lists[] = { 1, 2, 8, 32 };
-    o.algorithm = v == 0   ? polar_algorithm::sc
-                  : v == 1 ? polar_algorithm::fast_ssc
-                  : v <= 3 ? polar_algorithm::bp
-                           : polar_algorithm::scl;
+    o.algorithm = v == 0             ? polar_algorithm::sc
+                  : v == 1           ? polar_algorithm::fast_ssc
+                  : v <= 3 || v == 8 ? polar_algorithm::bp
+                                     : polar_algorithm::scl;
     if (v == 3) {
         o.bp_iterations = 7;
         o.bp_early_termination = false;
     }
-    if (v >= 4)
+    if (v >= 4 && v < 8)
         o.list_size = lists[v - 4];
+    if (v == 8)
+        o.bp_arithmetic = polar_bp_arithmetic::int8;
     return o;
 }
-constexpr int num_variants = 8;
+constexpr int num_variants = 9;
 
 std::string describe(const polar_decoder_options& o)
 {
@@ -92,8 +95,8 @@ std::string describe(const polar_decoder_options& o)
     if (o.algorithm == polar_algorithm::scl)
         s += "-" + std::to_string(o.list_size);
     if (o.algorithm == polar_algorithm::bp)
-        s +=
-            " " + std::to_string(o.bp_iterations) + (o.bp_early_termination ? " ET" : "");
+        s += std::string(o.bp_arithmetic == polar_bp_arithmetic::int8 ? " int8 " : " ") +
+             std::to_string(o.bp_iterations) + (o.bp_early_termination ? " ET" : "");
     return s;
 }
 
@@ -487,7 +490,7 @@ TEST(PolarCuda, BpInt8MatchesCpu)
             polar_decoder_options o = variant_options(v);
             o.bp_arithmetic = polar_bp_arithmetic::int8;
             const nr_polar_code code(sh.k, sh.e, sh.crc, sh.interleave);
-            SCOPED_TRACE(describe(o) + " int8 k " + std::to_string(sh.k) + " e " +
+            SCOPED_TRACE(describe(o) + " k " + std::to_string(sh.k) + " e " +
                          std::to_string(sh.e));
             const auto frames = draw_frames(code, static_cast<uint32_t>(sh.k * 5 + sh.e));
             const size_t crc_ok = expect_gpu_matches_cpu(code, o, frames);

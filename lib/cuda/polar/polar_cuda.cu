@@ -329,9 +329,8 @@ __global__ void __launch_bounds__(32 * warps_per_block) polar_kernel(const polar
 // sweep s = 0..n-1 per iteration, the G-matrix test (x_hat = u_hat G_N) and the CRC
 // before stopping early: the same bits, iterations, status and soft output.
 
-// With polar_bp_arithmetic::int8 the messages are the paper's 8 bits (polar_bp_int8,
-// the CPU's arithmetic): 4x less shared memory, so more frames per SM, each with N / 4
-// threads (two processing elements each).
+// polar_bp_arithmetic::int8 (the paper's 8-bit messages) has a kernel of its own
+// without block barriers: bp8_kernel.cuh.
 
 constexpr float bp_scale = 15.0f / 16.0f;
 
@@ -346,11 +345,6 @@ struct bp_float_messages {
     }
     __device__ static __forceinline__ float add(float a, float b) { return a + b; }
 };
-//! 8-bit messages.
-struct bp_int8_messages : polar_bp_int8 {
-    using type = int8_t;
-};
-
 //! Bytes of shared memory of one BP frame with messages of `message_bytes`.
 constexpr size_t bp_frame_bytes(int N, int n, size_t message_bytes = sizeof(float))
 {
@@ -359,8 +353,8 @@ constexpr size_t bp_frame_bytes(int N, int n, size_t message_bytes = sizeof(floa
            ~size_t(15);
 }
 
-//! Threads of one BP frame's block: a processing element each (float), or two (int8).
-constexpr int bp_threads(int N, bool int8) { return std::max(32, int8 ? N / 4 : N / 2); }
+//! Threads of one float BP frame's block: a processing element each.
+constexpr int bp_threads(int N) { return std::max(32, N / 2); }
 
 //! The CRC syndrome of the decisions u (information positions p.info; decided XOR
 //! computed CRC bits), by the block; 0 without a CRC.
@@ -404,18 +398,10 @@ __global__ void __launch_bounds__(512) polar_bp_kernel(const polar_params p)
         const frame_extent fe = p.frames[f];
         const llr8_t* in = p.in + fe.in_offset;
         for (int d = t; d < N; d += threads) {
-            if constexpr (std::is_same<T, float>::value) {
-                float s = p.fill[d];
-                for (uint32_t r = p.src_begin[d]; r < p.src_begin[d + 1]; r++)
-                    s += static_cast<float>(in[p.src[r]]);
-                L[n * N + d] = s;
-            } else {
-                // The received sum saturated; known zeros at the largest value.
-                int s = 0;
-                for (uint32_t r = p.src_begin[d]; r < p.src_begin[d + 1]; r++)
-                    s += in[p.src[r]];
-                L[n * N + d] = p.fill[d] != 0.0f ? T(M::known_zero) : M::saturate(s);
-            }
+            float s = p.fill[d];
+            for (uint32_t r = p.src_begin[d]; r < p.src_begin[d + 1]; r++)
+                s += static_cast<float>(in[p.src[r]]);
+            L[n * N + d] = s;
             R[d] = p.frozen[d] ? T(M::known_zero) : T(0);
             for (int l = 1; l <= n; l++)
                 R[l * N + d] = T(0);
@@ -495,6 +481,7 @@ __global__ void __launch_bounds__(512) polar_bp_kernel(const polar_params p)
     }
 }
 
+#include "bp8_kernel.cuh"
 #include "scl_kernel.cuh"
 
 class polar_decoder_cuda final : public batch_decoder
@@ -660,6 +647,9 @@ public:
         }
         if (d_bp) {
             d_bp_int8 = options.bp_arithmetic == polar_bp_arithmetic::int8;
+            if (d_bp_int8 && !bp8_kernel_for(n))
+                throw error("polar decoder (cuda): bp int8 at N = " + std::to_string(N) +
+                            "; allowed: N = 32 .. 1024");
             const size_t bytes = bp_bytes();
             if (bytes > 227 * 1024)
                 throw error("polar decoder (cuda): bp needs " + std::to_string(bytes) +
@@ -733,11 +723,20 @@ public:
             return;
         }
         if (d_bp) {
-            const int N = d_code.N();
-            bp_kernel()<<<static_cast<unsigned>(std::min<size_t>(nf, size_t(1) << 20)),
-                          bp_threads(N, d_bp_int8),
-                          bp_bytes(),
-                          stream>>>(p);
+            if (d_bp_int8) {
+                const size_t fpw = bp8_frames_per_warp(d_code.n());
+                bp_kernel()<<<static_cast<unsigned>(std::min<size_t>((nf + fpw - 1) / fpw,
+                                                                     size_t(1) << 20)),
+                              32,
+                              bp_bytes(),
+                              stream>>>(p);
+            } else {
+                bp_kernel()<<<static_cast<unsigned>(
+                                  std::min<size_t>(nf, size_t(1) << 20)),
+                              bp_threads(d_code.N()),
+                              bp_bytes(),
+                              stream>>>(p);
+            }
             GPUFEC_CUDA_CHECK_LAUNCH();
             return;
         }
@@ -792,11 +791,16 @@ public:
                    std::to_string(d_scl_warps) + " frames/block, " +
                    std::to_string(make_scl_layout(d_code.N(), d_list).bytes) +
                    " B shared memory per frame";
+        if (d_bp && d_bp_int8)
+            return "polar bp int8: " +
+                   std::to_string(32 / bp8_frames_per_warp(d_code.n())) +
+                   " lanes/frame, " + std::to_string(bp8_frames_per_warp(d_code.n())) +
+                   " frame(s)/warp, " + std::to_string(bp8_frame_bytes(d_code.n())) +
+                   " B shared memory per frame";
         if (d_bp)
-            return std::string("polar bp") + (d_bp_int8 ? " int8" : "") +
-                   ": 1 block/frame, " +
-                   std::to_string(bp_threads(d_code.N(), d_bp_int8)) + " threads, " +
-                   std::to_string(bp_bytes()) + " B shared memory per frame";
+            return "polar bp: 1 block/frame, " + std::to_string(bp_threads(d_code.N())) +
+                   " threads, " + std::to_string(bp_bytes()) +
+                   " B shared memory per frame";
         return std::string(d_fast ? "polar fast-ssc" : "polar sc") + ": " +
                std::to_string(d_num_ops) + " ops, " + std::to_string(d_fpw) +
                " frame(s)/warp, " + std::to_string(warps_per_block * d_fpw) +
@@ -838,12 +842,14 @@ private:
     //! The BP kernel of the message arithmetic, and its shared memory per frame.
     kernel_fn bp_kernel() const
     {
-        return d_bp_int8 ? polar_bp_kernel<bp_int8_messages>
+        return d_bp_int8 ? bp8_kernel_for(d_code.n())
                          : polar_bp_kernel<bp_float_messages>;
     }
+    //! Shared memory of one BP block: a frame (float), or a warp's frames (int8).
     size_t bp_bytes() const
     {
-        return bp_frame_bytes(d_code.N(), d_code.n(), d_bp_int8 ? 1 : sizeof(float));
+        return d_bp_int8 ? bp8_frames_per_warp(d_code.n()) * bp8_frame_bytes(d_code.n())
+                         : bp_frame_bytes(d_code.N(), d_code.n());
     }
 
     nr_polar_code d_code;
