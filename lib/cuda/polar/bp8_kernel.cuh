@@ -176,7 +176,7 @@ template <int LogN>
 __global__ void __launch_bounds__(32) polar_bp8_kernel(const polar_params p)
 {
     using S = bp8_shape<LogN>;
-    constexpr int N = S::N, n = LogN, P = S::P, layer = S::layer;
+    constexpr int n = LogN, P = S::P, layer = S::layer;
     extern __shared__ __align__(16) uint8_t bp8_smem[];
     const int lane = threadIdx.x, team = lane / P, t = lane % P;
     const unsigned team_mask = P == 32 ? 0xffffffffu : ((1u << P) - 1u) << (team * P);
@@ -188,15 +188,34 @@ __global__ void __launch_bounds__(32) polar_bp8_kernel(const polar_params p)
         const frame_extent fe = p.frames[f];
         const llr8_t* in = p.in + fe.in_offset;
         // Channel (layer n of L): the received sum saturated, known zeros at 127;
-        // R: the prior at layer 0 (127 on frozen bits), 0 elsewhere.
-        for (int d = t; d < N; d += P) {
-            int sum = 0;
-            for (uint32_t r = p.src_begin[d]; r < p.src_begin[d + 1]; r++)
-                sum += in[p.src[r]];
-            L[n * layer + S::at(d)] = static_cast<int8_t>(
-                p.fill[d] != 0.0f ? polar_bp_int8::known_zero : min(max(sum, -127), 127));
-            R[S::at(d)] =
-                static_cast<int8_t>(p.frozen[d] ? polar_bp_int8::known_zero : 0);
+        // R: the prior at layer 0 (127 on frozen bits), 0 elsewhere. The lane's nodes
+        // d = t + P i, eight at a time in passes so that their global loads overlap
+        // (their source ranges, the first received LLR of each, repetitions), without
+        // the registers of all M at once.
+        for (int c = 0; c < S::M; c += 8) {
+            uint32_t first[8], end[8];
+            int sum[8];
+#pragma unroll
+            for (int i = 0; i < 8; i++) {
+                first[i] = __ldg(p.src_begin + t + P * (c + i));
+                end[i] = __ldg(p.src_begin + t + P * (c + i) + 1);
+            }
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+                sum[i] = first[i] < end[i] ? __ldg(in + __ldg(p.src + first[i])) : 0;
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+                for (uint32_t r = first[i] + 1; r < end[i]; r++)
+                    sum[i] += __ldg(in + __ldg(p.src + r));
+#pragma unroll
+            for (int i = 0; i < 8; i++) {
+                const int d = t + P * (c + i);
+                L[n * layer + S::at(d)] = static_cast<int8_t>(
+                    __ldg(p.fill + d) != 0.0f ? polar_bp_int8::known_zero
+                                              : min(max(sum[i], -127), 127));
+                R[S::at(d)] = static_cast<int8_t>(
+                    __ldg(p.frozen + d) ? polar_bp_int8::known_zero : 0);
+            }
         }
         {
             uint32_t* r = reinterpret_cast<uint32_t*>(R + layer);
