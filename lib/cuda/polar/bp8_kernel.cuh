@@ -23,7 +23,17 @@
 // sweeps, stopping rule (G-matrix test, then the CRC) and outputs are the CPU's, so
 // bits, iterations, status and soft output equal polar_bp_decoder_cpu<int8>'s.
 
-//! Team shape of a BP frame of N = 2^LogN: P lanes, M nodes per lane.
+//! Team shape of a BP frame of N = 2^LogN (P lanes, M nodes per lane) and its shared
+//! memory. Each layer is stored in one layout, in the node order of the stage that
+//! writes it ("constant geometry"): at stage s a lane's node k sits at position
+//! rotr(k, j + 1) of layer s (j = the stage's butterfly bit in k), so the processing
+//! element q reads and writes layer s at positions q and q + M/2 and layer s + 1 at
+//! rot1(q) and rot1(q + M/2), whatever s is. Layers 0 .. log2 M are in the contiguous
+//! layout, log2 M .. n in the strided one (layer log2 M, where the phases meet, in both,
+//! copied across after the phase that writes it), and in every layer position x of
+//! lane t is byte t + P x: the lanes side by side (no bank conflicts), and one stage
+//! body serves both layouts, so the loop's code is half as large (instruction fetch
+//! was the first stall).
 template <int LogN>
 struct bp8_shape {
     static constexpr int N = 1 << LogN;
@@ -32,14 +42,21 @@ struct bp8_shape {
     static constexpr int log_m = LogN - log_p;
     static constexpr int M = 1 << log_m;
     static constexpr int frames_per_warp = 32 / P;
-    //! Bytes of one layer: node i at i + 4 (i >> 7), so that the contiguous layout's
-    //! lanes (rows of M bytes) fall in different banks.
-    static constexpr int layer = N + 4 * (N >> 7);
-    static __device__ __forceinline__ int at(int i) { return i + 4 * (i >> 7); }
-    //! A frame's shared memory: L and R of layers 0..n, then N / 32 decision words.
+    //! Layer l is stored at index l (contiguous, l <= log_m) or l + 1 (strided,
+    //! l >= log_m): n + 2 layers of N bytes for L, then as many for R.
+    static constexpr int r_off = (LogN + 2) * N;
+    static constexpr int words = 2 * r_off; //!< then N / 32 decision words
     static constexpr size_t frame_bytes =
-        (2 * size_t(LogN + 1) * layer + 4 * size_t(N > 32 ? N / 32 : 1) + 15) &
-        ~size_t(15);
+        (size_t(words) + 4 * (N / 32) + 15) & ~size_t(15);
+    //! x rotated right by r within log_m bits.
+    static __host__ __device__ constexpr int rotr(int x, int r)
+    {
+        r %= log_m;
+        return ((x >> r) | (x << (log_m - r))) & (M - 1);
+    }
+    static __host__ __device__ constexpr int rot1(int x) { return rotr(x, 1); }
+    //! Rotation of the strided copy of layer log_m (its butterfly bit: log_m - log_p).
+    static constexpr int r_meet = log_m - log_p + 1;
 };
 
 __device__ __forceinline__ int bp8_add(int a, int b)
@@ -52,64 +69,63 @@ __device__ __forceinline__ int bp8_boxplus(int a, int b)
     return (a ^ b) < 0 ? -m : m;
 }
 
-//! One phase of a sweep: stages `from` .. `to` (down for Left, up for right) over the
-//! nodes this lane owns in the Strided or contiguous layout. L points at layer 0 of the
-//! frame's L; R = L + (n + 1) layers. The stage index is a runtime value (unrolling the
-//! stages too makes ~120 KB of code at N = 1024, and the warps then wait on
-//! instruction fetches: measured 1.46 against 2.61 Gb/s). A stage's loads all come
-//! before its stores: the compiler cannot move a load above a store to the same
-//! array, so loads interleaved with stores would run one processing element at a time.
-template <int LogN, bool Strided, bool Left>
-__device__ __forceinline__ void bp8_phase(int8_t* L, int t, int from, int to)
+//! One stage's processing elements of a lane: `base` is the lane's byte in the stage's
+//! layer of L (layer s + 1 follows at + N, R at + r_off). Loads all come before stores:
+//! the compiler cannot move a load above a store to the same array.
+template <int LogN, bool Left>
+__device__ __forceinline__ void bp8_stage(int8_t* base)
 {
     using S = bp8_shape<LogN>;
-    constexpr int layer = S::layer, pes = S::M / 2;
-    constexpr int r_off = (LogN + 1) * layer; // R relative to L
-    constexpr int local_shift = Strided ? S::log_p : 0;
-    // The lane's node k sits at lane_base + offset(k) in a layer.
-    int8_t* const lane_base = L + (Strided ? t : S::at(t * S::M));
-    auto offset = [](int k) { return Strided ? S::at(S::P * k) : k; };
-    for (int s = from; Left ? s >= to : s <= to; s += Left ? -1 : 1) {
-        const int hk = 1 << (s - local_shift); // butterfly span in k
-        int8_t* const base = lane_base + s * layer;
-        int oa[pes], ob[pes], la[pes], lb[pes], ra[pes], rb[pes];
+    constexpr int N = S::N, r_off = S::r_off, P = S::P, pes = S::M / 2;
+    int la[pes], lb[pes], ra[pes], rb[pes];
 #pragma unroll
-        for (int q = 0; q < pes; q++) {
-            const int ka = q + (q & ~(hk - 1));
-            oa[q] = offset(ka);
-            ob[q] = offset(ka + hk);
-            la[q] = base[oa[q] + layer]; // L[s + 1]
-            lb[q] = base[ob[q] + layer];
-            ra[q] = base[oa[q] + r_off]; // R[s]
-            rb[q] = base[ob[q] + r_off];
-        }
+    for (int q = 0; q < pes; q++) {
+        la[q] = base[N + P * S::rot1(q)]; // L[s + 1]
+        lb[q] = base[N + P * S::rot1(q + pes)];
+        ra[q] = base[r_off + P * q]; // R[s]
+        rb[q] = base[r_off + P * (q + pes)];
+    }
 #pragma unroll
-        for (int q = 0; q < pes; q++) {
-            const int sum = bp8_add(lb[q], rb[q]), cross = bp8_boxplus(ra[q], la[q]);
-            if (Left) {
-                base[oa[q]] = static_cast<int8_t>(bp8_boxplus(la[q], sum));
-                base[ob[q]] = static_cast<int8_t>(bp8_add(cross, lb[q]));
-            } else {
-                base[oa[q] + r_off + layer] =
-                    static_cast<int8_t>(bp8_boxplus(ra[q], sum));
-                base[ob[q] + r_off + layer] = static_cast<int8_t>(bp8_add(cross, rb[q]));
-            }
+    for (int q = 0; q < pes; q++) {
+        const int sum = bp8_add(lb[q], rb[q]), cross = bp8_boxplus(ra[q], la[q]);
+        if (Left) {
+            base[P * q] = static_cast<int8_t>(bp8_boxplus(la[q], sum));
+            base[P * (q + pes)] = static_cast<int8_t>(bp8_add(cross, lb[q]));
+        } else {
+            base[r_off + N + P * S::rot1(q)] =
+                static_cast<int8_t>(bp8_boxplus(ra[q], sum));
+            base[r_off + N + P * S::rot1(q + pes)] =
+                static_cast<int8_t>(bp8_add(cross, rb[q]));
         }
     }
 }
 
-//! Hard decisions of layer `l` (L + R < 0) over the nodes lane t owns in the contiguous
-//! layout: bit k of the result is node t M + k.
-template <int LogN>
-__device__ __forceinline__ uint32_t bp8_decisions(const int8_t* L, int t, int l)
+//! Hard decisions (L + R < 0) of the nodes t M + k (bit k of the result) of layer 0
+//! (contiguous) or layer n (strided, read across the team's lanes).
+template <int LogN, bool LayerN>
+__device__ __forceinline__ uint32_t bp8_decisions(const int8_t* frame, int t)
 {
     using S = bp8_shape<LogN>;
-    const int8_t* a = L + l * S::layer + S::at(t * S::M);
-    const int8_t* r = a + (LogN + 1) * S::layer;
+    constexpr int P = S::P;
     uint32_t bits = 0;
+    if constexpr (!LayerN) {
+        const int8_t* a = frame + t;
 #pragma unroll
-    for (int k = 0; k < S::M; k++)
-        bits |= static_cast<uint32_t>(int(a[k]) + int(r[k]) < 0) << k;
+        for (int k = 0; k < S::M; k++) {
+            const int at = P * S::rot1(k);
+            bits |= static_cast<uint32_t>(int(a[at]) + int(a[S::r_off + at]) < 0) << k;
+        }
+    } else {
+        // Node t M + k is the strided lane k mod P's node t M / P + k / P, at position
+        // rot1 of that in layer n: t's part and k's part rotate apart.
+        constexpr int d = S::log_m - S::log_p;
+        const int8_t* a = frame + (LogN + 1) * S::N + P * S::rot1(t << d);
+#pragma unroll
+        for (int k = 0; k < S::M; k++) {
+            const int at = k % P + P * S::rot1(k >> S::log_p);
+            bits |= static_cast<uint32_t>(int(a[at]) + int(a[S::r_off + at]) < 0) << k;
+        }
+    }
     return bits;
 }
 
@@ -176,71 +192,97 @@ template <int LogN>
 __global__ void __launch_bounds__(32) polar_bp8_kernel(const polar_params p)
 {
     using S = bp8_shape<LogN>;
-    constexpr int n = LogN, P = S::P, layer = S::layer;
+    constexpr int n = LogN, N = S::N, P = S::P, M = S::M, log_m = S::log_m,
+                  log_p = S::log_p, r_off = S::r_off;
+    constexpr int d = log_m - log_p;
     extern __shared__ __align__(16) uint8_t bp8_smem[];
     const int lane = threadIdx.x, team = lane / P, t = lane % P;
     const unsigned team_mask = P == 32 ? 0xffffffffu : ((1u << P) - 1u) << (team * P);
-    int8_t* L = reinterpret_cast<int8_t*>(bp8_smem + team * S::frame_bytes);
-    int8_t* R = L + (n + 1) * layer; // layer 0: the prior
-    uint32_t* words = reinterpret_cast<uint32_t*>(R + (n + 1) * layer);
+    int8_t* const frame = reinterpret_cast<int8_t*>(bp8_smem + team * S::frame_bytes);
+    uint32_t* const words = reinterpret_cast<uint32_t*>(frame + S::words);
+    int8_t* const own = frame + t; // the lane's byte of layer index 0
+    // Where the copies of layer log_m (and the prior) read from: what t contributes
+    // to a node's position there (the rest is a constant per node).
+    const int8_t* const meet_l = frame + (log_m + 1) * N + P * S::rotr(t << d, S::r_meet);
+    int8_t* const prior_r = frame + r_off + P * S::rot1(t);
     for (uint32_t f = blockIdx.x * S::frames_per_warp + team; f < p.num_frames;
          f += gridDim.x * S::frames_per_warp) {
         const frame_extent fe = p.frames[f];
         const llr8_t* in = p.in + fe.in_offset;
         // Channel (layer n of L): the received sum saturated, known zeros at 127;
         // R: the prior at layer 0 (127 on frozen bits), 0 elsewhere. All M of the
-        // lane's nodes d = t + P i at once, in passes, so that their global loads
+        // lane's nodes t + P i at once, in passes, so that their global loads
         // overlap: their source ranges, the first received LLR of each, repetitions
         // (rare). Measured at N = 1024 (H200): 2.88 Gb/s; one node at a time 2.61,
-        // eight or sixteen at a time in a loop 2.27 (the registers this takes, 224,
-        // cost nothing: shared memory allows 9 frames per SM, registers 8).
+        // eight or sixteen at a time in a loop 2.27.
         {
-            uint32_t first[S::M], end[S::M];
-            int sum[S::M];
+            uint32_t first[M], end[M];
+            int sum[M];
 #pragma unroll
-            for (int i = 0; i < S::M; i++) {
+            for (int i = 0; i < M; i++) {
                 first[i] = __ldg(p.src_begin + t + P * i);
                 end[i] = __ldg(p.src_begin + t + P * i + 1);
             }
 #pragma unroll
-            for (int i = 0; i < S::M; i++)
+            for (int i = 0; i < M; i++)
                 sum[i] = first[i] < end[i] ? __ldg(in + __ldg(p.src + first[i])) : 0;
 #pragma unroll
-            for (int i = 0; i < S::M; i++)
+            for (int i = 0; i < M; i++)
                 for (uint32_t r = first[i] + 1; r < end[i]; r++)
                     sum[i] += __ldg(in + __ldg(p.src + r));
 #pragma unroll
-            for (int i = 0; i < S::M; i++) {
-                const int d = t + P * i;
-                L[n * layer + S::at(d)] = static_cast<int8_t>(
-                    __ldg(p.fill + d) != 0.0f ? polar_bp_int8::known_zero
-                                              : min(max(sum[i], -127), 127));
-                R[S::at(d)] = static_cast<int8_t>(
-                    __ldg(p.frozen + d) ? polar_bp_int8::known_zero : 0);
+            for (int i = 0; i < M; i++) {
+                const int node = t + P * i;
+                own[(n + 1) * N + P * S::rot1(i)] = static_cast<int8_t>(
+                    __ldg(p.fill + node) != 0.0f ? polar_bp_int8::known_zero
+                                                 : min(max(sum[i], -127), 127));
+                // Node t + P i is the contiguous lane P i / M's node t + P i % M.
+                prior_r[((P * i) >> log_m) + P * S::rot1((P * i) & (M - 1))] =
+                    static_cast<int8_t>(__ldg(p.frozen + node) ? polar_bp_int8::known_zero
+                                                               : 0);
             }
         }
         {
-            uint32_t* r = reinterpret_cast<uint32_t*>(R + layer);
-            for (int w = t; w < n * layer / 4; w += P)
+            uint32_t* r = reinterpret_cast<uint32_t*>(frame + r_off + N);
+            for (int w = t; w < (n + 1) * N / 4; w += P)
                 r[w] = 0;
         }
         __syncwarp(team_mask);
         int it = 1;
         for (;; it++) {
-            bp8_phase<LogN, true, true>(L, t, n - 1, S::log_m);
-            __syncwarp(team_mask);
-            bp8_phase<LogN, false, true>(L, t, S::log_m - 1, 0);
+#pragma unroll 1
+            for (int s = n - 1; s >= 0; s--) {
+                if (s == log_m - 1) {
+                    // L of layer log_m, strided -> contiguous (each lane its nodes).
+                    __syncwarp(team_mask);
+#pragma unroll
+                    for (int k = 0; k < M; k++)
+                        own[log_m * N + P * S::rot1(k)] =
+                            meet_l[k % P + P * S::rotr(k >> log_p, S::r_meet)];
+                }
+                bp8_stage<LogN, true>(own + (s + (s >= log_m)) * N);
+            }
             if (it == p.iterations)
                 break;
-            bp8_phase<LogN, false, false>(L, t, 0, S::log_m - 1);
-            __syncwarp(team_mask);
-            bp8_phase<LogN, true, false>(L, t, S::log_m, n - 1);
+#pragma unroll 1
+            for (int s = 0; s < n; s++) {
+                if (s == log_m) {
+                    // R of layer log_m, contiguous -> strided (each lane its nodes).
+                    __syncwarp(team_mask);
+#pragma unroll
+                    for (int k = 0; k < M; k++)
+                        own[r_off + (log_m + 1) * N + P * S::rotr(k, S::r_meet)] =
+                            prior_r[log_m * N + ((P * k) >> log_m) +
+                                    P * S::rot1((P * k) & (M - 1))];
+                }
+                bp8_stage<LogN, false>(own + (s + (s >= log_m)) * N);
+            }
             __syncwarp(team_mask);
             if (!p.early_termination)
                 continue;
             // G-matrix test: u_hat G_N against x_hat, then the CRC of u_hat.
-            const uint32_t u = bp8_decisions<LogN>(L, t, 0);
-            const uint32_t x = bp8_decisions<LogN>(L, t, n);
+            const uint32_t u = bp8_decisions<LogN, false>(frame, t);
+            const uint32_t x = bp8_decisions<LogN, true>(frame, t);
             if (__any_sync(team_mask, bp8_transform<LogN>(u, t, team_mask) != x))
                 continue;
             bp8_store_words<LogN>(words, u, t, team_mask);
@@ -248,7 +290,7 @@ __global__ void __launch_bounds__(32) polar_bp8_kernel(const polar_params p)
                 break;
         }
         __syncwarp(team_mask);
-        bp8_store_words<LogN>(words, bp8_decisions<LogN>(L, t, 0), t, team_mask);
+        bp8_store_words<LogN>(words, bp8_decisions<LogN, false>(frame, t), t, team_mask);
         const uint32_t syndrome = bp8_syndrome<LogN>(p, words, t, team_mask);
         const bool ok = crc_accepts(p, syndrome);
         const uint32_t rnti = rnti_of(p, syndrome);
@@ -261,8 +303,10 @@ __global__ void __launch_bounds__(32) polar_bp8_kernel(const polar_params p)
             out[byte] = output_byte(p, byte, rnti, bit);
         if (p.soft)
             for (int j = t; j < p.k; j += P) {
-                const int i = S::at(p.info[j]);
-                p.soft[8 * fe.out_offset + j] = static_cast<float>(int(L[i]) + int(R[i]));
+                const int i = p.info[j];
+                const int8_t* a = frame + (i >> log_m) + P * S::rot1(i & (M - 1));
+                p.soft[8 * fe.out_offset + j] =
+                    static_cast<float>(int(a[0]) + int(a[r_off]));
             }
         if (t == 0)
             p.status[f] = frame_status{ it, ok };
