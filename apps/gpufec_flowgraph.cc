@@ -83,6 +83,9 @@ void usage()
         "                   with scale 8 by the source: a quarter of the traffic)\n"
         "  --stream-buffer  minimum buffer (items) of the bit streams after the decoder\n"
         "                   and source (default 4194304; 0 = GNU Radio's default)\n"
+        "  --no-status-tags the block-code decoders without their per-frame status\n"
+        "                   tags (iterations, crc_ok)\n"
+        "  --bp-arithmetic  polar BP messages: float (default) or int8\n"
         "  --profile        print GNU Radio's per-block work time after each run\n"
         "  --verbose        keep GNU Radio's info-level log lines");
 }
@@ -127,6 +130,8 @@ struct options {
     long stream_buffer = 1L << 22;
     bool profile = false;
     bool verbose = false;
+    bool status_tags = true;
+    std::string bp_arithmetic = "float";
 };
 
 constexpr double llr_scale = 8.0;
@@ -159,7 +164,10 @@ decoder_block make_decoder(const options& o, const gr::gpufec::code::sptr& code)
                                                   o.backend,
                                                   o.batch,
                                                   o.max_latency_ms,
-                                                  llr_scale);
+                                                  llr_scale,
+                                                  "gnuradio",
+                                                  8,
+                                                  o.status_tags);
         return { dec, [dec] { return dec->backend_name(); } };
     }
     if (o.code == "turbo") {
@@ -176,7 +184,10 @@ decoder_block make_decoder(const options& o, const gr::gpufec::code::sptr& code)
                                                    o.backend,
                                                    o.batch,
                                                    o.max_latency_ms,
-                                                   llr_scale);
+                                                   llr_scale,
+                                                   "gnuradio",
+                                                   "synchronised",
+                                                   o.status_tags);
         return { dec, [dec] { return dec->backend_name(); } };
     }
     if (o.code == "polar") {
@@ -191,7 +202,10 @@ decoder_block make_decoder(const options& o, const gr::gpufec::code::sptr& code)
                                                    o.backend,
                                                    o.batch,
                                                    o.max_latency_ms,
-                                                   llr_scale);
+                                                   llr_scale,
+                                                   "gnuradio",
+                                                   o.bp_arithmetic,
+                                                   o.status_tags);
         return { dec, [dec] { return dec->backend_name(); } };
     }
     auto dec = gr::gpufec::viterbi_decoder::make(
@@ -513,6 +527,10 @@ int main(int argc, char** argv)
             o.stream_buffer = std::stol(next());
         else if (a == "--profile")
             o.profile = true;
+        else if (a == "--no-status-tags")
+            o.status_tags = false;
+        else if (a == "--bp-arithmetic")
+            o.bp_arithmetic = next();
         else if (a == "--verbose")
             o.verbose = true;
         else {

@@ -120,7 +120,8 @@ batched_options block_decoder_options(bool soft_output,
                                       int max_batch_frames,
                                       double max_latency_ms,
                                       double llr_scale,
-                                      const std::string& soft_convention)
+                                      const std::string& soft_convention,
+                                      bool status_tags)
 {
     batched_options options;
     options.backend = backend;
@@ -128,7 +129,7 @@ batched_options block_decoder_options(bool soft_output,
     options.max_latency_ms = max_latency_ms;
     options.llr_scale = llr_scale;
     options.soft_output = soft_output;
-    options.status_tags = true;
+    options.status_tags = status_tags;
     options.soft_convention = soft_convention;
     return options;
 }

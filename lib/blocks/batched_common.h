@@ -59,13 +59,15 @@ struct batched_options {
     std::string trailer_key;
 };
 
-//! Options of a block-code decoder block: status tags on every frame.
+//! Options of a block-code decoder block: status tags on every frame unless
+//! `status_tags` is false (stream blocks; the PDU forms always give the metadata).
 batched_options block_decoder_options(bool soft_output,
                                       const std::string& backend,
                                       int max_batch_frames,
                                       double max_latency_ms,
                                       double llr_scale,
-                                      const std::string& soft_convention);
+                                      const std::string& soft_convention,
+                                      bool status_tags = true);
 
 //! The soft_convention parameter, or a gpufec::error naming the block and the allowed
 //! values.

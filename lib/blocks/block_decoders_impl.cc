@@ -144,7 +144,8 @@ turbo_decoder::sptr turbo_decoder::make(code::sptr code,
                                         double max_latency_ms,
                                         double llr_scale,
                                         const std::string& soft_convention,
-                                        const std::string& schedule)
+                                        const std::string& schedule,
+                                        bool status_tags)
 {
     const std::string block = "turbo_decoder";
     return gnuradio::make_block_sptr<batched_decoder_impl<turbo_decoder>>(
@@ -165,7 +166,8 @@ turbo_decoder::sptr turbo_decoder::make(code::sptr code,
                               max_batch_frames,
                               max_latency_ms,
                               llr_scale,
-                              soft_convention));
+                              soft_convention,
+                              status_tags));
 }
 
 turbo_decoder_pdu::sptr turbo_decoder_pdu::make(code::sptr code,
@@ -213,7 +215,8 @@ ldpc_decoder::sptr ldpc_decoder::make(code::sptr code,
                                       double max_latency_ms,
                                       double llr_scale,
                                       const std::string& soft_convention,
-                                      int llr_bits)
+                                      int llr_bits,
+                                      bool status_tags)
 {
     const std::string block = "ldpc_decoder";
     if (llr_bits == 4 && input_type != "float")
@@ -238,7 +241,8 @@ ldpc_decoder::sptr ldpc_decoder::make(code::sptr code,
                               max_batch_frames,
                               max_latency_ms,
                               llr_scale,
-                              soft_convention));
+                              soft_convention,
+                              status_tags));
 }
 
 ldpc_decoder_pdu::sptr ldpc_decoder_pdu::make(code::sptr code,
@@ -285,7 +289,8 @@ polar_decoder::sptr polar_decoder::make(code::sptr code,
                                         double max_latency_ms,
                                         double llr_scale,
                                         const std::string& soft_convention,
-                                        const std::string& bp_arithmetic)
+                                        const std::string& bp_arithmetic,
+                                        bool status_tags)
 {
     const std::string block = "polar_decoder";
     return gnuradio::make_block_sptr<batched_decoder_impl<polar_decoder>>(
@@ -304,7 +309,8 @@ polar_decoder::sptr polar_decoder::make(code::sptr code,
                               max_batch_frames,
                               max_latency_ms,
                               llr_scale,
-                              soft_convention));
+                              soft_convention,
+                              status_tags));
 }
 
 polar_decoder_pdu::sptr polar_decoder_pdu::make(code::sptr code,

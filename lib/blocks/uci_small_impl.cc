@@ -88,7 +88,8 @@ uci_small_decoder::sptr uci_small_decoder::make(code::sptr code,
                                                 int max_batch_frames,
                                                 double max_latency_ms,
                                                 double llr_scale,
-                                                const std::string& soft_convention)
+                                                const std::string& soft_convention,
+                                                bool status_tags)
 {
     const std::string block = "uci_small_decoder";
     return gnuradio::make_block_sptr<batched_decoder_impl<uci_small_decoder>>(
@@ -101,7 +102,8 @@ uci_small_decoder::sptr uci_small_decoder::make(code::sptr code,
                               max_batch_frames,
                               max_latency_ms,
                               llr_scale,
-                              soft_convention));
+                              soft_convention,
+                              status_tags));
 }
 
 uci_small_decoder_pdu::sptr

@@ -556,6 +556,32 @@ class qa_block_codes(gr_unittest.TestCase):
             self.assertEqual(dec.dropped_frames(), 1, name)
             self.assertEqual(dec.decoded_frames(), 3, name)
 
+    def test_014b_status_tags_off(self):
+        """status_tags=False: the same bits, the length tags and the input's own tags,
+        but no "iterations" or "crc_ok" tags (every stream decoder, UCI small too)."""
+        uci = gpufec.nr_uci_small_code(7, 40, 2)
+        cases = [(name, code, make) for name, code, make, _ in self.decoders()]
+        cases.append(("uci-small", uci, lambda **kw: gpufec.uci_small_decoder(uci, **kw)))
+        for name, code, make in cases:
+            k, n = code.frame_bits(), code.coded_bits()
+            bits = [random_bits(k, 30 + i) for i in range(3)]
+            llrs = np.concatenate([bpsk_llrs(code.encode(b.tolist())) for b in bits])
+            tags = [length_tag(f * n, n) for f in range(3)] + [marker_tag(n + 1, 5)]
+            outputs = {}
+            for on in (True, False):
+                dec = make(len_tag_key="packet_len", backend="cpu", max_batch_frames=2,
+                           status_tags=on)
+                out, out_tags = run_stream(dec, llrs, tags=tags)
+                np.testing.assert_array_equal(out, np.concatenate(bits), err_msg=name)
+                self.assertEqual(tags_by_key(out_tags, "packet_len"),
+                                 [(0, k), (k, k), (2 * k, k)], name)
+                self.assertEqual(len(tags_by_key(out_tags, "marker")), 1, name)
+                iters, crc_ok = status_tags(out_tags)
+                self.assertEqual(len(iters), 3 if on else 0, (name, on))
+                self.assertEqual(len(crc_ok), 3 if on else 0, (name, on))
+                outputs[on] = out
+            np.testing.assert_array_equal(outputs[True], outputs[False], err_msg=name)
+
     def test_015_backends(self):
         """backend="cuda" is refused here (no GPU on the test machine: "no CUDA device"
         for the turbo, LDPC and polar decoders, which have a CUDA kernel when the build

@@ -49,6 +49,10 @@ namespace gpufec {
  * \p llr_bits: 8 (default) or 4: the float input is quantized to 4-bit LLRs, round(L *
  * llr_scale / 8) saturated at +/-7, half the bytes of int8 on the way to the GPU, at a
  * BER cost of about 0.15 dB near the waterfall (docs/ldpc-gpu.md); float input only.
+ *
+ * With \p status_tags false the frames carry none of these status tags: GNU Radio
+ * locks the output buffer for each tag, and for short frames at high rates the two
+ * tags per frame cost more host time than the rest of the block's work.
  */
 class GPUFEC_API ldpc_decoder : virtual public gr::block
 {
@@ -70,7 +74,8 @@ public:
                      double max_latency_ms = 10.0,
                      double llr_scale = 8.0,
                      const std::string& soft_convention = "gnuradio",
-                     int llr_bits = 8);
+                     int llr_bits = 8,
+                     bool status_tags = true);
 
     //! The backend in use, e.g. "cpu".
     virtual std::string backend_name() const = 0;

@@ -51,6 +51,10 @@ namespace gpufec {
  * \p soft_convention: "gnuradio" (default): soft values in and out are positive for
  * bit 1, as gr-digital's constellation_soft_decoder_cf and gr-fec give them; "llr":
  * L = ln P(0)/P(1), positive for bit 0 (AFF3CT, MATLAB, srsRAN).
+ *
+ * With \p status_tags false the frames carry none of these status tags: GNU Radio
+ * locks the output buffer for each tag, and for short frames at high rates the two
+ * tags per frame cost more host time than the rest of the block's work.
  */
 class GPUFEC_API turbo_decoder : virtual public gr::block
 {
@@ -72,7 +76,8 @@ public:
                      double max_latency_ms = 10.0,
                      double llr_scale = 8.0,
                      const std::string& soft_convention = "gnuradio",
-                     const std::string& schedule = "synchronised");
+                     const std::string& schedule = "synchronised",
+                     bool status_tags = true);
 
     //! The backend in use, e.g. "cpu".
     virtual std::string backend_name() const = 0;

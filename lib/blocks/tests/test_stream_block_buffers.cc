@@ -85,10 +85,11 @@ block_sptr make_block(size_t frame_items,
                       const std::string& len_key,
                       const std::string& input_type = "byte",
                       bool decide = true,
-                      size_t rate_den = 1)
+                      size_t rate_den = 1,
+                      bool status_tags = true)
 {
-    batched_options options =
-        block_decoder_options(false, "cpu", max_batch_frames, 10.0, 8.0, "llr");
+    batched_options options = block_decoder_options(
+        false, "cpu", max_batch_frames, 10.0, 8.0, "llr", status_tags);
     decoder_factory factory = [frame_items, decide, rate_den](const std::string&) {
         return std::make_unique<hard_decision_decoder>(frame_items, decide, rate_den);
     };
@@ -292,28 +293,31 @@ TEST(StreamBlockBuffers, DISABLED_HostCeiling)
                              { "polar N=1024 k=512", 1024, 2, 400000 } };
     for (const auto& code : shapes) {
         for (const std::string type : { "byte", "float" }) {
-            for (int batch : { 64, 256 }) {
-                auto src = gnuradio::make_block_sptr<idle_source>(type == "float" ? 4 : 1,
-                                                                  code.frames * code.n);
-                auto block =
-                    make_block(code.n, batch, "", type, /*decide=*/false, code.rate_den);
-                auto sink = blocks::null_sink::make(1);
-                auto tb = make_top_block("ceiling");
-                tb->connect(src, 0, block, 0);
-                tb->connect(block, 0, sink, 0);
-                const auto t0 = std::chrono::steady_clock::now();
-                tb->run();
-                const double s =
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-                        .count();
-                std::printf("%-18s %-5s input, max_batch_frames %3d: %7.0f kframes/s, "
-                            "%.2f Gb/s of information bits\n",
-                            code.name,
-                            type.c_str(),
-                            batch,
-                            double(code.frames) / s / 1e3,
-                            double(code.frames * (code.n / code.rate_den)) / s / 1e9);
-            }
+            for (int batch : { 64, 256 })
+                for (bool tags : { true, false }) {
+                    auto src = gnuradio::make_block_sptr<idle_source>(
+                        type == "float" ? 4 : 1, code.frames * code.n);
+                    auto block = make_block(
+                        code.n, batch, "", type, /*decide=*/false, code.rate_den, tags);
+                    auto sink = blocks::null_sink::make(1);
+                    auto tb = make_top_block("ceiling");
+                    tb->connect(src, 0, block, 0);
+                    tb->connect(block, 0, sink, 0);
+                    const auto t0 = std::chrono::steady_clock::now();
+                    tb->run();
+                    const double s = std::chrono::duration<double>(
+                                         std::chrono::steady_clock::now() - t0)
+                                         .count();
+                    std::printf(
+                        "%-18s %-5s input, max_batch_frames %3d, status tags %-3s: "
+                        "%7.0f kframes/s, %.2f Gb/s of information bits\n",
+                        code.name,
+                        type.c_str(),
+                        batch,
+                        tags ? "on" : "off",
+                        double(code.frames) / s / 1e3,
+                        double(code.frames * (code.n / code.rate_den)) / s / 1e9);
+                }
         }
     }
 }

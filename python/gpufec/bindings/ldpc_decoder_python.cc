@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(ldpc_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(bd1499b894801e8dc9a8b669e07b67a6)                     */
+/* BINDTOOL_HEADER_FILE_HASH(6262353545eeb328126f7810e1e10d9c)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -53,6 +53,7 @@ void bind_ldpc_decoder(py::module& m)
              py::arg("llr_scale") = 8.,
              py::arg("soft_convention") = "gnuradio",
              py::arg("llr_bits") = 8,
+             py::arg("status_tags") = true,
              D(ldpc_decoder, make))
 
 

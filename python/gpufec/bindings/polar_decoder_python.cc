@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(polar_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(298b15d20a2b947b72ae9c954977ac79)                     */
+/* BINDTOOL_HEADER_FILE_HASH(de635d84065d6acd10efb517e5824df2)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -51,6 +51,7 @@ void bind_polar_decoder(py::module& m)
              py::arg("llr_scale") = 8.,
              py::arg("soft_convention") = "gnuradio",
              py::arg("bp_arithmetic") = "float",
+             py::arg("status_tags") = true,
              D(polar_decoder, make))
 
 

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(turbo_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(148aa4b7c79d816c434613cb71505c3b)                     */
+/* BINDTOOL_HEADER_FILE_HASH(8ef193880492ac1e6249a14daad140fd)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -53,6 +53,7 @@ void bind_turbo_decoder(py::module& m)
              py::arg("llr_scale") = 8.,
              py::arg("soft_convention") = "gnuradio",
              py::arg("schedule") = "synchronised",
+             py::arg("status_tags") = true,
              D(turbo_decoder, make))
 
 

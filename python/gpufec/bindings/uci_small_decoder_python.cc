@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(uci_small_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(a41accdc9247b62661d021dd9a95b867)                     */
+/* BINDTOOL_HEADER_FILE_HASH(54a4b9b6c1e1a76cfc9b266098b821ef)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -49,6 +49,7 @@ void bind_uci_small_decoder(py::module& m)
              py::arg("max_latency_ms") = 10.,
              py::arg("llr_scale") = 8.,
              py::arg("soft_convention") = "gnuradio",
+             py::arg("status_tags") = true,
              D(uci_small_decoder, make))
 
 
