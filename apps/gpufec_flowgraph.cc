@@ -60,6 +60,7 @@ void usage()
         "                        [--source-frames N] [--max-latency-ms X]\n"
         "                        [--llr-type float|byte] [--stream-buffer N] "
         "[--profile]\n"
+        "                        [--no-status-tags] [--bp-arithmetic float|int8]\n"
         "  --graph full     source -> decoder -> BER counter (default)\n"
         "  --graph source   source -> null sinks\n"
         "  --graph decoder  precomputed LLR frames (repeated) -> decoder -> null sink\n"
@@ -85,7 +86,8 @@ void usage()
         "                   and source (default 4194304; 0 = GNU Radio's default)\n"
         "  --no-status-tags the block-code decoders without their per-frame status\n"
         "                   tags (iterations, crc_ok)\n"
-        "  --bp-arithmetic  polar BP messages: float (default) or int8\n"
+        "  --bp-arithmetic  polar BP messages (--code polar --algorithm bp): float\n"
+        "                   (default) or int8\n"
         "  --profile        print GNU Radio's per-block work time after each run\n"
         "  --verbose        keep GNU Radio's info-level log lines");
 }
@@ -537,6 +539,13 @@ int main(int argc, char** argv)
             usage();
             return a == "--help" ? 0 : 2;
         }
+    }
+    if (o.bp_arithmetic != "float" && o.code != "polar") {
+        std::fprintf(stderr,
+                     "gpufec-flowgraph: --bp-arithmetic is for --code polar (BP); "
+                     "allowed with --code %s: float\n",
+                     o.code.c_str());
+        return 2;
     }
     if (o.graph != "full" && o.graph != "source" && o.graph != "decoder") {
         std::fprintf(stderr,

@@ -213,8 +213,9 @@ __global__ void __launch_bounds__(32) polar_bp8_kernel(const polar_params p)
         // R: the prior at layer 0 (127 on frozen bits), 0 elsewhere. All M of the
         // lane's nodes t + P i at once, in passes, so that their global loads
         // overlap: their source ranges, the first received LLR of each, repetitions
-        // (rare). Measured at N = 1024 (H200): 2.88 Gb/s; one node at a time 2.61,
-        // eight or sixteen at a time in a loop 2.27.
+        // (rare). Measured at N = 1024 (H200, 5cf2eb4, before the constant-geometry
+        // layout): 2.88 Gb/s; one node at a time 2.61, eight or sixteen at a time in
+        // a loop 2.27.
         {
             uint32_t first[M], end[M];
             int sum[M];
