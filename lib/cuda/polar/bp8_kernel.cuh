@@ -315,43 +315,36 @@ __global__ void __launch_bounds__(32) polar_bp8_kernel(const polar_params p)
     }
 }
 
-//! The kernel for codes of 2^log_n bits (NR: 5 <= log_n <= 10), or null.
-inline void (*bp8_kernel_for(int log_n))(polar_params)
+//! The kernel for codes of 2^log_n bits, its frames per warp and shared memory per
+//! frame (kernel null outside NR's 5 <= log_n <= 10).
+struct bp8_variant {
+    void (*kernel)(polar_params);
+    int frames_per_warp;
+    size_t frame_bytes;
+};
+template <int LogN>
+bp8_variant bp8_variant_of()
 {
-    switch (log_n) {
-    case 5:
-        return polar_bp8_kernel<5>;
-    case 6:
-        return polar_bp8_kernel<6>;
-    case 7:
-        return polar_bp8_kernel<7>;
-    case 8:
-        return polar_bp8_kernel<8>;
-    case 9:
-        return polar_bp8_kernel<9>;
-    case 10:
-        return polar_bp8_kernel<10>;
-    default:
-        return nullptr;
-    }
+    return { polar_bp8_kernel<LogN>,
+             bp8_shape<LogN>::frames_per_warp,
+             bp8_shape<LogN>::frame_bytes };
 }
-
-//! Frames per warp and shared memory per frame of the kernel for 2^log_n bits.
-inline int bp8_frames_per_warp(int log_n) { return 32 >> (log_n / 2); }
-inline size_t bp8_frame_bytes(int log_n)
+inline bp8_variant bp8_variant_for(int log_n)
 {
     switch (log_n) {
     case 5:
-        return bp8_shape<5>::frame_bytes;
+        return bp8_variant_of<5>();
     case 6:
-        return bp8_shape<6>::frame_bytes;
+        return bp8_variant_of<6>();
     case 7:
-        return bp8_shape<7>::frame_bytes;
+        return bp8_variant_of<7>();
     case 8:
-        return bp8_shape<8>::frame_bytes;
+        return bp8_variant_of<8>();
     case 9:
-        return bp8_shape<9>::frame_bytes;
+        return bp8_variant_of<9>();
+    case 10:
+        return bp8_variant_of<10>();
     default:
-        return bp8_shape<10>::frame_bytes;
+        return { nullptr, 1, 0 };
     }
 }

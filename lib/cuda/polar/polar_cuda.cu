@@ -647,7 +647,7 @@ public:
         }
         if (d_bp) {
             d_bp_int8 = options.bp_arithmetic == polar_bp_arithmetic::int8;
-            if (d_bp_int8 && !bp8_kernel_for(n))
+            if (d_bp_int8 && !bp8_variant_for(n).kernel)
                 throw error("polar decoder (cuda): bp int8 at N = " + std::to_string(N) +
                             "; allowed: N = 32 .. 1024");
             const size_t bytes = bp_bytes();
@@ -724,7 +724,7 @@ public:
         }
         if (d_bp) {
             if (d_bp_int8) {
-                const size_t fpw = bp8_frames_per_warp(d_code.n());
+                const size_t fpw = bp8_variant_for(d_code.n()).frames_per_warp;
                 bp_kernel()<<<static_cast<unsigned>(std::min<size_t>((nf + fpw - 1) / fpw,
                                                                      size_t(1) << 20)),
                               32,
@@ -793,9 +793,11 @@ public:
                    " B shared memory per frame";
         if (d_bp && d_bp_int8)
             return "polar bp int8: " +
-                   std::to_string(32 / bp8_frames_per_warp(d_code.n())) +
-                   " lanes/frame, " + std::to_string(bp8_frames_per_warp(d_code.n())) +
-                   " frame(s)/warp, " + std::to_string(bp8_frame_bytes(d_code.n())) +
+                   std::to_string(32 / bp8_variant_for(d_code.n()).frames_per_warp) +
+                   " lanes/frame, " +
+                   std::to_string(bp8_variant_for(d_code.n()).frames_per_warp) +
+                   " frame(s)/warp, " +
+                   std::to_string(bp8_variant_for(d_code.n()).frame_bytes) +
                    " B shared memory per frame";
         if (d_bp)
             return "polar bp: 1 block/frame, " + std::to_string(bp_threads(d_code.N())) +
@@ -842,13 +844,14 @@ private:
     //! The BP kernel of the message arithmetic, and its shared memory per frame.
     kernel_fn bp_kernel() const
     {
-        return d_bp_int8 ? bp8_kernel_for(d_code.n())
+        return d_bp_int8 ? bp8_variant_for(d_code.n()).kernel
                          : polar_bp_kernel<bp_float_messages>;
     }
     //! Shared memory of one BP block: a frame (float), or a warp's frames (int8).
     size_t bp_bytes() const
     {
-        return d_bp_int8 ? bp8_frames_per_warp(d_code.n()) * bp8_frame_bytes(d_code.n())
+        return d_bp_int8 ? bp8_variant_for(d_code.n()).frames_per_warp *
+                               bp8_variant_for(d_code.n()).frame_bytes
                          : bp_frame_bytes(d_code.N(), d_code.n());
     }
 
