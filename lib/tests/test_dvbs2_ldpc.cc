@@ -9,8 +9,10 @@
 // (360-periodic block rows, split only where a weight-2 circulant forces it), errors,
 // and the CPU decoder's BER 0.3 dB above the QEF thresholds of Table 13.
 #include <gpufec/dvbs2_ldpc.h>
+#include <gpufec/ldpc.h>
 #include <gpufec/ldpc_alist.h>
 
+#include "codes/ldpc_qc360_plan.h"
 #include "test_helpers.h"
 #include <gtest/gtest.h>
 
@@ -246,6 +248,63 @@ TEST(Dvbs2Ldpc, LayersFollowThe360PeriodicBlockRows)
             split,
             g.layers());
     }
+}
+
+// The 360-periodic plan of the CUDA kernel (lib/codes/ldpc_qc360_plan.h): every code
+// has one, its cells are a permutation of the positions plus the dummy cell 0, each
+// layer's rows are those of the graph's layer, the dummy stands in exactly once (row 0
+// lacks p_{-1}), and graphs of another shape are refused.
+TEST(Dvbs2Ldpc, Qc360PlanDescribesEveryCode)
+{
+    for (const auto& e : standard_codes) {
+        SCOPED_TRACE(name_of(e));
+        const dvbs2_ldpc_code code(e.frame, e.rate);
+        const ldpc_graph g = code.graph();
+        const auto plan = make_qc360_plan(g);
+        ASSERT_TRUE(plan.has_value());
+        std::vector<int> cells = plan->cell_of;
+        std::sort(cells.begin(), cells.end());
+        for (int v = 0; v < code.n(); v++)
+            ASSERT_EQ(cells[v], v + 1);
+        ASSERT_EQ(plan->layers.size(), static_cast<size_t>(g.layers()));
+        int dummies = 0;
+        for (int l = 0; l < g.layers(); l++) {
+            const qc360_layer& L = plan->layers[l];
+            ASSERT_EQ(L.rows, g.layer_start[l + 1] - g.layer_start[l]);
+            EXPECT_EQ(L.rows * L.stride, 360);
+            // The layer's rows as sets of cells, from the graph and from the plan.
+            std::vector<std::vector<int>> from_graph, from_plan;
+            for (int b = g.layer_start[l]; b < g.layer_start[l + 1]; b++) {
+                std::vector<int> row;
+                for (int x = g.row_start[b]; x < g.row_start[b + 1]; x++)
+                    row.push_back(plan->cell_of[g.edge_col[x]]);
+                std::sort(row.begin(), row.end());
+                from_graph.push_back(row);
+            }
+            for (int t = 0; t < L.rows; t++) {
+                std::vector<int> row = plan->row_cells(l, t);
+                std::sort(row.begin(), row.end());
+                if (row.front() == 0) {
+                    dummies++;
+                    row.erase(row.begin());
+                }
+                from_plan.push_back(row);
+            }
+            std::sort(from_graph.begin(), from_graph.end());
+            std::sort(from_plan.begin(), from_plan.end());
+            ASSERT_EQ(from_graph, from_plan) << "layer " << l;
+        }
+        EXPECT_EQ(dummies, 1);
+        EXPECT_LE(plan->max_degree, 32) << "the CUDA kernel takes rows of up to 32 edges";
+        std::printf("%-11s 360-periodic plan: rows of up to %2d edges\n",
+                    name_of(e).c_str(),
+                    plan->max_degree);
+    }
+    // Another shape: an NR graph, and a DVB-S2 graph with one edge moved.
+    EXPECT_FALSE(make_qc360_plan(nr_ldpc_code(1, 384, 0, 0).graph()).has_value());
+    ldpc_graph moved = dvbs2_ldpc_code("short", "1/2").graph();
+    moved.edge_col[5] = moved.edge_col[5] == 0 ? 1 : moved.edge_col[5] - 1;
+    EXPECT_FALSE(make_qc360_plan(moved).has_value());
 }
 
 TEST(Dvbs2Ldpc, BadFrameOrRateThrows)

@@ -33,7 +33,9 @@
 #include "../common/cuda_utils.h"
 #include "cpu/min_sum_kernels.h"
 #include "ldpc_cuda.h"
+#include "min_sum_device.cuh"
 #include "nr_layered.cuh"
+#include "qc360_layered.cuh"
 
 #include <algorithm>
 #include <cstring>
@@ -45,8 +47,7 @@ namespace gpufec {
 namespace cuda {
 namespace {
 
-constexpr int app_max = min_sum::app_max; // 32000
-constexpr int llr_cap = min_sum::llr_max; // 127
+constexpr int app_max = min_sum_device::app_max;
 constexpr int max_codewords_per_block = 128;
 constexpr int max_zero_ranges = 4;
 constexpr int max_row_degree = 64;
@@ -85,7 +86,9 @@ struct ldpc_kernel_params {
     int32_t codewords_per_block;
 };
 
-__device__ __forceinline__ int sat_app(int x) { return max(-app_max, min(app_max, x)); }
+using min_sum_device::half_add;
+using min_sum_device::half_bits;
+using min_sum_device::sat_app;
 
 __device__ __forceinline__ bool known_zero(const ldpc_kernel_params& p, int v)
 {
@@ -97,20 +100,7 @@ __device__ __forceinline__ bool known_zero(const ldpc_kernel_params& p, int v)
 
 __device__ __forceinline__ int scale_minimum(const ldpc_kernel_params& p, int m)
 {
-    m = min(m, llr_cap);
-    return p.normalized ? (m * p.alpha16) >> 4 : max(m - p.beta, 0);
-}
-
-//! Half arithmetic (ldpc_arithmetic::half): L holds the bits of IEEE halves (integers);
-//! L - R and Q + R rounded to nearest even, as the CPU's round_half.
-__device__ __forceinline__ int half_add(int16_t bits, int r)
-{
-    return static_cast<int>(
-        __half2float(__hadd(__short_as_half(bits), __int2half_rn(r))));
-}
-__device__ __forceinline__ int16_t half_bits(int x)
-{
-    return __half_as_short(__int2half_rn(x)); // x is a half already: exact
+    return min_sum_device::scale_minimum(p.normalized, p.alpha16, p.beta, m);
 }
 
 //! Check row t of base row b of one codeword: the CPU's two passes.
@@ -470,6 +460,8 @@ public:
         d_nr_graph = nr_base_graph(g, zero_ranges.size());
         if (d_nr_graph)
             setup_nr(g, options, zero_ranges, max_hits);
+        else if (const auto plan = make_qc360_plan(g))
+            setup_qc360(*plan, options);
     }
 
     backend_kind backend() const override { return backend_kind::cuda; }
@@ -498,6 +490,8 @@ public:
     {
         if (d_nr_graph)
             return 0;
+        if (d_qc360_kernel)
+            return sizeof(uint32_t) * blocks_for(limits.max_frames) * d_qc360_words;
         return static_cast<size_t>(blocks_for(limits.max_frames)) *
                d_codewords_per_block * d_params.r_stride;
     }
@@ -536,8 +530,8 @@ public:
                 int8_t* r_scratch,
                 cudaStream_t stream) const
     {
-        if (d_nr_graph) {
-            nr::params p = d_nr;
+        // The three kernels' parameter blocks share the batch's fields.
+        auto with_batch = [&](auto p) {
             p.in = in;
             p.in4 = in4;
             p.frames = frames;
@@ -545,26 +539,24 @@ public:
             p.out = out;
             p.soft = soft;
             p.status = status;
-            device_guard guard(d_device);
+            return p;
+        };
+        device_guard guard(d_device);
+        if (d_nr_graph) {
             const unsigned blocks = static_cast<unsigned>(std::max<size_t>(
                 1,
                 std::min<size_t>(((nf + 1) / 2 + d_nr.slots - 1) / d_nr.slots,
                                  d_resident_blocks)));
-            nr_kernel()<<<blocks, d_threads, d_smem, stream>>>(p);
-            GPUFEC_CUDA_CHECK_LAUNCH();
-            return;
+            nr_kernel()<<<blocks, d_threads, d_smem, stream>>>(with_batch(d_nr));
+        } else if (d_qc360_kernel) {
+            qc360::params p = with_batch(d_qc360);
+            p.r_scratch = reinterpret_cast<uint32_t*>(r_scratch);
+            d_qc360_kernel<<<blocks_for(nf), d_threads, d_smem, stream>>>(p);
+        } else {
+            ldpc_kernel_params p = with_batch(d_params);
+            p.r_scratch = r_scratch;
+            d_kernel<<<blocks_for(nf), d_threads, d_smem, stream>>>(p);
         }
-        ldpc_kernel_params p = d_params;
-        p.in = in;
-        p.in4 = in4;
-        p.frames = frames;
-        p.num_frames = static_cast<uint32_t>(nf);
-        p.out = out;
-        p.soft = soft;
-        p.status = status;
-        p.r_scratch = r_scratch;
-        device_guard guard(d_device);
-        d_kernel<<<blocks_for(nf), d_threads, d_smem, stream>>>(p);
         GPUFEC_CUDA_CHECK_LAUNCH();
     }
 
@@ -584,6 +576,11 @@ public:
             return "nr-layered<BG" + std::to_string(d_nr_graph) +
                    (d_half ? ", half" : ", int16") + "> " +
                    std::to_string(2 * d_nr.slots) + " cw/block, " +
+                   std::to_string(d_threads) + " threads, " + std::to_string(d_smem) +
+                   " B smem, " + std::to_string(d_resident_blocks) + " blocks";
+        if (d_qc360_kernel)
+            return "qc360-layered<" + std::to_string(d_degree_bound) +
+                   (d_half ? ", half" : ", int16") + "> 1 cw/block, " +
                    std::to_string(d_threads) + " threads, " + std::to_string(d_smem) +
                    " B smem, " + std::to_string(d_resident_blocks) + " blocks";
         return "layered<" + std::to_string(d_degree_bound) +
@@ -680,6 +677,60 @@ private:
         d_resident_blocks = resident_blocks(nr_kernel(), "the NR kernel");
     }
 
+    //! The 360-periodic kernel (DVB-S2) from its plan; leaves the generic kernel in
+    //! place when the rows are too long for it or its shared memory does not fit.
+    void setup_qc360(const qc360_plan& plan, const ldpc_decoder_options& options)
+    {
+        const int bound = qc360::degree_bound(plan.max_degree);
+        const qc360::kernel_fn kernel = qc360::kernel_for(bound, d_half);
+        if (!kernel)
+            return;
+        qc360::params& p = d_qc360;
+        p = qc360::params{};
+        p.num_layers = static_cast<int32_t>(plan.layers.size());
+        p.null_cells = plan.cells;
+        p.cells_padded = (plan.cells + qc360_period + 7) / 8 * 8;
+        int max_smem = 0;
+        GPUFEC_CUDA_CHECK(cudaDeviceGetAttribute(
+            &max_smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, d_device));
+        const size_t smem = qc360::shared_bytes(p, bound);
+        if (smem > static_cast<size_t>(max_smem))
+            return;
+        // Each layer's slots padded to `bound` with null slots (the kernel's rows are
+        // branch-free).
+        std::vector<qc360_layer> layers = plan.layers;
+        std::vector<int2> slots(layers.size() * bound, make_int2(p.null_cells, 0));
+        for (size_t l = 0; l < layers.size(); l++) {
+            for (int j = 0; j < layers[l].degree; j++)
+                slots[l * bound + j] =
+                    make_int2(plan.slot_base[layers[l].first_slot + j],
+                              plan.slot_shift[layers[l].first_slot + j]);
+            layers[l].first_slot = static_cast<int32_t>(l * bound);
+        }
+        upload(d_qc360_layers, layers);
+        upload(d_qc360_slots, slots);
+        upload(d_qc360_cell_of, plan.cell_of);
+        upload(d_qc360_info_cell, plan.info_cell);
+        p.layers = d_qc360_layers.get();
+        p.slots = d_qc360_slots.get();
+        p.cell_of = d_qc360_cell_of.get();
+        p.info_cell = d_qc360_info_cell.get();
+        d_qc360_words = qc360::message_words(bound, p.num_layers);
+        p.n = plan.n;
+        p.k = plan.k;
+        p.iterations = options.iterations;
+        p.early_termination = options.early_termination;
+        p.normalized = options.algorithm == ldpc_algorithm::normalized;
+        p.alpha16 = d_cfg.alpha16();
+        p.beta = d_cfg.beta_int();
+        d_degree_bound = bound;
+        d_codewords_per_block = 1;
+        d_threads = qc360::threads;
+        d_smem = smem;
+        d_resident_blocks = resident_blocks(kernel, "the 360-periodic kernel");
+        d_qc360_kernel = kernel;
+    }
+
     using nr_kernel_fn = void (*)(nr::params);
     nr_kernel_fn nr_kernel() const
     {
@@ -738,6 +789,12 @@ private:
     int d_nr_graph = 0;  //!< 1, 2: the NR kernel of that base graph runs
     bool d_half = false; //!< ldpc_arithmetic::half
     nr::params d_nr;
+    qc360::kernel_fn d_qc360_kernel = nullptr; //!< set: the 360-periodic kernel runs
+    qc360::params d_qc360;
+    size_t d_qc360_words = 0; //!< check-message words per block
+    device_buffer<qc360_layer> d_qc360_layers;
+    device_buffer<int2> d_qc360_slots;
+    device_buffer<int32_t> d_qc360_cell_of, d_qc360_info_cell;
 };
 
 } // namespace
