@@ -699,13 +699,15 @@ private:
         // Each layer's slots padded to `bound` with null slots (the kernel's rows are
         // branch-free).
         std::vector<qc360_layer> layers = plan.layers;
-        std::vector<int2> slots(layers.size() * bound, make_int2(p.null_cells, 0));
+        // (2 base, shift): the kernel addresses the APP values in bytes.
+        const int stride = qc360::slot_stride(bound);
+        std::vector<int2> slots(layers.size() * stride, make_int2(2 * p.null_cells, 0));
         for (size_t l = 0; l < layers.size(); l++) {
+            const int first = layers[l].first_slot;
             for (int j = 0; j < layers[l].degree; j++)
-                slots[l * bound + j] =
-                    make_int2(plan.slot_base[layers[l].first_slot + j],
-                              plan.slot_shift[layers[l].first_slot + j]);
-            layers[l].first_slot = static_cast<int32_t>(l * bound);
+                slots[l * stride + j] =
+                    make_int2(2 * plan.slot_base[first + j], plan.slot_shift[first + j]);
+            layers[l].first_slot = static_cast<int32_t>(l * stride);
         }
         upload(d_qc360_layers, layers);
         upload(d_qc360_slots, slots);

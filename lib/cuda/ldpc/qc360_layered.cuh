@@ -36,7 +36,9 @@ constexpr int check_group = 8;
 
 struct params {
     const qc360_layer* layers;
-    const int2* slots; //!< (base, shift), MaxDegree per layer: the real ones, then null
+    //! (2 base, shift) per slot, slot_stride(Slots) per layer: the layer's slots, then
+    //! null ones
+    const int2* slots;
     const int32_t* cell_of;
     const int32_t* info_cell;
     int32_t num_layers;
@@ -53,40 +55,70 @@ struct params {
     uint8_t* out;
     float* soft;
     frame_status* status;
-    uint32_t* r_scratch; //!< gridDim.x * message_words(MaxDegree, num_layers) words
+    uint32_t* r_scratch; //!< gridDim.x * message_words(Slots, num_layers) words
 };
 
-//! Check-message words of one codeword: 4 int8 messages per word, row t of layer l's
-//! word w at (l * MaxDegree / 4 + w) * 360 + t (a warp's accesses coalesced).
-inline size_t message_words(int max_degree, int layers)
+//! Slot-table entries per layer: even, so that two slots are one 16-byte load.
+constexpr int slot_stride(int slots) { return (slots + 1) / 2 * 2; }
+//! 32-bit words of int8 check messages per row.
+constexpr int row_words(int slots) { return (slots + 3) / 4; }
+
+//! Check-message words of one codeword: row t of layer l's word w at (l * words + w) *
+//! 360 + t (a warp's accesses coalesced).
+inline size_t message_words(int slots, int layers)
 {
-    return static_cast<size_t>(layers) * (max_degree / 4) * qc360_period;
+    return static_cast<size_t>(layers) * row_words(slots) * qc360_period;
+}
+
+//! Byte offset in the APP array of the cell of a slot (2 base, shift) in row d:
+//! qc360_cell() with the mod 360 as one VIADDMNMX (the smaller of x and x - 360 as
+//! unsigned numbers).
+__device__ __forceinline__ uint32_t cell_bytes(int2 slot, int d)
+{
+    const uint32_t x = static_cast<uint32_t>(d + slot.y);
+    return static_cast<uint32_t>(slot.x) + 2u * __viaddmin_u32(x, 0u - qc360_period, x);
+}
+
+__device__ __forceinline__ int16_t& app_at(int16_t* app, uint32_t bytes)
+{
+    return *reinterpret_cast<int16_t*>(reinterpret_cast<char*>(app) + bytes);
+}
+
+//! Byte `byte` (0..3) of w, sign-extended: one PRMT in sign-replicate mode.
+__device__ __forceinline__ int signed_byte(uint32_t w, int byte)
+{
+    const uint32_t top = static_cast<uint32_t>(byte | 8);
+    const uint32_t selector =
+        static_cast<uint32_t>(byte) | top << 4 | top << 8 | top << 12;
+    uint32_t r;
+    asm("prmt.b32 %0, %1, 0, %2;" : "=r"(r) : "r"(w), "r"(selector));
+    return static_cast<int>(r);
 }
 
 //! The check messages of row t of layer l (4 per word), or zeros before the first
 //! iteration and past the layer's rows.
-template <int MaxDegree>
+template <int Slots>
 __device__ __forceinline__ void load_messages(const uint32_t* __restrict__ r,
                                               int l,
                                               int rows,
                                               int t,
                                               bool zeros,
-                                              uint32_t (&word)[MaxDegree / 4])
+                                              uint32_t (&word)[row_words(Slots)])
 {
-    constexpr int words = MaxDegree / 4;
-    const uint32_t* row_words = r + l * words * qc360_period + t;
+    constexpr int words = row_words(Slots);
+    const uint32_t* at = r + l * words * qc360_period + t;
     zeros |= t >= rows;
 #pragma unroll
     for (int w = 0; w < words; w++)
-        word[w] = zeros ? 0u : row_words[w * qc360_period];
+        word[w] = zeros ? 0u : at[w * qc360_period];
 }
 
 //! Row d = L.d0 + L.stride t of layer l: the CPU's two passes from the row's check
 //! messages `old_word` (load_messages), the new ones written back to its words in `r`.
-//! Every row has MaxDegree slots: those past L.degree read a null cell (the "bit 0"
+//! Every row has Slots slots: those past L.degree read a null cell (the "bit 0"
 //! maximum: no minimum below the 127 cap, no sign) and write nothing, so the row has
 //! no branch and its loads can all be in flight at once.
-template <int MaxDegree, bool Half>
+template <int Slots, bool Half>
 __device__ __forceinline__ void update_row(const params& p,
                                            int16_t* __restrict__ app,
                                            const qc360_layer& L,
@@ -94,73 +126,86 @@ __device__ __forceinline__ void update_row(const params& p,
                                            const int2* __restrict__ slots,
                                            uint32_t* __restrict__ r,
                                            int t,
-                                           const uint32_t (&old_word)[MaxDegree / 4])
+                                           const uint32_t (&old_word)[row_words(Slots)])
 {
     using namespace min_sum_device;
-    constexpr int words = MaxDegree / 4;
+    constexpr int words = row_words(Slots);
     const int d = L.d0 + L.stride * t;
-    const int2* row_slots = slots + l * MaxDegree;
-    int cell[MaxDegree], q[MaxDegree];
-#pragma unroll
-    for (int j = 0; j < MaxDegree; j++) {
-        const int2 s = row_slots[j];
-        cell[j] = qc360_cell(s.x, s.y, d);
-        const int r_old = static_cast<int8_t>(old_word[j / 4] >> (8 * (j % 4)));
-        q[j] = Half ? half_add(app[cell[j]], -r_old) : sat_app(app[cell[j]] - r_old);
-    }
+    const int2* row_slots = slots + l * slot_stride(Slots);
+    uint32_t cell[Slots];
+    int q[Slots], a[Slots];
     int min1 = 32767, min2 = 32767, sign = 0;
 #pragma unroll
-    for (int j = 0; j < MaxDegree; j++) {
-        const int a = abs(q[j]);
-        min2 = min(min2, max(min1, a));
-        min1 = min(min1, a);
-        sign ^= q[j];
+    for (int j = 0; j < Slots; j++) {
+        cell[j] = cell_bytes(row_slots[j], d);
+        const int l_old = app_at(app, cell[j]);
+        const int r_old = signed_byte(old_word[j / 4], j % 4);
+        // sat(L - R) as max(L - R, -32000) in one VIADDMNMX, then the upper bound.
+        q[j] = Half ? half_add(static_cast<int16_t>(l_old), -r_old)
+                    : min(__viaddmax_s32(l_old, -r_old, -app_max), app_max);
+        a[j] = abs(q[j]);
+        // The two smallest |Q|, two edges at a time: of min1 <= min2 and lo <= hi they
+        // are min(min1, lo) and min(min2, hi, max(min1, lo)) (one three-input min).
+        if (j & 1) {
+            const int lo = min(a[j - 1], a[j]), hi = max(a[j - 1], a[j]);
+            min2 = __vimin3_s32(min2, hi, max(min1, lo));
+            min1 = min(min1, lo);
+            sign ^= q[j - 1] ^ q[j];
+        } else if (j == Slots - 1) {
+            min2 = min(min2, max(min1, a[j]));
+            min1 = min(min1, a[j]);
+            sign ^= q[j];
+        }
     }
     const int mag1 = scale_minimum(p.normalized, p.alpha16, p.beta, min1);
     const int mag2 = scale_minimum(p.normalized, p.alpha16, p.beta, min2);
-    uint32_t new_word[words];
+    int r_new[Slots];
 #pragma unroll
-    for (int w = 0; w < words; w++)
-        new_word[w] = 0;
-#pragma unroll
-    for (int j = 0; j < MaxDegree; j++) {
+    for (int j = 0; j < Slots; j++) {
         // "|Q_j| == min1 ? mag2 : mag1" is the CPU's "j == argmin ? ...": on a tie
         // min2 equals min1.
-        const int mag = abs(q[j]) == min1 ? mag2 : mag1;
-        const int r_new = (sign ^ q[j]) < 0 ? -mag : mag;
-        new_word[j / 4] |= (static_cast<uint32_t>(r_new) & 0xffu) << (8 * (j % 4));
-        const int16_t updated = Half ? half_bits(half_add(half_bits(q[j]), r_new))
-                                     : static_cast<int16_t>(sat_app(q[j] + r_new));
+        const int mag = a[j] == min1 ? mag2 : mag1;
+        r_new[j] = (sign ^ q[j]) < 0 ? -mag : mag;
+        const int16_t updated =
+            Half ? half_bits(half_add(half_bits(q[j]), r_new[j]))
+                 : static_cast<int16_t>(
+                       min(__viaddmax_s32(q[j], r_new[j], -app_max), app_max));
         if (j < L.degree)
-            app[cell[j]] = updated;
+            app_at(app, cell[j]) = updated;
     }
-    uint32_t* row_words = r + l * words * qc360_period + t;
+    uint32_t* at = r + l * words * qc360_period + t;
 #pragma unroll
-    for (int w = 0; w < words; w++)
-        row_words[w * qc360_period] = new_word[w];
+    for (int w = 0; w < words; w++) {
+        // Four messages into one word: three PRMTs.
+        const int j = 4 * w;
+        const uint32_t b0 = static_cast<uint32_t>(r_new[j]);
+        const uint32_t b1 = j + 1 < Slots ? static_cast<uint32_t>(r_new[j + 1]) : 0u;
+        const uint32_t b2 = j + 2 < Slots ? static_cast<uint32_t>(r_new[j + 2]) : 0u;
+        const uint32_t b3 = j + 3 < Slots ? static_cast<uint32_t>(r_new[j + 3]) : 0u;
+        at[w * qc360_period] =
+            __byte_perm(__byte_perm(b0, b1, 0x0040), __byte_perm(b2, b3, 0x0040), 0x5410);
+    }
 }
 
 //! True when row t of layer l holds on the hard decisions of the APP values (the null
 //! cells are positive).
-template <int MaxDegree>
-__device__ __forceinline__ bool row_holds(const int16_t* __restrict__ app,
+template <int Slots>
+__device__ __forceinline__ bool row_holds(int16_t* __restrict__ app,
                                           const qc360_layer& L,
                                           int l,
                                           const int2* __restrict__ slots,
                                           int t)
 {
     const int d = L.d0 + L.stride * t;
-    const int2* row_slots = slots + l * MaxDegree;
+    const int2* row_slots = slots + l * slot_stride(Slots);
     int parity = 0;
 #pragma unroll
-    for (int j = 0; j < MaxDegree; j++) {
-        const int2 s = row_slots[j];
-        parity ^= app[qc360_cell(s.x, s.y, d)];
-    }
+    for (int j = 0; j < Slots; j++)
+        parity ^= app_at(app, cell_bytes(row_slots[j], d));
     return parity >= 0; // sign bit of the XOR: an even number of negative values
 }
 
-template <int MaxDegree, bool Half>
+template <int Slots, bool Half>
 __global__ void __launch_bounds__(threads, 1) qc360_layered_kernel(params p)
 {
     using namespace min_sum_device;
@@ -168,7 +213,7 @@ __global__ void __launch_bounds__(threads, 1) qc360_layered_kernel(params p)
     int16_t* app = reinterpret_cast<int16_t*>(smem);
     qc360_layer* layers = reinterpret_cast<qc360_layer*>(app + p.cells_padded);
     int2* slots = reinterpret_cast<int2*>(layers + p.num_layers);
-    constexpr int words = MaxDegree / 4;
+    constexpr int words = row_words(Slots);
     const int tid = threadIdx.x;
 
     // The code's tables, once per block.
@@ -178,7 +223,7 @@ __global__ void __launch_bounds__(threads, 1) qc360_layered_kernel(params p)
         constexpr int per_layer = sizeof(qc360_layer) / sizeof(int4);
         for (int i = tid; i < p.num_layers * per_layer; i += threads)
             to[i] = from[i];
-        for (int i = tid; i < p.num_layers * MaxDegree; i += threads)
+        for (int i = tid; i < p.num_layers * slot_stride(Slots); i += threads)
             slots[i] = p.slots[i];
     }
     uint32_t* r = p.r_scratch +
@@ -222,15 +267,15 @@ __global__ void __launch_bounds__(threads, 1) qc360_layered_kernel(params p)
             // latency) while this layer's rows are updated.
             qc360_layer L = layers[0];
             uint32_t word[words];
-            load_messages<MaxDegree>(r, 0, L.rows, tid, it == 0, word);
+            load_messages<Slots>(r, 0, L.rows, tid, it == 0, word);
             for (int l = 0; l < p.num_layers; l++) {
                 const bool more = l + 1 < p.num_layers;
                 const qc360_layer next = layers[more ? l + 1 : l];
                 uint32_t next_word[words];
-                load_messages<MaxDegree>(
+                load_messages<Slots>(
                     r, l + 1, next.rows, tid, it == 0 || !more, next_word);
                 if (tid < L.rows)
-                    update_row<MaxDegree, Half>(p, app, L, l, slots, r, tid, word);
+                    update_row<Slots, Half>(p, app, L, l, slots, r, tid, word);
                 __syncthreads();
                 L = next;
 #pragma unroll
@@ -248,7 +293,7 @@ __global__ void __launch_bounds__(threads, 1) qc360_layered_kernel(params p)
                     const int l1 = min(l0 + check_group, p.num_layers);
                     for (int l = l0; l < l1; l++) {
                         const qc360_layer L = layers[l];
-                        if (tid < L.rows && !row_holds<MaxDegree>(app, L, l, slots, tid))
+                        if (tid < L.rows && !row_holds<Slots>(app, L, l, slots, tid))
                             fails = true;
                     }
                     failed = __syncthreads_or(fails);
@@ -288,16 +333,22 @@ __global__ void __launch_bounds__(threads, 1) qc360_layered_kernel(params p)
 
 using kernel_fn = void (*)(params);
 
-//! The slots per row of the kernel for rows of up to max_degree edges (8, 16, 32), or 0
-//! past 32.
+//! The slots per row of the kernel for rows of up to max_degree edges (7: DVB-S2 rate
+//! 1/2; 8, 16, 32), or 0 past 32.
 inline int degree_bound(int max_degree)
 {
-    return max_degree <= 8 ? 8 : max_degree <= 16 ? 16 : max_degree <= 32 ? 32 : 0;
+    return max_degree == 7    ? 7
+           : max_degree <= 8  ? 8
+           : max_degree <= 16 ? 16
+           : max_degree <= 32 ? 32
+                              : 0;
 }
 
-inline kernel_fn kernel_for(int bound, bool half)
+inline kernel_fn kernel_for(int slots, bool half)
 {
-    switch (bound) {
+    switch (slots) {
+    case 7:
+        return half ? qc360_layered_kernel<7, true> : qc360_layered_kernel<7, false>;
     case 8:
         return half ? qc360_layered_kernel<8, true> : qc360_layered_kernel<8, false>;
     case 16:
@@ -309,10 +360,10 @@ inline kernel_fn kernel_for(int bound, bool half)
     }
 }
 
-inline size_t shared_bytes(const params& p, int bound)
+inline size_t shared_bytes(const params& p, int slots)
 {
     return sizeof(int16_t) * p.cells_padded + sizeof(qc360_layer) * p.num_layers +
-           sizeof(int2) * bound * p.num_layers;
+           sizeof(int2) * slot_stride(slots) * p.num_layers;
 }
 
 } // namespace qc360
