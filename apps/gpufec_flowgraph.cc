@@ -13,7 +13,9 @@
 //   --graph decoder: precomputed LLR frames (repeated with memcpy) -->
 //                    viterbi_decoder --> head --> null sink (the decoder alone).
 // --code ldpc puts the NR LDPC code (--ldpc-bg, --ldpc-z; full length, r = 1/3 or 1/5)
-// and ldpc_decoder in place of the convolutional code and viterbi_decoder; --code polar
+// and ldpc_decoder in place of the convolutional code and viterbi_decoder; --code dvbs2
+// a DVB-S2 LDPC code (--dvbs2-frame, --dvbs2-rate) and ldpc_decoder with docs/dvbs2.md's
+// settings (offset min-sum, beta 0.375, 50 iterations, early termination); --code polar
 // the NR polar code (--polar-k, --polar-e, CRC11) and polar_decoder (--algorithm,
 // --list-size); --code turbo the LTE turbo code (--turbo-k, CRC24B, --turbo-e: rate
 // matched to E bits when > 0) and turbo_decoder (6 iterations, early termination).
@@ -26,6 +28,7 @@
 #include <gnuradio/gpufec/awgn_bpsk_source.h>
 #include <gnuradio/gpufec/ber_counter.h>
 #include <gnuradio/gpufec/conv_code.h>
+#include <gnuradio/gpufec/dvbs2_ldpc_code.h>
 #include <gnuradio/gpufec/ldpc_decoder.h>
 #include <gnuradio/gpufec/lte_turbo_code.h>
 #include <gnuradio/gpufec/nr_ldpc_code.h>
@@ -64,11 +67,15 @@ void usage()
         "  --graph full     source -> decoder -> BER counter (default)\n"
         "  --graph source   source -> null sinks\n"
         "  --graph decoder  precomputed LLR frames (repeated) -> decoder -> null sink\n"
-        "  --code conv|ldpc|polar|turbo\n"
+        "  --code conv|ldpc|dvbs2|polar|turbo\n"
         "                   the K=7 r=1/2 convolutional code (default; --frame-bits),\n"
         "                   the NR LDPC code --ldpc-bg 1|2 --ldpc-z Z (default BG1 "
         "384),\n"
         "                   decoded by ldpc_decoder (10 iterations, early termination),\n"
+        "                   a DVB-S2 LDPC code --dvbs2-frame normal|short --dvbs2-rate "
+        "R\n"
+        "                   (default normal 1/2) decoded by ldpc_decoder (offset\n"
+        "                   min-sum, beta 0.375, 50 iterations, early termination),\n"
         "                   or the NR polar code --polar-k K --polar-e E (default 512,\n"
         "                   1024; CRC11) decoded by polar_decoder --algorithm\n"
         "                   sc|fast-ssc|scl|bp (default scl) --list-size L (default 8),\n"
@@ -117,6 +124,7 @@ struct options {
     std::string graph = "full";
     std::string code = "conv";
     int ldpc_bg = 1, ldpc_z = 384;
+    std::string dvbs2_frame = "normal", dvbs2_rate = "1/2";
     int polar_k = 512, polar_e = 1024, list_size = 8;
     int turbo_k = 6144, turbo_e = 0;
     int sub_blocks = 0; //!< turbo windows; 0: ceil(K / 32), the GPU's fast kernel
@@ -152,12 +160,13 @@ struct decoder_block {
 
 decoder_block make_decoder(const options& o, const gr::gpufec::code::sptr& code)
 {
-    if (o.code == "ldpc") {
+    if (o.code == "ldpc" || o.code == "dvbs2") {
+        const bool dvbs2 = o.code == "dvbs2"; // docs/dvbs2.md's settings
         auto dec = gr::gpufec::ldpc_decoder::make(code,
-                                                  10,
-                                                  "normalized",
+                                                  dvbs2 ? 50 : 10,
+                                                  dvbs2 ? "offset" : "normalized",
                                                   0.75,
-                                                  0.5,
+                                                  dvbs2 ? 0.375 : 0.5,
                                                   "int8",
                                                   true,
                                                   false,
@@ -495,6 +504,10 @@ int main(int argc, char** argv)
             o.ldpc_bg = std::stoi(next());
         else if (a == "--ldpc-z")
             o.ldpc_z = std::stoi(next());
+        else if (a == "--dvbs2-frame")
+            o.dvbs2_frame = next();
+        else if (a == "--dvbs2-rate")
+            o.dvbs2_rate = next();
         else if (a == "--polar-k")
             o.polar_k = std::stoi(next());
         else if (a == "--polar-e")
@@ -554,10 +567,11 @@ int main(int argc, char** argv)
                      o.graph.c_str());
         return 2;
     }
-    if (o.code != "conv" && o.code != "ldpc" && o.code != "polar" && o.code != "turbo") {
+    if (o.code != "conv" && o.code != "ldpc" && o.code != "dvbs2" && o.code != "polar" &&
+        o.code != "turbo") {
         std::fprintf(stderr,
                      "gpufec-flowgraph: --code \"%s\" unknown; allowed: conv, ldpc, "
-                     "polar, turbo\n",
+                     "dvbs2, polar, turbo\n",
                      o.code.c_str());
         return 2;
     }
@@ -582,6 +596,9 @@ int main(int argc, char** argv)
         gr::gpufec::code::sptr code;
         if (o.code == "ldpc") {
             code = gr::gpufec::nr_ldpc_code::make(o.ldpc_bg, o.ldpc_z, 0, 0);
+            o.frame_bits = code->frame_bits();
+        } else if (o.code == "dvbs2") {
+            code = gr::gpufec::dvbs2_ldpc_code::make(o.dvbs2_frame, o.dvbs2_rate);
             o.frame_bits = code->frame_bits();
         } else if (o.code == "polar") {
             code = gr::gpufec::nr_polar_code::make(o.polar_k, o.polar_e, "crc11");
