@@ -13,6 +13,7 @@
 #include <gpufec/ldpc_alist.h>
 
 #include "codes/ldpc_qc360_plan.h"
+#include "cpu/min_sum_kernels.h"
 #include "test_helpers.h"
 #include <gtest/gtest.h>
 
@@ -305,6 +306,133 @@ TEST(Dvbs2Ldpc, Qc360PlanDescribesEveryCode)
     ldpc_graph moved = dvbs2_ldpc_code("short", "1/2").graph();
     moved.edge_col[5] = moved.edge_col[5] == 0 ? 1 : moved.edge_col[5] - 1;
     EXPECT_FALSE(make_qc360_plan(moved).has_value());
+}
+
+namespace {
+
+//! The CUDA kernel's schedule (lib/cuda/ldpc/qc360_layered.cuh) on the CPU, int8
+//! arithmetic: rows d = d0 + stride t of each layer, every row padded to `slots` with
+//! null slots (cells at +32000, read, never written), the dummy cell 0 for p_{-1} of
+//! row 0 (written by its row, pinned back after each iteration). Returns the hard
+//! decisions of the information bits and the status as the decoders report them.
+struct emulated {
+    std::vector<uint8_t> bits;
+    frame_status status;
+};
+
+emulated decode_like_the_kernel(const qc360_plan& plan,
+                                int slots,
+                                const ldpc_decoder_options& opt,
+                                const std::vector<llr8_t>& llrs)
+{
+    const min_sum::config cfg(opt);
+    constexpr int app_max = min_sum::app_max;
+    const int null_cells = plan.cells;
+    std::vector<int> app(plan.cells + qc360_period, app_max);
+    for (int v = 0; v < plan.n; v++)
+        app[plan.cell_of[v]] = llrs[v];
+    std::vector<std::vector<int8_t>> r(plan.layers.size());
+    for (size_t l = 0; l < plan.layers.size(); l++)
+        r[l].assign(static_cast<size_t>(plan.layers[l].rows) * slots, 0);
+    auto sat = [=](int x) {
+        return x > app_max ? app_max : (x < -app_max ? -app_max : x);
+    };
+    auto scale = [&](int m) {
+        m = std::min(m, min_sum::llr_max);
+        return opt.algorithm == ldpc_algorithm::normalized
+                   ? (m * cfg.alpha16()) >> 4
+                   : std::max(m - cfg.beta_int(), 0);
+    };
+    auto cells_of = [&](const qc360_layer& L, int t) {
+        std::vector<int> cells(slots);
+        for (int j = 0; j < slots; j++)
+            cells[j] = j < L.degree ? qc360_cell(plan.slot_base[L.first_slot + j],
+                                                 plan.slot_shift[L.first_slot + j],
+                                                 L.d0 + L.stride * t)
+                                    : null_cells + L.d0 + L.stride * t;
+        return cells;
+    };
+    emulated e;
+    for (int it = 0; it < opt.iterations; it++) {
+        for (size_t l = 0; l < plan.layers.size(); l++) {
+            const qc360_layer& L = plan.layers[l];
+            for (int t = 0; t < L.rows; t++) {
+                const std::vector<int> cells = cells_of(L, t);
+                int8_t* msg = r[l].data() + static_cast<size_t>(t) * slots;
+                std::vector<int> q(slots);
+                int min1 = 32767, min2 = 32767, sign = 0;
+                for (int j = 0; j < slots; j++) {
+                    q[j] = sat(app[cells[j]] - msg[j]);
+                    const int a = std::abs(q[j]);
+                    min2 = std::min(min2, std::max(min1, a));
+                    min1 = std::min(min1, a);
+                    sign ^= q[j];
+                }
+                const int mag1 = scale(min1), mag2 = scale(min2);
+                for (int j = 0; j < slots; j++) {
+                    const int mag = std::abs(q[j]) == min1 ? mag2 : mag1;
+                    msg[j] = static_cast<int8_t>((sign ^ q[j]) < 0 ? -mag : mag);
+                    if (j < L.degree)
+                        app[cells[j]] = sat(q[j] + msg[j]);
+                }
+            }
+        }
+        app[0] = app_max;
+        e.status.iterations = it + 1;
+        bool holds = true;
+        for (const qc360_layer& L : plan.layers)
+            for (int t = 0; t < L.rows && holds; t++) {
+                int parity = 0;
+                for (int c : cells_of(L, t))
+                    parity ^= app[c];
+                holds = parity >= 0;
+            }
+        e.status.ok = holds;
+        if (holds && opt.early_termination)
+            break;
+    }
+    for (int i = 0; i < plan.k; i++)
+        e.bits.push_back(app[plan.info_cell[i]] < 0);
+    return e;
+}
+
+} // namespace
+
+// The kernel's rewrite of the decoder (the cells of the plan, the dummy edge of row 0,
+// the null slots of short rows) decides as the CPU decoder does: bits, iterations and
+// status, on noisy frames near each rate's QEF point (some stop early, some fail).
+TEST(Dvbs2Ldpc, Qc360ScheduleDecodesAsTheCpuDecoder)
+{
+    struct one {
+        const char* frame;
+        const char* rate;
+        double esn0_db;
+        int slots; // the kernel's row size for this code (qc360::degree_bound)
+    };
+    for (const one& c : { one{ "normal", "1/2", 1.2, 7 },
+                          one{ "short", "1/2", 1.2, 8 },
+                          one{ "short", "3/5", 3.0, 16 },
+                          one{ "short", "8/9", 6.0, 32 } }) {
+        const dvbs2_ldpc_code code(c.frame, c.rate);
+        SCOPED_TRACE(code.describe());
+        const auto plan = make_qc360_plan(code.graph());
+        ASSERT_TRUE(plan.has_value());
+        ASSERT_LE(plan->max_degree, c.slots);
+        ldpc_decoder_options opt;
+        opt.algorithm = ldpc_algorithm::offset;
+        opt.beta = 3.0f;
+        opt.iterations = 12;
+        const trial t = gpufec::test::make_trial(
+            code, code.n(), 4, ebn0_of_qpsk_esn0(c.esn0_db, code), 17);
+        auto cpu = make_ldpc_decoder_cpu(code.graph(), opt);
+        const auto d = decode_all(*cpu, t.llrs, code.k());
+        for (size_t f = 0; f < t.llrs.size(); f++) {
+            const emulated e = decode_like_the_kernel(*plan, c.slots, opt, t.llrs[f]);
+            EXPECT_EQ(e.bits, d.bits[f]) << "frame " << f;
+            EXPECT_EQ(e.status.iterations, d.status[f].iterations) << "frame " << f;
+            EXPECT_EQ(e.status.ok, d.status[f].ok) << "frame " << f;
+        }
+    }
 }
 
 TEST(Dvbs2Ldpc, BadFrameOrRateThrows)
