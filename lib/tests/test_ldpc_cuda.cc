@@ -389,13 +389,17 @@ TEST(LdpcCuda, Dvbs2BerAboveQefThreshold)
 TEST(LdpcCuda, Int4InputMatchesCpu)
 {
     REQUIRE_GPU();
-    // 4-bit LLRs (-7..7) through the engine's int4 packing, on both kernels.
-    for (const auto& c : { nr_ldpc_code(1, 384, 0, 0), nr_ldpc_code(2, 16, 100, 300) }) {
-        auto frames = nr_frames(c, 24, 1.5, 41);
+    // 4-bit LLRs (-7..7) through the engine's int4 packing, on the three kernels (NR,
+    // generic, 360-periodic).
+    auto to_int4 = [](std::vector<std::vector<llr8_t>> frames) {
         for (auto& f : frames)
             for (auto& x : f)
                 x = static_cast<llr8_t>(
                     std::max(-7, std::min(7, (x + 4 * (x > 0) - 4 * (x < 0)) / 8)));
+        return frames;
+    };
+    for (const auto& c : { nr_ldpc_code(1, 384, 0, 0), nr_ldpc_code(2, 16, 100, 300) }) {
+        const auto frames = to_int4(nr_frames(c, 24, 1.5, 41));
         for (auto ar : gpu_arithmetics) {
             ldpc_decoder_options opt;
             opt.int4_input = true;
@@ -405,5 +409,15 @@ TEST(LdpcCuda, Int4InputMatchesCpu)
                         frames,
                         c.graph().description + " int4" + arithmetic_name(ar));
         }
+    }
+    const dvbs2_ldpc_code dvbs2("short", "1/2");
+    const auto frames = to_int4(dvbs2_trial(dvbs2, 8, 1.4, 43).llrs);
+    for (auto ar : gpu_arithmetics) {
+        ldpc_decoder_options opt = dvbs2_options();
+        opt.iterations = 12;
+        opt.int4_input = true;
+        opt.arithmetic = ar;
+        expect_same(
+            dvbs2.graph(), opt, frames, dvbs2.describe() + " int4" + arithmetic_name(ar));
     }
 }
