@@ -129,6 +129,8 @@ inline std::optional<qc360_plan> make_qc360_plan(const ldpc_graph& g)
 
     for (int l = 0; l < g.layers(); l++) {
         const int b0 = g.layer_start[l], rows = g.layer_start[l + 1] - b0;
+        if (rows < 1) // validate() lets an empty layer through
+            return std::nullopt;
         // Each row's block row i and index d, from its highest column p_r = k + r.
         std::vector<std::pair<int, int>> row_d(rows); // (d, base row)
         int block_row = -1;

@@ -10,6 +10,9 @@
 // codes; BER on the GPU. Skipped without a device.
 #include <gpufec/backends.h>
 #include <gpufec/dvbs2_ldpc.h>
+#ifdef GPUFEC_HAVE_CUDA
+#include "cuda/ldpc/ldpc_cuda.h"
+#endif
 #include <gpufec/engine.h>
 #include <gpufec/ldpc_alist.h>
 #include <gpufec/ldpc_decoding.h>
@@ -76,7 +79,9 @@ decoded_batch run_engine(std::shared_ptr<batch_decoder> dec,
 void expect_same(const ldpc_graph& graph,
                  const ldpc_decoder_options& opt,
                  const std::vector<std::vector<llr8_t>>& frames,
-                 const std::string& what)
+                 const std::string& what,
+                 size_t max_batch_frames = 64,
+                 decoded_batch* cpu_result = nullptr)
 {
     SCOPED_TRACE(what);
     auto cpu = std::shared_ptr<batch_decoder>(make_decoder(graph, opt, "cpu"));
@@ -86,8 +91,10 @@ void expect_same(const ldpc_graph& graph,
     const decoded_batch want = opt.int4_input
                                    ? run_engine(cpu, frames)
                                    : gpufec::test::decode_all(*cpu, frames, graph.k());
-    const decoded_batch got = run_engine(gpu, frames);
+    const decoded_batch got = run_engine(gpu, frames, max_batch_frames);
     ASSERT_EQ(got.bits.size(), frames.size());
+    if (cpu_result)
+        *cpu_result = want;
     if (opt.arithmetic == ldpc_arithmetic::half)
         EXPECT_NE(gpu->name().find("half"), std::string::npos) << gpu->name();
     size_t bit_diff = 0, soft_diff = 0, status_diff = 0;
@@ -328,33 +335,96 @@ ldpc_decoder_options dvbs2_options()
 
 } // namespace
 
+//! The kernel that decodes `graph` with `opt` on device 0, as its name says (one
+//! frame timed once).
+std::string kernel_of(const ldpc_graph& graph,
+                      const ldpc_decoder_options& opt,
+                      const std::vector<llr8_t>& frame)
+{
+#ifdef GPUFEC_HAVE_CUDA
+    const std::vector<int8_t> llrs(frame.begin(), frame.end());
+    return cuda::time_ldpc_kernel(graph, opt, 0, llrs, 1, 1).kernel;
+#else
+    (void)graph, (void)opt, (void)frame;
+    return "";
+#endif
+}
+
 TEST(LdpcCuda, Dvbs2MatchesCpu)
 {
     REQUIRE_GPU();
     // The 360-periodic kernel on DVB-S2 graphs (360-row layers and sub-layers, the
     // dummy edge of row 0, null slots), at low and high rates, normal and short frames,
     // each of its row sizes: 7 slots (normal and short 1/2), 8 (normal 1/4), 16
-    // (normal 3/4, short 3/5), 32 (normal 9/10, short 8/9).
-    for (const auto& fr : { std::make_pair("normal", "1/2"),
-                            std::make_pair("short", "8/9"),
-                            std::make_pair("normal", "9/10"),
-                            std::make_pair("normal", "1/4"),
-                            std::make_pair("normal", "3/4"),
-                            std::make_pair("short", "3/5"),
-                            std::make_pair("short", "1/2") }) {
-        const dvbs2_ldpc_code code(fr.first, fr.second);
+    // (normal 3/4, short 3/5), 32 (normal 9/10, short 8/9); offset min-sum with early
+    // termination and normalized min-sum without.
+    struct one {
+        const char* frame;
+        const char* rate;
+        int slots;
+    };
+    int failed = 0, stopped_early = 0;
+    for (const one& c : { one{ "normal", "1/2", 7 },
+                          one{ "short", "8/9", 32 },
+                          one{ "normal", "9/10", 32 },
+                          one{ "normal", "1/4", 8 },
+                          one{ "normal", "3/4", 16 },
+                          one{ "short", "3/5", 16 },
+                          one{ "short", "1/2", 7 } }) {
+        const dvbs2_ldpc_code code(c.frame, c.rate);
         // Es/N0 near each rate's QEF point (Table 13), so that frames stop at
         // different iterations, some not at all.
         const double rate = static_cast<double>(code.k()) / code.n();
-        const double esn0 = rate > 0.8 ? 6.5 : rate > 0.55 ? 4.0 : 1.2;
+        const double esn0 = rate > 0.8    ? 6.5
+                            : rate > 0.55 ? 4.0
+                            : rate > 0.3  ? 1.2
+                                          : -1.5;
         const trial t = dvbs2_trial(code, 6, esn0, 5);
         for (auto ar : gpu_arithmetics) {
-            ldpc_decoder_options o = dvbs2_options();
-            o.iterations = 12;
-            o.arithmetic = ar;
-            expect_same(code.graph(), o, t.llrs, code.describe() + arithmetic_name(ar));
+            for (bool offset_et : { true, false }) {
+                ldpc_decoder_options o = dvbs2_options();
+                o.iterations = 12;
+                o.arithmetic = ar;
+                if (!offset_et) {
+                    o.algorithm = ldpc_algorithm::normalized;
+                    o.alpha = 0.875f;
+                    o.early_termination = false;
+                }
+                const std::string kernel = kernel_of(code.graph(), o, t.llrs[0]);
+                EXPECT_EQ(
+                    kernel.rfind("qc360-layered<" + std::to_string(c.slots) + ",", 0), 0u)
+                    << code.describe() << ": " << kernel;
+                decoded_batch cpu;
+                expect_same(code.graph(),
+                            o,
+                            t.llrs,
+                            code.describe() + arithmetic_name(ar) +
+                                (offset_et ? " offset ET" : " normalized no ET"),
+                            64,
+                            &cpu);
+                for (const auto& s : cpu.status) {
+                    failed += !s.ok;
+                    stopped_early += offset_et && s.ok && s.iterations < o.iterations;
+                }
+            }
         }
     }
+    // Both status paths ran: frames that stopped early, frames that failed.
+    EXPECT_GT(failed, 0);
+    EXPECT_GT(stopped_early, 0);
+}
+
+TEST(LdpcCuda, Dvbs2ManyFramesPerBlockMatchCpu)
+{
+    REQUIRE_GPU();
+    // One launch of 600 short frames: more than twice the blocks resident on an H100 or
+    // H200 (2 per SM), so every block decodes several frames one after another (the
+    // persistent loop, the dummy cell pinned again, the messages not carried over).
+    const dvbs2_ldpc_code code("short", "1/2");
+    const trial t = dvbs2_trial(code, 600, 1.3, 23);
+    ldpc_decoder_options o = dvbs2_options();
+    o.iterations = 12;
+    expect_same(code.graph(), o, t.llrs, code.describe() + " 600 frames", 1024);
 }
 
 TEST(LdpcCuda, Dvbs2BerAboveQefThreshold)
