@@ -124,6 +124,36 @@ __device__ __forceinline__ float f_minsum(float a, float b)
 //! Shared-memory bytes of one frame.
 constexpr size_t frame_bytes(int N) { return 7 * static_cast<size_t>(N); }
 
+//! The channel LLRs of B mother positions d[i] of one frame: the fill plus the
+//! position's received int8 LLRs in increasing order (the CPU's sum, in its order).
+//! The B positions go together, pass by pass (their source ranges, the first
+//! received LLR of each, then the rare repetitions), so their global loads overlap
+//! instead of forming one dependent chain per position: the root's two ops read all
+//! N channel values this way.
+template <int B>
+__device__ __forceinline__ void
+channel_llrs(const polar_params& p, const llr8_t* x, const int (&d)[B], float (&out)[B])
+{
+    uint32_t first[B], end[B];
+    int v[B];
+#pragma unroll
+    for (int i = 0; i < B; i++) {
+        first[i] = __ldg(p.src_begin + d[i]);
+        end[i] = __ldg(p.src_begin + d[i] + 1);
+        out[i] = __ldg(p.fill + d[i]);
+    }
+#pragma unroll
+    for (int i = 0; i < B; i++)
+        v[i] = first[i] < end[i] ? x[__ldg(p.src + first[i])] : 0;
+#pragma unroll
+    for (int i = 0; i < B; i++) {
+        if (first[i] < end[i])
+            out[i] += static_cast<float>(v[i]);
+        for (uint32_t r = first[i] + 1; r < end[i]; r++)
+            out[i] += static_cast<float>(x[__ldg(p.src + r)]);
+    }
+}
+
 //! u = beta G in place over `size` decisions (the transform is its own inverse), by
 //! the LPF lanes of one frame (sub: this lane's index among them).
 template <int LPF>
@@ -162,37 +192,52 @@ __global__ void __launch_bounds__(32 * warps_per_block) polar_kernel(const polar
         const bool active = f < p.num_frames;
         const frame_extent fe = p.frames[active ? f : p.num_frames - 1];
         const llr8_t* x = p.in + fe.in_offset;
-        // The channel LLR of mother position d, read by the two ops of the root's
-        // children only (not kept: shared memory holds more frames without it).
-        auto channel = [&](int d) {
-            float s = p.fill[d];
-            for (uint32_t r = p.src_begin[d]; r < p.src_begin[d + 1]; r++)
-                s += static_cast<float>(x[p.src[r]]);
-            return s;
-        };
         float* soft = Soft ? p.soft + 8 * fe.out_offset : nullptr;
+        // The next op's word is loaded while this one runs.
+        uint32_t next_word = __ldg(p.ops);
         for (int pc = 0; pc < p.num_ops; pc++) {
-            const uint32_t word = __ldg(p.ops + pc);
+            const uint32_t word = next_word;
+            next_word = __ldg(p.ops + min(pc + 1, p.num_ops - 1));
             const int kind = word & 0xffu, l = (word >> 8) & 0xffu;
             const int first = static_cast<int>(word >> 16), size = 1 << l;
-            const bool root_child = l + 1 == n;
             const float* a =
                 (kind == pp::f_op || kind == pp::g_op) ? L + 2 * size : L + size;
             uint8_t* beta = ((first >> l) & 1 ? right : left) + size;
+            if (l + 1 == n && (kind == pp::f_op || kind == pp::g_op)) {
+                // The root's children read the channel LLRs (not kept: shared memory
+                // holds more frames without them), RB of a lane's values at a time.
+                constexpr int RB = 4;
+                for (int j0 = sub; j0 < size; j0 += RB * LPF) {
+                    int d[2 * RB];
+                    float c[2 * RB];
+#pragma unroll
+                    for (int i = 0; i < RB; i++) {
+                        d[2 * i] = min(j0 + i * LPF, size - 1);
+                        d[2 * i + 1] = d[2 * i] + size;
+                    }
+                    channel_llrs(p, x, d, c);
+#pragma unroll
+                    for (int i = 0; i < RB; i++) {
+                        const int j = j0 + i * LPF;
+                        if (j < size)
+                            L[size + j] = kind == pp::f_op
+                                              ? f_minsum(c[2 * i], c[2 * i + 1])
+                                          : left[size + j] ? c[2 * i + 1] - c[2 * i]
+                                                           : c[2 * i + 1] + c[2 * i];
+                    }
+                }
+                __syncwarp();
+                continue;
+            }
             switch (kind) {
             case pp::f_op:
-                for (int j = sub; j < size; j += LPF) {
-                    const float a0 = root_child ? channel(j) : a[j];
-                    const float a1 = root_child ? channel(j + size) : a[j + size];
-                    L[size + j] = f_minsum(a0, a1);
-                }
+                for (int j = sub; j < size; j += LPF)
+                    L[size + j] = f_minsum(a[j], a[j + size]);
                 break;
             case pp::g_op:
-                for (int j = sub; j < size; j += LPF) {
-                    const float a0 = root_child ? channel(j) : a[j];
-                    const float a1 = root_child ? channel(j + size) : a[j + size];
-                    L[size + j] = left[size + j] ? a1 - a0 : a1 + a0;
-                }
+                for (int j = sub; j < size; j += LPF)
+                    L[size + j] =
+                        left[size + j] ? a[j + size] - a[j] : a[j + size] + a[j];
                 break;
             case pp::leaf_op:
                 if (sub == 0) {

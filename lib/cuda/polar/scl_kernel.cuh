@@ -295,11 +295,18 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
     const uint32_t lanes_below = (1u << lane) - 1u;
     {
         const llr8_t* x = p.in + fe.in_offset;
-        for (int d = lane; d < N; d += 32) {
-            float s = p.fill[d];
-            for (uint32_t r = p.src_begin[d]; r < p.src_begin[d + 1]; r++)
-                s += static_cast<float>(x[p.src[r]]);
-            chan[d] = s;
+        constexpr int CB = 8; // channel positions of a lane gathered at once
+        for (int d0 = lane; d0 < N; d0 += 32 * CB) {
+            int d[CB];
+            float c[CB];
+#pragma unroll
+            for (int i = 0; i < CB; i++)
+                d[i] = min(d0 + 32 * i, N - 1);
+            channel_llrs(p, x, d, c);
+#pragma unroll
+            for (int i = 0; i < CB; i++)
+                if (d0 + 32 * i < N)
+                    chan[d0 + 32 * i] = c[i];
         }
         for (int w = lane; w < L * fr.BW; w += 32)
             fr.bits[w] = 0;
