@@ -171,7 +171,8 @@ __device__ __forceinline__ void transform(uint8_t* u, int size, int sub)
 //! FPW frames per warp, 32 / FPW lanes each, all running the one program in lockstep:
 //! an op of s < 32 values keeps min(32, FPW s) lanes busy instead of s.
 template <bool Soft, int FPW>
-__global__ void __launch_bounds__(32 * warps_per_block) polar_kernel(const polar_params p)
+__global__ void __launch_bounds__(32 * warps_per_block, 8)
+    polar_kernel(const polar_params p)
 {
     namespace pp = polar_program;
     constexpr int LPF = 32 / FPW; // lanes per frame
