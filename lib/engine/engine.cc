@@ -36,6 +36,15 @@ struct slot {
     size_t next_pop = 0; //!< frames [0, next_pop) were handed back (or dropped)
     std::vector<uint64_t>
         ids; //!< caller ids, capacity max_frames (no steady-state allocs)
+    //! Where a done slot's results lie, looked up once when it completes rather than
+    //! through the backend's virtual calls for every popped frame.
+    struct results {
+        const frame_extent* frames = nullptr;
+        const uint8_t* output = nullptr;
+        const frame_status* status = nullptr;
+        const float* soft = nullptr;
+        const uint8_t* side = nullptr;
+    } done;
 };
 
 void validate_config(const engine_config& config)
@@ -342,6 +351,14 @@ struct batch_engine::impl {
             throw;
         }
         s.state = slot_state::done;
+        s.done.frames = backend->host_frames(index);
+        s.done.output =
+            device_output ? backend->device_output(index) : backend->host_output(index);
+        s.done.status = backend->host_status(index);
+        s.done.soft =
+            device_output ? backend->device_soft(index) : backend->host_soft(index);
+        s.done.side =
+            device_output ? backend->device_side(index) : backend->host_side(index);
         return true;
     }
 
@@ -349,22 +366,17 @@ struct batch_engine::impl {
     {
         slot& s = slots[head];
         const size_t i = s.next_pop++;
-        const frame_extent& extent = backend->host_frames(head)[i];
+        const frame_extent& extent = s.done.frames[i];
         out.id = s.ids[i];
-        const uint8_t* output =
-            (device_output ? backend->device_output(head) : backend->host_output(head)) +
-            extent.out_offset;
+        const uint8_t* output = s.done.output + extent.out_offset;
         const bool bits = out_format == output_format::packed_bits;
         out.packed = bits ? output : nullptr;
         out.llrs = bits ? nullptr : reinterpret_cast<const float*>(output);
         out.nbits = extent.out_bits;
-        out.status = backend->host_status(head)[i];
+        out.status = s.done.status[i];
         out.on_device = device_output;
-        const float* soft =
-            device_output ? backend->device_soft(head) : backend->host_soft(head);
-        out.soft = soft ? soft + 8 * extent.out_offset : nullptr;
-        const uint8_t* side =
-            device_output ? backend->device_side(head) : backend->host_side(head);
+        out.soft = s.done.soft ? s.done.soft + 8 * extent.out_offset : nullptr;
+        const uint8_t* side = s.done.side;
         out.side = side ? side + i * side_per_frame : nullptr;
         out.side_bytes = side ? side_per_frame : 0;
         --pending;
