@@ -569,28 +569,45 @@ public:
         d_bp = options.algorithm == polar_algorithm::bp;
         d_scl = options.algorithm == polar_algorithm::scl;
         d_list = options.list_size;
+        // SCL takes repetition nodes as one step (scl_kernel.cuh: exactly SCL's
+        // metrics and decisions, unlike fast-SSC's rules for rate-1 and SPC nodes).
+        if (d_scl)
+            rules.rep = true;
         std::vector<uint32_t> ops;
         // Parity-check leaves (UCI, 12 <= k <= 19) are leaves of their own in every
         // program, as in the CPU decoders.
         const std::vector<uint8_t> pc = polar_pc_flags(code);
-        for (const polar_program::op& o : polar_program::make(frozen, n, rules, &pc)) {
-            // SCL walks the leaves and rate-0 nodes only (its f / g descend from them),
-            // rate-0 nodes below level n - 1 (which it does not store): a frozen half
-            // is two rate-0 quarters, the same leaves in the same order.
-            if (options.algorithm == polar_algorithm::scl &&
-                o.kind != polar_program::leaf_op && o.kind != polar_program::rate0_op &&
-                o.kind != polar_program::pc_op)
-                continue;
-            if (options.algorithm == polar_algorithm::scl &&
-                o.kind == polar_program::rate0_op && o.level >= n - 1) {
-                const uint32_t quarter = 1u << (n - 2);
-                for (uint32_t first : { uint32_t(o.first), o.first + quarter })
-                    ops.push_back(polar_program::rate0_op |
-                                  static_cast<uint32_t>(n - 2) << 8 | first << 16);
+        auto push = [&](int kind, int level, uint32_t first) {
+            ops.push_back(static_cast<uint32_t>(kind) |
+                          static_cast<uint32_t>(level) << 8 | first << 16);
+        };
+        std::vector<polar_program::op> program =
+            polar_program::make(frozen, n, rules, &pc);
+        for (size_t t = 0; t < program.size(); t++) {
+            const polar_program::op o = program[t];
+            if (!d_scl) {
+                push(o.kind, o.level, o.first);
                 continue;
             }
-            ops.push_back(o.kind | static_cast<uint32_t>(o.level) << 8 |
-                          static_cast<uint32_t>(o.first) << 16);
+            // SCL walks the leaves, rate-0 and repetition nodes only (its f / g descend
+            // from them), all below level n - 1 (which it does not store): a frozen half
+            // is two rate-0 quarters, the same leaves in the same order, and a
+            // repetition node that high is walked leaf by leaf.
+            if (o.kind == polar_program::rep_op && o.level >= n - 1) {
+                std::vector<polar_program::op> plain;
+                polar_program::build(frozen, o.level, o.first, n, {}, plain, &pc);
+                program.insert(program.begin() + t + 1, plain.begin(), plain.end());
+                continue;
+            }
+            if (o.kind == polar_program::rate0_op && o.level >= n - 1) {
+                const uint32_t quarter = 1u << (n - 2);
+                for (uint32_t first : { uint32_t(o.first), o.first + quarter })
+                    push(polar_program::rate0_op, n - 2, first);
+                continue;
+            }
+            if (o.kind == polar_program::leaf_op || o.kind == polar_program::rate0_op ||
+                o.kind == polar_program::pc_op || o.kind == polar_program::rep_op)
+                push(o.kind, o.level, o.first);
         }
         d_num_ops = static_cast<int>(ops.size());
         const auto& info = code.bit_positions();

@@ -22,12 +22,14 @@
 // Soft output replays the chosen path once (its leaf LLRs are a function of its
 // decisions: the same values) instead of keeping L soft arrays.
 //
-// The warp walks the steps of the code's SC program (polar_program.h, no node rules):
-// information leaves, and all-frozen (rate-0) nodes. A rate-0 node's leaves are all
-// decided 0, so their LLRs do not wait on decisions: the node's subtree is computed
-// level by level in place (f for left children, b + a for right ones: SC's values)
-// and each path adds its leaves' penalties in leaf order, as SC does one leaf at a
-// time. A fork where every path keeps exactly one child changes no slot and no list
+// The warp walks the steps of the code's SC program (polar_program.h, with the
+// repetition rule only): information leaves, all-frozen (rate-0) nodes and repetition
+// nodes. A rate-0 node's leaves are all decided 0, so their LLRs do not wait on
+// decisions: the node's subtree is computed level by level in place (f for left
+// children, b + a for right ones: SC's values) and each path adds its leaves'
+// penalties in leaf order, as SC does one leaf at a time. A repetition node is the
+// same for all its leaves but the last, whose LLR (b + a at every level) the paths
+// then fork on: SCL's own metrics and decisions in one step. A fork where every path keeps exactly one child changes no slot and no list
 // order: only the metrics and decisions are updated.
 
 //! One warp (frame) per block: an SM then holds as many frames as its shared memory
@@ -212,8 +214,9 @@ struct scl_frame {
 //! and a bitonic network sorts them (10 compare-exchange steps at L = 8); else each
 //! candidate's rank is counted (8 rounds of 2 shuffles and 8 comparisons). Measured on
 //! an H200: the network makes the one-code kernel 7-18 % faster (N = 1024 and 512,
-//! L = 8) but the multi-code kernel 16 % slower (7.19 -> 6.01 M candidates/s), so
-//! each kernel takes the faster one.
+//! L = 8) but the multi-code kernel slower, 6.01 against 7.19 M candidates/s, and
+//! still 7.45 against 8.02 once neither spilled (2026-11-26), so each kernel takes the
+//! faster one.
 template <int LMax, bool Network>
 __device__ __forceinline__ int
 surviving_children(float m0, float m1, int A, int survivors, int lane)
@@ -318,26 +321,39 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
         float my_metric = 0; // and its metric
         for (int pc = 0; pc < p.num_ops; pc++) {
             const uint32_t word = __ldg(p.ops + pc);
-            const int level = (word >> 8) & 0xffu, i = static_cast<int>(word >> 16);
-            if ((word & 0xffu) == pp::rate0_op) {
+            const int kind = word & 0xffu, level = (word >> 8) & 0xffu;
+            int i = static_cast<int>(word >> 16);
+            float leaf = 0.0f;
+            if (kind == pp::rate0_op || kind == pp::rep_op) {
+                // A rate-0 node, or a repetition node (every leaf frozen but the last):
+                // their frozen leaves' LLRs do not wait on decisions, so the subtree is
+                // computed at once with zero decisions (SC's values, the last leaf's
+                // too: b + a at every level), and each path adds the frozen leaves'
+                // penalties in leaf order, as SCL adds them one leaf at a time. A
+                // repetition node then forks on its last leaf as on any information
+                // leaf: exactly SCL's metrics and decisions, in one step instead of
+                // one per rate-0 subtree and leaf.
                 fr.descend(i, level, A, lane, my_slot);
                 fr.rate0_leaves(level, A, lane);
+                const int frozen = kind == pp::rep_op ? (1 << level) - 1 : 1 << level;
                 if (lane < A) {
-                    // Penalties in leaf order, as SC adds them one leaf at a time.
                     const float* leaves = fr.at_level(my_slot, level);
-                    for (int t = 0; t < (1 << level); t++) {
+                    for (int t = 0; t < frozen; t++) {
                         const float v = leaves[t];
                         if (v < 0.0f)
                             my_metric += -v;
                     }
+                    leaf = leaves[frozen & ((1 << level) - 1)];
                 }
                 __syncwarp();
-                continue;
+                if (kind == pp::rate0_op)
+                    continue;
+                i += frozen; // the information leaf
             }
-            if ((word & 0xffu) == pp::pc_op) {
+            if (kind == pp::pc_op) {
                 // A parity-check leaf: each path's own parity over its decisions,
                 // penalised as a frozen bit of that value (the CPU's rule).
-                const float leaf = fr.descend(i, 0, A, lane, my_slot);
+                leaf = fr.descend(i, 0, A, lane, my_slot);
                 if (lane < A) {
                     const uint32_t* mask = p.pc_mask + p.pc_row[i] * fr.W;
                     uint32_t* mine = fr.bits + my_slot * fr.BW;
@@ -353,7 +369,8 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                 __syncwarp();
                 continue;
             }
-            const float leaf = fr.descend(i, 0, A, lane, my_slot);
+            if (kind == pp::leaf_op)
+                leaf = fr.descend(i, 0, A, lane, my_slot);
             const float mag = fabsf(leaf);
             const bool hd = leaf < 0.0f;
             const float m0 = my_metric + (hd ? mag : 0.0f);
@@ -472,20 +489,36 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
             for (int pc = 0; pc < p.num_ops; pc++) {
                 const uint32_t word = __ldg(p.ops + pc);
                 const int level = (word >> 8) & 0xffu, i = static_cast<int>(word >> 16);
-                const bool rate0 = (word & 0xffu) == pp::rate0_op;
-                const float leaf = fr.descend(i, rate0 ? level : 0, 1, lane, chosen);
-                const int j = rate0 ? -1 : p.payload_of[i];
+                const int kind = word & 0xffu;
+                const bool node = kind == pp::rate0_op || kind == pp::rep_op;
+                float leaf = fr.descend(i, node ? level : 0, 1, lane, chosen);
+                int at = i;
+                if (kind == pp::rep_op) {
+                    fr.rate0_leaves(level, 1, lane);
+                    at = i + (1 << level) - 1;
+                    leaf = fr.at_level(chosen, level)[(1 << level) - 1];
+                }
+                const int j = kind == pp::rate0_op ? -1 : p.payload_of[at];
                 if (lane == 0 && j >= 0)
-                    soft[j] = (u[i >> 5] >> (i & 31)) & 1u ? -fabsf(leaf) : fabsf(leaf);
+                    soft[j] = (u[at >> 5] >> (at & 31)) & 1u ? -fabsf(leaf) : fabsf(leaf);
             }
         }
         __syncwarp(); // the buffers are reused by the next frame
     }
 }
 
+//! Blocks (frames) per SM the kernels ask for in their launch bounds, which sets their
+//! register budget: 128 registers for lists of 8 and more (without it ptxas held them
+//! to 72-96 and spilled the loop's state to local memory); shorter lists keep ptxas's
+//! own choice (0: no minimum), which suits their smaller frames, more per SM.
+__host__ __device__ constexpr int scl_min_blocks(int list_max)
+{
+    return list_max >= 8 ? 16 : 0;
+}
+
 //! CA-SCL, one warp per frame, every frame with the launch's code.
 template <bool Soft, int LMax>
-__global__ void __launch_bounds__(32 * scl_max_warps_per_block)
+__global__ void __launch_bounds__(32 * scl_max_warps_per_block, scl_min_blocks(LMax))
     polar_scl_kernel(const polar_params p)
 {
     extern __shared__ float smem[];
@@ -508,7 +541,7 @@ struct polar_code_set {
 
 //! CA-SCL, one warp per frame, each frame with the code of its length (hard output).
 template <int LMax>
-__global__ void __launch_bounds__(32 * scl_max_warps_per_block)
+__global__ void __launch_bounds__(32 * scl_max_warps_per_block, scl_min_blocks(LMax))
     polar_scl_set_kernel(const polar_params launch, const polar_code_set set)
 {
     extern __shared__ float smem[];
