@@ -29,8 +29,9 @@
 // children, b + a for right ones: SC's values) and each path adds its leaves'
 // penalties in leaf order, as SC does one leaf at a time. A repetition node is the
 // same for all its leaves but the last, whose LLR (b + a at every level) the paths
-// then fork on: SCL's own metrics and decisions in one step. A fork where every path keeps exactly one child changes no slot and no list
-// order: only the metrics and decisions are updated.
+// then fork on: SCL's own metrics and decisions in one step. A fork where every path
+// keeps exactly one child changes no slot and no list order: only the metrics and
+// decisions are updated.
 
 //! One warp (frame) per block: an SM then holds as many frames as its shared memory
 //! takes (228 KB / frame), up to 32, rather than a multiple of a larger block's.
@@ -323,8 +324,11 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
             const uint32_t word = __ldg(p.ops + pc);
             const int kind = word & 0xffu, level = (word >> 8) & 0xffu;
             int i = static_cast<int>(word >> 16);
-            float leaf = 0.0f;
-            if (kind == pp::rate0_op || kind == pp::rep_op) {
+            // One descent for every kind of step (one copy of its code: the kernel is
+            // larger than the instruction cache).
+            const bool node = kind == pp::rate0_op || kind == pp::rep_op;
+            float leaf = fr.descend(i, node ? level : 0, A, lane, my_slot);
+            if (node) {
                 // A rate-0 node, or a repetition node (every leaf frozen but the last):
                 // their frozen leaves' LLRs do not wait on decisions, so the subtree is
                 // computed at once with zero decisions (SC's values, the last leaf's
@@ -333,7 +337,6 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                 // repetition node then forks on its last leaf as on any information
                 // leaf: exactly SCL's metrics and decisions, in one step instead of
                 // one per rate-0 subtree and leaf.
-                fr.descend(i, level, A, lane, my_slot);
                 fr.rate0_leaves(level, A, lane);
                 const int frozen = kind == pp::rep_op ? (1 << level) - 1 : 1 << level;
                 if (lane < A) {
@@ -353,7 +356,6 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
             if (kind == pp::pc_op) {
                 // A parity-check leaf: each path's own parity over its decisions,
                 // penalised as a frozen bit of that value (the CPU's rule).
-                leaf = fr.descend(i, 0, A, lane, my_slot);
                 if (lane < A) {
                     const uint32_t* mask = p.pc_mask + p.pc_row[i] * fr.W;
                     uint32_t* mine = fr.bits + my_slot * fr.BW;
@@ -369,8 +371,6 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                 __syncwarp();
                 continue;
             }
-            if (kind == pp::leaf_op)
-                leaf = fr.descend(i, 0, A, lane, my_slot);
             const float mag = fabsf(leaf);
             const bool hd = leaf < 0.0f;
             const float m0 = my_metric + (hd ? mag : 0.0f);
