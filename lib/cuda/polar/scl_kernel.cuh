@@ -120,7 +120,8 @@ struct scl_frame {
                 for (int it = lane; it < A * words / 2; it += 32) {
                     const int s = cur_slot[it >> (log_words - 1)];
                     const int idx = it & (words / 2 - 1);
-                    const int w = (idx / st) * 2 * st + idx % st;
+                    const int w =
+                        ((idx & ~(st - 1)) << 1) | (idx & (st - 1)); // st: a power of two
                     dst[s * EW + w] ^= dst[s * EW + w + st];
                 }
                 __syncwarp();
@@ -198,7 +199,8 @@ struct scl_frame {
             for (int it = lane; it < A * size / 2; it += 32) {
                 const int s = cur_slot[it >> (lvl - 1)];
                 const int idx = it & (size / 2 - 1);
-                const int j = (idx / h) * 2 * h + idx % h;
+                const int j =
+                    ((idx & ~(h - 1)) << 1) | (idx & (h - 1)); // h: a power of two
                 float* x = at_level(s, lvl);
                 const float a = x[j], b = x[j + h];
                 x[j] = f_minsum(a, b);
