@@ -28,19 +28,17 @@
 
 #include <type_traits>
 #include <algorithm>
+#include <cstdlib>
 
 namespace gpufec {
 namespace cuda {
 namespace {
 
 constexpr int warps_per_block = 4;
-//! Frames per warp by the code size, measured on an H100 (docs/polar-gpu.md): small
-//! codes fill the warp with more frames; N = 1024 (and fast-SSC's N = 512, whose nodes
-//! are larger) do best with two.
-constexpr int frames_per_warp_for(int N, bool fast)
-{
-    return N >= 1024 || (fast && N >= 512) ? 2 : 4;
-}
+//! Frames per warp by the code size, measured on an H200 with the frames interleaved
+//! (docs/polar-gpu.md): four fill the warp's lanes in the small ops; fast-SSC at
+//! N = 1024, whose nodes are larger, does best with two.
+constexpr int frames_per_warp_for(int N, bool fast) { return fast && N >= 1024 ? 2 : 4; }
 
 struct polar_params {
     const llr8_t* in;
@@ -126,6 +124,7 @@ __device__ __forceinline__ float f_minsum(float a, float b)
 //! Shared-memory bytes of one frame.
 constexpr size_t frame_bytes(int N) { return 7 * static_cast<size_t>(N); }
 
+
 //! The channel LLRs of B mother positions d[i] of one frame: the fill plus the
 //! position's received int8 LLRs in increasing order (the CPU's sum, in its order).
 //! The B positions go together, pass by pass (their source ranges, the first
@@ -183,10 +182,23 @@ __device__ __forceinline__ void for_lanes(int sub, Body body)
     }
 }
 
+//! One frame's array in the shared memory of its warp, interleaved with the warp's
+//! other frames: element i at p[i F]. The lanes of the F frames then read equal
+//! indices from different banks (frame after frame, they conflicted 2-way at F = 2).
+template <class T, int F>
+struct interleaved {
+    T* p;
+    __device__ __forceinline__ T& operator[](int i) const { return p[i * F]; }
+    __device__ __forceinline__ interleaved operator+(int o) const
+    {
+        return { p + o * F };
+    }
+};
+
 //! u = beta G in place over S decisions (the transform is its own inverse), stage
 //! St onwards, by the LPF lanes of one frame.
 template <int LPF, int S, int St = 1>
-__device__ __forceinline__ void transform(uint8_t* u, int sub)
+__device__ __forceinline__ void transform(interleaved<uint8_t, 32 / LPF> u, int sub)
 {
     if constexpr (St < S) {
         for_lanes<LPF, S / 2>(sub, [&](int idx) {
@@ -201,7 +213,7 @@ __device__ __forceinline__ void transform(uint8_t* u, int sub)
 //! A repetition node's LLRs t[0, 2H) summed in place pairwise, as SC's g chain sums
 //! them: t[j] = t[j + H] + t[j], then H / 2, ... 1.
 template <int LPF, int H>
-__device__ __forceinline__ void repetition_sum(float* t, int sub)
+__device__ __forceinline__ void repetition_sum(interleaved<float, 32 / LPF> t, int sub)
 {
     if constexpr (H >= 1) {
         for_lanes<LPF, H>(sub, [&](int j) { t[j] = t[j + H] + t[j]; });
@@ -210,26 +222,27 @@ __device__ __forceinline__ void repetition_sum(float* t, int sub)
     }
 }
 
-//! One frame's state in shared memory and its lanes.
+//! One frame's state in shared memory (F frames per warp) and its lanes.
+template <int F>
 struct sc_frame {
-    float* L;       //!< level l at 2^l
-    uint8_t* left;  //!< left children's beta
-    uint8_t* right; //!< right children's beta
-    uint8_t* u;     //!< decisions
-    int sub;        //!< this lane's index among the frame's lanes
+    interleaved<float, F> L;       //!< level l at 2^l
+    interleaved<uint8_t, F> left;  //!< left children's beta
+    interleaved<uint8_t, F> right; //!< right children's beta
+    interleaved<uint8_t, F> u;     //!< decisions
+    int sub;                       //!< this lane's index among the frame's lanes
 };
 
 //! Op `Kind` at level `Lvl` (2^Lvl values) of node/child `first`: f, g, the node rules
 //! and combine, with the CPU's expressions (polar_program.h).
 template <int LPF, int Kind, int Lvl>
-__device__ __forceinline__ void sc_level_op(const sc_frame& fr, int first)
+__device__ __forceinline__ void sc_level_op(const sc_frame<32 / LPF>& fr, int first)
 {
     namespace pp = polar_program;
     constexpr int S = 1 << Lvl;
-    float* const L = fr.L;
+    const auto L = fr.L;
     const int sub = fr.sub;
-    const float* a = (Kind == pp::f_op || Kind == pp::g_op) ? L + 2 * S : L + S;
-    uint8_t* beta = ((first >> Lvl) & 1 ? fr.right : fr.left) + S;
+    const auto a = (Kind == pp::f_op || Kind == pp::g_op) ? L + 2 * S : L + S;
+    const auto beta = ((first >> Lvl) & 1 ? fr.right : fr.left) + S;
     if constexpr (Kind == pp::f_op) {
         for_lanes<LPF, S>(sub, [&](int j) { L[S + j] = f_minsum(a[j], a[j + S]); });
     } else if constexpr (Kind == pp::g_op) {
@@ -281,7 +294,7 @@ __device__ __forceinline__ void sc_level_op(const sc_frame& fr, int first)
         __syncwarp();
         transform<LPF, S>(fr.u + first, sub);
     } else if constexpr (Kind == pp::combine_op) {
-        uint8_t* parent = ((first >> (Lvl + 1)) & 1 ? fr.right : fr.left) + 2 * S;
+        const auto parent = ((first >> (Lvl + 1)) & 1 ? fr.right : fr.left) + 2 * S;
         for_lanes<LPF, S>(sub, [&](int j) {
             const uint8_t r = fr.right[S + j];
             parent[j] = fr.left[S + j] ^ r;
@@ -306,8 +319,8 @@ __device__ __forceinline__ void sc_level_op(const sc_frame& fr, int first)
 
 //! FPW frames per warp, 32 / FPW lanes each, all running the one program in lockstep:
 //! an op of s < 32 values keeps min(32, FPW s) lanes busy instead of s.
-template <bool Soft, int FPW>
-__global__ void __launch_bounds__(32 * warps_per_block, 8)
+template <bool Soft, int FPW, int MinBlocks>
+__global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
     polar_kernel(const polar_params p)
 {
     namespace pp = polar_program;
@@ -316,15 +329,19 @@ __global__ void __launch_bounds__(32 * warps_per_block, 8)
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int sub = lane % LPF, fslot = lane / LPF;
     const int N = p.N, n = p.n;
-    sc_frame fr;
-    fr.L = smem + (warp * FPW + fslot) * (frame_bytes(N) / sizeof(float));
-    fr.left = reinterpret_cast<uint8_t*>(fr.L + N);
-    fr.right = fr.left + N;
-    fr.u = fr.right + N;
+    // The warp's frames: N floats, then three N-byte arrays, each interleaved.
+    unsigned char* const warp_base =
+        reinterpret_cast<unsigned char*>(smem) + warp * FPW * frame_bytes(N);
+    uint8_t* const bytes = warp_base + 4 * FPW * N;
+    sc_frame<FPW> fr;
+    fr.L = { reinterpret_cast<float*>(warp_base) + fslot };
+    fr.left = { bytes + fslot };
+    fr.right = { bytes + FPW * N + fslot };
+    fr.u = { bytes + 2 * FPW * N + fslot };
     fr.sub = sub;
-    float* const L = fr.L;
-    uint8_t* const left = fr.left;
-    uint8_t* const u = fr.u;
+    const auto L = fr.L;
+    const auto left = fr.left;
+    const auto u = fr.u;
     const uint32_t groups = (p.num_frames + FPW - 1) / FPW;
     for (uint32_t g = blockIdx.x * warps_per_block + warp; g < groups;
          g += gridDim.x * warps_per_block) {
@@ -887,7 +904,8 @@ public:
         const unsigned blocks = static_cast<unsigned>(std::min<size_t>(
             (groups + warps_per_block - 1) / warps_per_block, size_t(1) << 20));
         kernel(soft != nullptr,
-               d_fpw)<<<blocks, 32 * warps_per_block, smem(), stream>>>(p);
+               d_fpw,
+               d_min_blocks)<<<blocks, 32 * warps_per_block, smem(), stream>>>(p);
         GPUFEC_CUDA_CHECK_LAUNCH();
     }
 
@@ -903,12 +921,24 @@ public:
                         " frames per warp need " + std::to_string(bytes) +
                         " bytes of shared memory per block; allowed: up to 232448");
         device_guard guard(d_device);
+        // Registers follow the blocks per SM that the shared memory allows: where it
+        // holds at most 4 (N = 1024, or 4 frames per warp at N = 512), 4 blocks and
+        // up to 128 registers (ptxas otherwise recomputes the frame's addresses in
+        // every op: 17.2 -> 18.4 Gb/s fast-SSC at N = 1024, H200); else 8 and 64.
+        int smem_per_sm = 0, reserved = 0;
+        GPUFEC_CUDA_CHECK(cudaDeviceGetAttribute(
+            &smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, d_device));
+        GPUFEC_CUDA_CHECK(cudaDeviceGetAttribute(
+            &reserved, cudaDevAttrReservedSharedMemoryPerBlock, d_device));
+        const int min_blocks =
+            static_cast<size_t>(smem_per_sm) / (bytes + reserved) <= 4 ? 4 : 8;
         for (bool soft : { false, true })
             GPUFEC_CUDA_CHECK(
-                cudaFuncSetAttribute(kernel(soft, fpw),
+                cudaFuncSetAttribute(kernel(soft, fpw, min_blocks),
                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(bytes)));
         d_fpw = fpw;
+        d_min_blocks = min_blocks;
     }
 
     std::string name() const override
@@ -955,17 +985,24 @@ public:
 
 private:
     using kernel_fn = void (*)(polar_params);
-    static kernel_fn kernel(bool soft, int fpw)
+    //! The SC / fast-SSC kernel for `fpw` frames per warp whose launch bounds ask for
+    //! `min_blocks` blocks per SM (4: up to 128 registers, 8: 64).
+    static kernel_fn kernel(bool soft, int fpw, int min_blocks)
+    {
+        return min_blocks <= 4 ? kernel_mb<4>(soft, fpw) : kernel_mb<8>(soft, fpw);
+    }
+    template <int MB>
+    static kernel_fn kernel_mb(bool soft, int fpw)
     {
         switch (fpw) {
         case 2:
-            return soft ? polar_kernel<true, 2> : polar_kernel<false, 2>;
+            return soft ? polar_kernel<true, 2, MB> : polar_kernel<false, 2, MB>;
         case 4:
-            return soft ? polar_kernel<true, 4> : polar_kernel<false, 4>;
+            return soft ? polar_kernel<true, 4, MB> : polar_kernel<false, 4, MB>;
         case 8:
-            return soft ? polar_kernel<true, 8> : polar_kernel<false, 8>;
+            return soft ? polar_kernel<true, 8, MB> : polar_kernel<false, 8, MB>;
         default:
-            return soft ? polar_kernel<true, 1> : polar_kernel<false, 1>;
+            return soft ? polar_kernel<true, 1, MB> : polar_kernel<false, 1, MB>;
         }
     }
     //! The CA-SCL kernel for `list` paths (its loops unrolled to a power of two).
@@ -1007,6 +1044,7 @@ private:
     device_buffer<uint32_t> d_begin, d_column, d_ops;
     int d_num_ops = 0;
     int d_fpw = 1;          //!< frames per warp
+    int d_min_blocks = 8;   //!< the SC / fast-SSC kernel's launch bounds
     bool d_fast = false;    //!< fast-SSC (no soft output)
     bool d_bp = false;      //!< belief propagation
     bool d_bp_int8 = false; //!< BP with 8-bit messages
