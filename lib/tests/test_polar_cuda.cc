@@ -148,6 +148,7 @@ TEST(PolarCuda, EveryAlgorithmMatchesCpuBitForBit)
         { 64, 864, "crc24c", false },  // a DCI-like size, repetition
         { 600, 1000, "crc11", true },  // shortening, N = 1024
         { 25, 8000, "crc11", true },   // heavy repetition
+        { 1000, 1024, "crc11", true }, // a fast-SSC node as the root's child (level 9)
     };
     for (const shape& sh : shapes)
         for (int v = 0; v < num_variants; v++) {
