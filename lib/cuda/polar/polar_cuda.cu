@@ -304,18 +304,17 @@ __device__ __forceinline__ void sc_level_op(const sc_frame<32 / LPF>& fr, int fi
 }
 
 // The cases of one kind at every level below the root.
+// clang-format off
 #define GPUFEC_SC_CASE(K, LV)                   \
-    case (K)*16 + (LV):                         \
+    case (K) * 16 + (LV):                       \
         sc_level_op<LPF, (K), (LV)>(fr, first); \
         break;
-#define GPUFEC_SC_LEVELS(K) \
-    GPUFEC_SC_CASE(K, 0)    \
-    GPUFEC_SC_CASE(K, 1)    \
-    GPUFEC_SC_CASE(K, 2)    \
-    GPUFEC_SC_CASE(K, 3)    \
-    GPUFEC_SC_CASE(K, 4)    \
-    GPUFEC_SC_CASE(K, 5)    \
-    GPUFEC_SC_CASE(K, 6) GPUFEC_SC_CASE(K, 7) GPUFEC_SC_CASE(K, 8) GPUFEC_SC_CASE(K, 9)
+#define GPUFEC_SC_LEVELS(K)                                                     \
+    GPUFEC_SC_CASE(K, 0) GPUFEC_SC_CASE(K, 1) GPUFEC_SC_CASE(K, 2)              \
+    GPUFEC_SC_CASE(K, 3) GPUFEC_SC_CASE(K, 4) GPUFEC_SC_CASE(K, 5)              \
+    GPUFEC_SC_CASE(K, 6) GPUFEC_SC_CASE(K, 7) GPUFEC_SC_CASE(K, 8)              \
+    GPUFEC_SC_CASE(K, 9)
+// clang-format on
 
 //! FPW frames per warp, 32 / FPW lanes each, all running the one program in lockstep:
 //! an op of s < 32 values keeps min(32, FPW s) lanes busy instead of s.
