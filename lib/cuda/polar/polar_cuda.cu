@@ -28,7 +28,6 @@
 
 #include <type_traits>
 #include <algorithm>
-#include <cstdlib>
 
 namespace gpufec {
 namespace cuda {
@@ -123,7 +122,6 @@ __device__ __forceinline__ float f_minsum(float a, float b)
 
 //! Shared-memory bytes of one frame.
 constexpr size_t frame_bytes(int N) { return 7 * static_cast<size_t>(N); }
-
 
 //! The channel LLRs of B mother positions d[i] of one frame: the fill plus the
 //! position's received int8 LLRs in increasing order (the CPU's sum, in its order).
