@@ -13,7 +13,10 @@
 // (rate 0, rate 1, repetition, single parity check) decided at once. Each op spreads
 // its 2^l values over the lanes (lane j takes j, j + 32, ...), __syncwarp between ops.
 // The kernel has a case per op kind and level, so each op runs with its size known at
-// compile time (loops unrolled, no divisions): 12.5 -> 16.4 Gb/s for fast-SSC.
+// compile time (loops unrolled, no divisions): 12.5 -> 16.4 Gb/s for fast-SSC. The
+// host fuses each node with the f or g before it (and a right child with its
+// parent's combine after it) and runs chains of f ops and of combines as one op: the
+// dispatch of an op cost more than the values of most: 17.8 -> 25.9 Gb/s at N = 1024.
 // The float expressions and their order are the CPU decoders' (SC in polar_cpu.cc:
 // channel = fill + the position's int8 LLRs in increasing order, f = min-sum with
 // f_minsum's sign rule, g = b +/- a; fast-SSC: polar_fast_ssc_cpu, the same program),
@@ -153,19 +156,36 @@ channel_llrs(const polar_params& p, const llr8_t* x, const int (&d)[B], float (&
     }
 }
 
-//! Op words of the SC / fast-SSC kernel: (kind * 16 + level) | first leaf << 16. The
-//! kernel has a case per kind and level (the root's children and the leaves apart), so
-//! every op's size, loop bounds and offsets are compile-time constants: the op costs
-//! its element work, not an interpreter's loop setup (docs/polar-gpu.md).
+//! Op words of the SC / fast-SSC kernel: kind * levels + level | chain << 8 | first
+//! leaf << 16, chain = the ops of a chain that follow in one op (combine_chain,
+//! descend_chain, combines_above). The kernel has a case per kind and level (the
+//! root's children and the leaves apart), so every op's size, loop bounds and offsets
+//! are compile-time constants: the op costs its element work, not an interpreter's
+//! loop setup (docs/polar-gpu.md).
 namespace sc_op {
 constexpr int f_root = polar_program::pc_op + 1; //!< f of the root's left child
 constexpr int g_root = f_root + 1;               //!< g of the root's right child
-constexpr int max_level = 9;                     //!< N <= 1024: nodes below the root
+//! A node (leaf, rate 0, rate 1, repetition, SPC) fused with the op before it and
+//! after it: `left_node + K` computes the f of its parent on the fly (a left child),
+//! `right_node + K` the g of its parent and then the parent's combine (a right child).
+//! Most nodes sit low in the tree, where an op's dispatch costs more than its values:
+//! fusing takes N = 1024's fast-SSC program from 344 ops to 214, and running chains of
+//! f ops and of combines as one op (their length in bits 8..11) to 133.
+constexpr int left_node = g_root + 1 - polar_program::leaf_op;
+constexpr int right_node = left_node + polar_program::spc_op - polar_program::leaf_op + 1;
+constexpr int kinds = right_node + polar_program::spc_op + 1;
+constexpr int max_level = 9; //!< N <= 1024: nodes below the root
+constexpr int levels = max_level + 1;
 constexpr uint32_t word(int kind, int level, uint32_t first)
 {
-    return static_cast<uint32_t>(kind * 16 + level) | first << 16;
+    return static_cast<uint32_t>(kind * levels + level) | first << 16;
 }
+static_assert(kinds * levels <= 256, "op codes fit a byte");
 } // namespace sc_op
+
+//! Where a node's LLRs come from: its own level (the op before it wrote them), or
+//! computed from its parent's, f for a left child and g for a right one (fused ops).
+enum class node_llrs { own, f_of_parent, g_of_parent };
 
 //! body(j) for j = sub, sub + LPF, ... < S: one frame's lanes over S values.
 template <int LPF, int S, class Body>
@@ -230,8 +250,8 @@ struct sc_frame {
     int sub;                       //!< this lane's index among the frame's lanes
 };
 
-//! Op `Kind` at level `Lvl` (2^Lvl values) of node/child `first`: f, g, the node rules
-//! and combine, with the CPU's expressions (polar_program.h).
+//! Op `Kind` at level `Lvl` (2^Lvl values) of child `first`: f, g and combine, with
+//! the CPU's expressions (polar_program.h).
 template <int LPF, int Kind, int Lvl>
 __device__ __forceinline__ void sc_level_op(const sc_frame<32 / LPF>& fr, int first)
 {
@@ -239,36 +259,122 @@ __device__ __forceinline__ void sc_level_op(const sc_frame<32 / LPF>& fr, int fi
     constexpr int S = 1 << Lvl;
     const auto L = fr.L;
     const int sub = fr.sub;
-    const auto a = (Kind == pp::f_op || Kind == pp::g_op) ? L + 2 * S : L + S;
-    const auto beta = ((first >> Lvl) & 1 ? fr.right : fr.left) + S;
+    const auto a = L + 2 * S;
     if constexpr (Kind == pp::f_op) {
         for_lanes<LPF, S>(sub, [&](int j) { L[S + j] = f_minsum(a[j], a[j + S]); });
     } else if constexpr (Kind == pp::g_op) {
         for_lanes<LPF, S>(sub, [&](int j) {
             L[S + j] = fr.left[S + j] ? a[j + S] - a[j] : a[j + S] + a[j];
         });
-    } else if constexpr (Kind == pp::rate0_op) {
-        for_lanes<LPF, S>(sub, [&](int j) { beta[j] = 0; });
+    } else if constexpr (Kind == pp::combine_op) {
+        const auto parent = ((first >> (Lvl + 1)) & 1 ? fr.right : fr.left) + 2 * S;
+        for_lanes<LPF, S>(sub, [&](int j) {
+            const uint8_t r = fr.right[S + j];
+            parent[j] = fr.left[S + j] ^ r;
+            parent[j + S] = r;
+        });
+    }
+}
+
+//! The combine at level `Lvl` (the parent of `first`'s children) and the `more`
+//! combines above it that follow it in the program (a chain of right children: each
+//! parent is its own parent's right child), as one op.
+template <int LPF, int Lvl>
+__device__ __forceinline__ void
+combine_chain(const sc_frame<32 / LPF>& fr, int first, int more)
+{
+    sc_level_op<LPF, polar_program::combine_op, Lvl>(fr, first);
+    if constexpr (Lvl + 1 < sc_op::max_level) {
+        if (more > 0) {
+            __syncwarp();
+            combine_chain<LPF, Lvl + 1>(fr, first & ~((2 << (Lvl + 1)) - 1), more - 1);
+        }
+    }
+}
+
+//! f or g (`Kind`) at level `Lvl`, then the `more` f ops below it that follow it in
+//! the program (a descent along left children), as one op.
+template <int LPF, int Kind, int Lvl>
+__device__ __forceinline__ void
+descend_chain(const sc_frame<32 / LPF>& fr, int first, int more)
+{
+    sc_level_op<LPF, Kind, Lvl>(fr, first);
+    if constexpr (Lvl > 0) {
+        if (more > 0) {
+            __syncwarp();
+            descend_chain<LPF, polar_program::f_op, Lvl - 1>(fr, first, more - 1);
+        }
+    }
+}
+
+//! Node `Kind` (rate 0, rate 1, repetition, SPC) at level `Lvl` whose first leaf is
+//! `first`, its LLRs from `Src`. A right child (g of its parent) also does its
+//! parent's combine: it writes the parent's beta, [sibling ^ beta, beta], instead of
+//! its own, which only that combine would read. The values are the unfused ops' (the
+//! same f and g expressions, the same pairwise sums), so the decisions are the CPU's.
+template <int LPF, int Kind, int Lvl, node_llrs Src>
+__device__ __forceinline__ void sc_node(const sc_frame<32 / LPF>& fr, int first)
+{
+    namespace pp = polar_program;
+    constexpr int S = 1 << Lvl;
+    constexpr bool combine = Src == node_llrs::g_of_parent;
+    const auto L = fr.L;
+    const int sub = fr.sub;
+    const auto own = L + S, a = L + 2 * S;
+    const auto sibling = fr.left + S; // a right child's left sibling's beta
+    const auto beta = ((first >> Lvl) & 1 ? fr.right : fr.left) + S;
+    const auto parent = ((first >> (Lvl + 1)) & 1 ? fr.right : fr.left) + 2 * S;
+    // The node's LLR j, given the sibling's bit s (right children).
+    auto llr = [&](int j, uint8_t s) {
+        if constexpr (Src == node_llrs::f_of_parent)
+            return f_minsum(a[j], a[j + S]);
+        else if constexpr (Src == node_llrs::g_of_parent)
+            return s ? a[j + S] - a[j] : a[j + S] + a[j];
+        else
+            return own[j];
+    };
+    auto sibling_bit = [&](int j) -> uint8_t { return combine ? sibling[j] : 0; };
+    auto emit = [&](int j, uint8_t s, uint8_t b) {
+        if constexpr (combine) {
+            parent[j] = s ^ b;
+            parent[j + S] = b;
+        } else {
+            beta[j] = b;
+        }
+    };
+    if constexpr (Kind == pp::rate0_op) {
+        for_lanes<LPF, S>(sub, [&](int j) { emit(j, sibling_bit(j), 0); });
     } else if constexpr (Kind == pp::rate1_op) {
-        for_lanes<LPF, S>(sub, [&](int j) { fr.u[first + j] = beta[j] = a[j] < 0.0f; });
+        for_lanes<LPF, S>(sub, [&](int j) {
+            const uint8_t s = sibling_bit(j);
+            const uint8_t h = llr(j, s) < 0.0f ? 1 : 0;
+            fr.u[first + j] = h;
+            emit(j, s, h);
+        });
         __syncwarp();
         transform<LPF, S>(fr.u + first, sub);
     } else if constexpr (Kind == pp::rep_op) {
-        repetition_sum<LPF, S / 2>(L + S, sub);
-        const uint8_t bit = L[S] < 0.0f ? 1 : 0;
-        for_lanes<LPF, S>(sub, [&](int j) { beta[j] = bit; });
+        if constexpr (Src != node_llrs::own) {
+            for_lanes<LPF, S>(sub, [&](int j) { own[j] = llr(j, sibling_bit(j)); });
+            __syncwarp();
+        }
+        repetition_sum<LPF, S / 2>(own, sub);
+        const uint8_t bit = own[0] < 0.0f ? 1 : 0;
+        for_lanes<LPF, S>(sub, [&](int j) { emit(j, sibling_bit(j), bit); });
         if (sub == 0)
             fr.u[first + S - 1] = bit;
     } else if constexpr (Kind == pp::spc_op) {
-        // Hard decisions; odd parity flips the least reliable (first of equal).
+        // Hard decisions (into u, the node's decisions after its transform); odd
+        // parity flips the least reliable (first of equal).
         float weakest = INFINITY;
         int at = 0;
         uint32_t parity = 0;
         for_lanes<LPF, S>(sub, [&](int j) {
-            const uint8_t h = a[j] < 0.0f ? 1 : 0;
-            beta[j] = h;
+            const float v = llr(j, sibling_bit(j));
+            const uint8_t h = v < 0.0f ? 1 : 0;
+            fr.u[first + j] = h;
             parity ^= h;
-            const float m = fabsf(a[j]);
+            const float m = fabsf(v);
             if (m < weakest) {
                 weakest = m;
                 at = j;
@@ -286,32 +392,96 @@ __device__ __forceinline__ void sc_level_op(const sc_frame<32 / LPF>& fr, int fi
         }
         __syncwarp();
         if (sub == 0)
-            beta[at] ^= static_cast<uint8_t>(parity);
+            fr.u[first + at] ^= static_cast<uint8_t>(parity);
         __syncwarp();
-        for_lanes<LPF, S>(sub, [&](int j) { fr.u[first + j] = beta[j]; });
+        for_lanes<LPF, S>(sub, [&](int j) { emit(j, sibling_bit(j), fr.u[first + j]); });
         __syncwarp();
         transform<LPF, S>(fr.u + first, sub);
-    } else if constexpr (Kind == pp::combine_op) {
-        const auto parent = ((first >> (Lvl + 1)) & 1 ? fr.right : fr.left) + 2 * S;
-        for_lanes<LPF, S>(sub, [&](int j) {
-            const uint8_t r = fr.right[S + j];
-            parent[j] = fr.left[S + j] ^ r;
-            parent[j + S] = r;
-        });
     }
 }
 
-// The cases of one kind at every level below the root.
+//! After a right child at level `Lvl` (node `first`) that did its parent's combine:
+//! the `count` combines above it that follow in the program.
+template <int LPF, int Lvl>
+__device__ __forceinline__ void
+combines_above(const sc_frame<32 / LPF>& fr, int first, int count)
+{
+    if constexpr (Lvl + 1 < sc_op::max_level) {
+        if (count > 0) {
+            __syncwarp();
+            combine_chain<LPF, Lvl + 1>(fr, first & ~((2 << (Lvl + 1)) - 1), count - 1);
+        }
+    }
+}
+
+//! An information leaf (level 0) `first`, its LLR from `Src`: bit = (L < 0), soft =
+//! its LLR with the bit's sign; a right leaf also does its parent's combine.
+template <bool Soft, node_llrs Src, int F>
+__device__ __forceinline__ void
+sc_leaf(const polar_params& p, const sc_frame<F>& fr, int first, float* soft, bool active)
+{
+    if (fr.sub != 0)
+        return;
+    const auto L = fr.L;
+    uint8_t s = 0;
+    float leaf;
+    if constexpr (Src == node_llrs::f_of_parent) {
+        leaf = f_minsum(L[2], L[3]);
+    } else if constexpr (Src == node_llrs::g_of_parent) {
+        s = fr.left[1];
+        leaf = s ? L[3] - L[2] : L[3] + L[2];
+    } else {
+        leaf = L[1];
+    }
+    const uint8_t bit = leaf < 0.0f ? 1 : 0;
+    fr.u[first] = bit;
+    if constexpr (Src == node_llrs::g_of_parent) {
+        const auto parent = ((first >> 1) & 1 ? fr.right : fr.left) + 2;
+        parent[0] = s ^ bit;
+        parent[1] = bit;
+    } else {
+        ((first & 1) ? fr.right : fr.left)[1] = bit;
+    }
+    if (Soft) {
+        const int j = p.payload_of[first];
+        if (j >= 0 && active)
+            soft[j] = bit ? -fabsf(leaf) : fabsf(leaf);
+    }
+}
+
+// The cases of one kind at every level below the root (node kinds: at the levels
+// where the program has them).
 // clang-format off
-#define GPUFEC_SC_CASE(K, LV)                   \
-    case (K) * 16 + (LV):                       \
-        sc_level_op<LPF, (K), (LV)>(fr, first); \
+#define GPUFEC_SC_CASE(K, LV)                                           \
+    case (K) * sc_op::levels + (LV):                                    \
+        if ((K) == polar_program::combine_op)                           \
+            combine_chain<LPF, (LV)>(fr, first, (word >> 8) & 15u);     \
+        else                                                            \
+            descend_chain<LPF, (K), (LV)>(fr, first, (word >> 8) & 15u); \
         break;
-#define GPUFEC_SC_LEVELS(K)                                                     \
-    GPUFEC_SC_CASE(K, 0) GPUFEC_SC_CASE(K, 1) GPUFEC_SC_CASE(K, 2)              \
-    GPUFEC_SC_CASE(K, 3) GPUFEC_SC_CASE(K, 4) GPUFEC_SC_CASE(K, 5)              \
-    GPUFEC_SC_CASE(K, 6) GPUFEC_SC_CASE(K, 7) GPUFEC_SC_CASE(K, 8)              \
+#define GPUFEC_SC_NODE(K, LV, SRC, KIND)                                \
+    case (KIND) * sc_op::levels + (LV):                                 \
+        sc_node<LPF, (K), (LV), node_llrs::SRC>(fr, first);             \
+        if (node_llrs::SRC == node_llrs::g_of_parent)                   \
+            combines_above<LPF, (LV)>(fr, first, (word >> 8) & 15u);    \
+        break;
+#define GPUFEC_SC_LEVELS(K)                                             \
+    GPUFEC_SC_CASE(K, 0) GPUFEC_SC_CASE(K, 1) GPUFEC_SC_CASE(K, 2)      \
+    GPUFEC_SC_CASE(K, 3) GPUFEC_SC_CASE(K, 4) GPUFEC_SC_CASE(K, 5)      \
+    GPUFEC_SC_CASE(K, 6) GPUFEC_SC_CASE(K, 7) GPUFEC_SC_CASE(K, 8)      \
     GPUFEC_SC_CASE(K, 9)
+// Rate 0 from level 0 (a frozen leaf), repetition from 1, SPC from 2, rate 1 from 1;
+// fused nodes below level 9 (the root's children read the channel: own LLRs).
+#define GPUFEC_SC_NODES_AT(K, LV)                                        \
+    GPUFEC_SC_NODE(K, LV, own, K)                                        \
+    GPUFEC_SC_NODE(K, LV, f_of_parent, sc_op::left_node + (K))           \
+    GPUFEC_SC_NODE(K, LV, g_of_parent, sc_op::right_node + (K))
+#define GPUFEC_SC_NODES_FROM1(K)                                         \
+    GPUFEC_SC_NODES_AT(K, 1) GPUFEC_SC_NODES_AT(K, 2)                    \
+    GPUFEC_SC_NODES_AT(K, 3) GPUFEC_SC_NODES_AT(K, 4)                    \
+    GPUFEC_SC_NODES_AT(K, 5) GPUFEC_SC_NODES_AT(K, 6)                    \
+    GPUFEC_SC_NODES_AT(K, 7) GPUFEC_SC_NODES_AT(K, 8)                    \
+    GPUFEC_SC_NODE(K, 9, own, K)
 // clang-format on
 
 //! FPW frames per warp, 32 / FPW lanes each, all running the one program in lockstep:
@@ -358,25 +528,23 @@ __global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
             switch (code) {
                 GPUFEC_SC_LEVELS(pp::f_op)
                 GPUFEC_SC_LEVELS(pp::g_op)
-                GPUFEC_SC_LEVELS(pp::rate0_op)
-                GPUFEC_SC_LEVELS(pp::rate1_op)
-                GPUFEC_SC_LEVELS(pp::rep_op)
-                GPUFEC_SC_LEVELS(pp::spc_op)
                 GPUFEC_SC_LEVELS(pp::combine_op)
-            case pp::leaf_op * 16:
-                if (sub == 0) {
-                    const float leaf = L[1];
-                    const uint8_t bit = leaf < 0.0f ? 1 : 0;
-                    u[first] = bit;
-                    ((first & 1) ? fr.right : left)[1] = bit;
-                    if (Soft) {
-                        const int j = p.payload_of[first];
-                        if (j >= 0 && active)
-                            soft[j] = bit ? -fabsf(leaf) : fabsf(leaf);
-                    }
-                }
+                GPUFEC_SC_NODES_AT(pp::rate0_op, 0)
+                GPUFEC_SC_NODES_FROM1(pp::rate0_op)
+                GPUFEC_SC_NODES_FROM1(pp::rate1_op)
+                GPUFEC_SC_NODES_FROM1(pp::rep_op)
+                GPUFEC_SC_NODES_FROM1(pp::spc_op)
+            case pp::leaf_op* sc_op::levels:
+                sc_leaf<Soft, node_llrs::own>(p, fr, first, soft, active);
                 break;
-            case pp::pc_op * 16: {
+            case (sc_op::left_node + pp::leaf_op) * sc_op::levels:
+                sc_leaf<Soft, node_llrs::f_of_parent>(p, fr, first, soft, active);
+                break;
+            case (sc_op::right_node + pp::leaf_op) * sc_op::levels:
+                sc_leaf<Soft, node_llrs::g_of_parent>(p, fr, first, soft, active);
+                combines_above<LPF, 0>(fr, first, (word >> 8) & 15u);
+                break;
+            case pp::pc_op* sc_op::levels: {
                 // A parity-check leaf: the XOR of the decided information bits in its
                 // mask, by the frame's lanes.
                 const uint32_t* mask = p.pc_mask + p.pc_row[first] * (N / 32);
@@ -395,7 +563,7 @@ __global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
                 // f_root / g_root: the root's children read the channel LLRs (not
                 // kept: shared memory holds more frames without them), RB of a lane's
                 // values at a time.
-                const bool is_f = code >> 4 == sc_op::f_root;
+                const bool is_f = code / sc_op::levels == sc_op::f_root;
                 const int size = 1 << (n - 1);
                 constexpr int RB = 4;
                 for (int j0 = sub; j0 < size; j0 += RB * LPF) {
@@ -446,7 +614,10 @@ __global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
         __syncwarp(); // the buffers are reused by the next frame
     }
 }
+#undef GPUFEC_SC_NODES_FROM1
+#undef GPUFEC_SC_NODES_AT
 #undef GPUFEC_SC_LEVELS
+#undef GPUFEC_SC_NODE
 #undef GPUFEC_SC_CASE
 
 
@@ -671,14 +842,63 @@ public:
         };
         std::vector<polar_program::op> program =
             polar_program::make(frozen, n, rules, &pc);
+        namespace pp = polar_program;
+        auto is_node = [](int kind) {
+            return kind == pp::leaf_op || kind == pp::rate0_op || kind == pp::rate1_op ||
+                   kind == pp::rep_op || kind == pp::spc_op;
+        };
         for (size_t t = 0; t < program.size(); t++) {
-            const polar_program::op o = program[t];
+            const pp::op o = program[t];
             if (!d_scl) {
+                const size_t left = program.size() - t - 1; // ops after this one
+                // A node fused with the f before it (left child), or with the g before
+                // it and the combine after it (right child): sc_op::left_node.
+                if (o.kind == pp::f_op && o.level + 1 < n && left >= 1 &&
+                    is_node(program[t + 1].kind)) {
+                    const pp::op node = program[++t];
+                    ops.push_back(sc_op::word(
+                        sc_op::left_node + node.kind, node.level, node.first));
+                    continue;
+                }
+                if (o.kind == pp::g_op && o.level + 1 < n && left >= 2 &&
+                    is_node(program[t + 1].kind) &&
+                    program[t + 2].kind == pp::combine_op) {
+                    const pp::op node = program[t + 1];
+                    t += 2;
+                    ops.push_back(sc_op::word(
+                        sc_op::right_node + node.kind, node.level, node.first));
+                    continue;
+                }
+                // Chains as one op, their length in sc_op::word's bits 8..11: combines
+                // in a row (after a combine or a right child's node, which did the
+                // combine below), and f ops in a row (after an f or a g).
+                if (!ops.empty() && ((ops.back() >> 8) & 15u) < 15u) {
+                    const uint32_t prev = ops.back();
+                    const int prev_kind = static_cast<int>(prev & 0xffu) / sc_op::levels;
+                    const int prev_level = static_cast<int>(prev & 0xffu) % sc_op::levels;
+                    const int more = static_cast<int>((prev >> 8) & 15u);
+                    const bool after_combine =
+                        prev_kind == pp::combine_op ||
+                        (prev_kind >= sc_op::right_node + pp::leaf_op &&
+                         prev_kind <= sc_op::right_node + pp::spc_op);
+                    if (o.kind == pp::combine_op && after_combine &&
+                        prev_level + more + 1 == o.level &&
+                        o.first == ((prev >> 16) & ~((2u << o.level) - 1))) {
+                        ops.back() += 1u << 8;
+                        continue;
+                    }
+                    if (o.kind == pp::f_op && o.level + 1 < n &&
+                        (prev_kind == pp::f_op || prev_kind == pp::g_op) &&
+                        prev_level - more - 1 == o.level) {
+                        ops.back() += 1u << 8;
+                        continue;
+                    }
+                }
                 // The root's children read the channel (sc_op::f_root, g_root).
                 int kind = o.kind;
-                if (o.level + 1 == n && kind == polar_program::f_op)
+                if (o.level + 1 == n && kind == pp::f_op)
                     kind = sc_op::f_root;
-                if (o.level + 1 == n && kind == polar_program::g_op)
+                if (o.level + 1 == n && kind == pp::g_op)
                     kind = sc_op::g_root;
                 ops.push_back(sc_op::word(kind, o.level, o.first));
                 continue;
