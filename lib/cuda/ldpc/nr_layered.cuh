@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace gpufec {
 namespace cuda {
@@ -249,22 +250,22 @@ __device__ __forceinline__ uint32_t add_shifted_right(uint32_t x, int shift, uin
     return r;
 }
 
-template <int BG, int Row>
-__device__ __forceinline__ void update_layer(const params& p,
-                                             uint32_t* __restrict__ app,
-                                             unsigned t4,
-                                             uint32_t (&word)[2][base_graph<BG>::rows],
-                                             uint32_t (&extra)[high_rows<BG>() + 1])
+template <int Deg, class EdgeIndex>
+__device__ __forceinline__ void update_row(const params& p,
+                                           uint32_t* __restrict__ app,
+                                           unsigned t4,
+                                           EdgeIndex e0,
+                                           uint32_t& word0,
+                                           uint32_t& word1,
+                                           uint32_t& word2)
 {
-    constexpr int deg = base_graph<BG>::degree[Row];
-    constexpr int e0 = first_edge<BG>(Row);
+    constexpr int deg = Deg;
     constexpr bool wide = deg > compact_degree;
-    constexpr int h = high_index<BG>(Row);
     constexpr uint32_t app_pos = 0x7d007d00u; // +32000 in both halves
     constexpr uint32_t app_neg = 0x83008300u; // -32000 in both halves
 
     // Old messages: magnitudes, edge of the minimum as one-hot masks, signs.
-    const uint32_t w0 = word[0][Row], w1 = word[1][Row], w2 = wide ? extra[h] : 0u;
+    const uint32_t w0 = word0, w1 = word1, w2 = wide ? word2 : 0u;
     const uint32_t old_m1 = w1 & half_mask7, old_d = (w1 >> 7) & half_mask7;
     const uint32_t old_index = wide ? (w2 >> 8) & 0x001f001fu : (w0 >> 11) & 0x001f001fu;
     const uint32_t old_hot_lo = one_hot<0>(old_index);
@@ -319,12 +320,12 @@ __device__ __forceinline__ void update_layer(const params& p,
             l = app_pos;
         app_at(app, v4) = l;
     }
-    word[1][Row] = new_m1 | (new_d << 7);
+    word1 = new_m1 | (new_d << 7);
     if (wide) {
-        word[0][Row] = signs_lo;
-        extra[h] = signs_hi | (new_index << 8);
+        word0 = signs_lo;
+        word2 = signs_hi | (new_index << 8);
     } else {
-        word[0][Row] = signs_lo | (new_index << 11);
+        word0 = signs_lo | (new_index << 11);
     }
 }
 
@@ -364,20 +365,20 @@ __device__ __forceinline__ uint32_t half2_to_small(__half2 h)
     return as_bits(__hadd2(h, as_half2(half_1024))) - half_1024;
 }
 
-template <int BG, int Row>
+template <int Deg, class EdgeIndex>
 __device__ __forceinline__ void
-update_layer_half(const params& p,
-                  uint32_t* __restrict__ app,
-                  unsigned t4,
-                  uint32_t (&word)[2][base_graph<BG>::rows],
-                  uint32_t (&extra)[high_rows<BG>() + 1])
+update_row_half(const params& p,
+                uint32_t* __restrict__ app,
+                unsigned t4,
+                EdgeIndex e0,
+                uint32_t& word0,
+                uint32_t& word1,
+                uint32_t& word2)
 {
-    constexpr int deg = base_graph<BG>::degree[Row];
-    constexpr int e0 = first_edge<BG>(Row);
+    constexpr int deg = Deg;
     constexpr bool wide = deg > compact_degree;
-    constexpr int h = high_index<BG>(Row);
 
-    const uint32_t w0 = word[0][Row], w1 = word[1][Row], w2 = wide ? extra[h] : 0u;
+    const uint32_t w0 = word0, w1 = word1, w2 = wide ? word2 : 0u;
     const __half2 old_m1 = small_to_half2(w1 & half_mask7);
     const __half2 old_d = small_to_half2((w1 >> 7) & half_mask7);
     // 1024 + the edge of the old minimum, compared with 1024 + j.
@@ -430,12 +431,12 @@ update_layer_half(const params& p,
         // The position again rather than kept: keeping it gains nothing (measured).
         app_at(app, offset4(p, e0 + j, t4)) = l;
     }
-    word[1][Row] = new_m1 | (new_d << 7);
+    word1 = new_m1 | (new_d << 7);
     if (wide) {
-        word[0][Row] = signs_lo;
-        extra[h] = signs_hi | (new_index << 8);
+        word0 = signs_lo;
+        word2 = signs_hi | (new_index << 8);
     } else {
-        word[0][Row] = signs_lo | (new_index << 11);
+        word0 = signs_lo | (new_index << 11);
     }
 }
 
@@ -448,10 +449,13 @@ __device__ __forceinline__ void run_layers(const params& p,
 {
     if constexpr (Row < base_graph<BG>::rows) {
         if (t4 < p.z4) {
+            constexpr int deg = base_graph<BG>::degree[Row];
+            constexpr std::integral_constant<int, first_edge<BG>(Row)> e0{};
+            uint32_t& w2 = extra[high_index<BG>(Row)]; // used by wide rows only
             if constexpr (Half)
-                update_layer_half<BG, Row>(p, app, t4, word, extra);
+                update_row_half<deg>(p, app, t4, e0, word[0][Row], word[1][Row], w2);
             else
-                update_layer<BG, Row>(p, app, t4, word, extra);
+                update_row<deg>(p, app, t4, e0, word[0][Row], word[1][Row], w2);
         }
         if constexpr (base_graph<BG>::barrier_after[Row])
             __syncthreads();
