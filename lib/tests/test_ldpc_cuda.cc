@@ -23,6 +23,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <vector>
@@ -32,6 +33,11 @@ using gpufec::test::bit_errors;
 using gpufec::test::decoded_batch;
 using gpufec::test::expect_error;
 using gpufec::test::trial;
+
+//! The kernel that decodes `graph` with `opt` on device 0 (defined below).
+std::string kernel_of(const ldpc_graph& graph,
+                      const ldpc_decoder_options& opt,
+                      const std::vector<llr8_t>& frame);
 
 namespace {
 
@@ -171,6 +177,46 @@ TEST(LdpcCuda, MatchesCpuAcrossLiftingSizesAndRates)
                             (alg == ldpc_algorithm::offset ? " offset" : " normalized") +
                             arithmetic_name(ar));
                 }
+    }
+}
+
+// The NR kernel's experimental looped variant (GPUFEC_LDPC_NR_KERNEL=looped: check
+// messages in an L2-resident scratch, two blocks per SM; docs/ldpc-gpu.md) makes the
+// same decisions: large and small Z (several pairs per block), fillers, both base
+// graphs and arithmetics, early termination on and off.
+TEST(LdpcCuda, LoopedNrKernelMatchesCpu)
+{
+    REQUIRE_GPU();
+    struct variant_guard {
+        variant_guard() { setenv("GPUFEC_LDPC_NR_KERNEL", "looped", 1); }
+        ~variant_guard() { unsetenv("GPUFEC_LDPC_NR_KERNEL"); }
+    } looped;
+    struct cfg {
+        int bg, z, k, e;
+        double ebn0;
+    };
+    const cfg cfgs[] = { { 1, 384, 0, 0, 1.2 },
+                         { 1, 52, 1000, 3000, 1.5 },
+                         { 1, 7, 140, 420, 1.8 },
+                         { 2, 384, 0, 0, 0.8 },
+                         { 2, 64, 640, 6000, -1.0 } };
+    for (const auto& c : cfgs) {
+        const nr_ldpc_code code(c.bg, c.z, c.k, c.e);
+        const auto frames = nr_frames(code, 95, c.ebn0, 3000 + c.z + c.bg);
+        for (auto ar : gpu_arithmetics)
+            for (bool et : { true, false }) {
+                ldpc_decoder_options opt =
+                    gpufec::test::ldpc_opts(ar, ldpc_algorithm::normalized, et);
+                opt.iterations = et ? 20 : 6;
+                EXPECT_EQ(kernel_of(code.graph(), opt, frames[0]).rfind("nr-looped", 0),
+                          0u)
+                    << kernel_of(code.graph(), opt, frames[0]);
+                expect_same(code.graph(),
+                            opt,
+                            frames,
+                            "looped " + code.graph().description +
+                                (et ? " et" : " no-et") + arithmetic_name(ar));
+            }
     }
 }
 

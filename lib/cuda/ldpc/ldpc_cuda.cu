@@ -38,6 +38,7 @@
 #include "qc360_layered.cuh"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <string>
@@ -489,7 +490,9 @@ public:
     size_t device_workspace_bytes(const batch_limits& limits) const override
     {
         if (d_nr_graph)
-            return 0;
+            return d_nr_looped ? sizeof(uint32_t) * nr_blocks_for(limits.max_frames) *
+                                     d_nr_state_words * d_threads
+                               : 0;
         if (d_qc360_kernel)
             return sizeof(uint32_t) * blocks_for(limits.max_frames) * d_qc360_words;
         return static_cast<size_t>(blocks_for(limits.max_frames)) *
@@ -543,11 +546,9 @@ public:
         };
         device_guard guard(d_device);
         if (d_nr_graph) {
-            const unsigned blocks = static_cast<unsigned>(std::max<size_t>(
-                1,
-                std::min<size_t>(((nf + 1) / 2 + d_nr.slots - 1) / d_nr.slots,
-                                 d_resident_blocks)));
-            nr_kernel()<<<blocks, d_threads, d_smem, stream>>>(with_batch(d_nr));
+            nr::params p = with_batch(d_nr);
+            p.state = reinterpret_cast<uint32_t*>(r_scratch);
+            nr_kernel()<<<nr_blocks_for(nf), d_threads, d_smem, stream>>>(p);
         } else if (d_qc360_kernel) {
             qc360::params p = with_batch(d_qc360);
             p.r_scratch = reinterpret_cast<uint32_t*>(r_scratch);
@@ -573,8 +574,8 @@ public:
     std::string kernel_name() const
     {
         if (d_nr_graph)
-            return "nr-layered<BG" + std::to_string(d_nr_graph) +
-                   (d_half ? ", half" : ", int16") + "> " +
+            return std::string(d_nr_looped ? "nr-looped<BG" : "nr-layered<BG") +
+                   std::to_string(d_nr_graph) + (d_half ? ", half" : ", int16") + "> " +
                    std::to_string(2 * d_nr.slots) + " cw/block, " +
                    std::to_string(d_threads) + " threads, " + std::to_string(d_smem) +
                    " B smem, " + std::to_string(d_resident_blocks) + " blocks";
@@ -674,6 +675,11 @@ private:
         p.slots = slots;
         d_threads = (slots * g.z + 31) / 32 * 32;
         d_smem = sizeof(uint32_t) * g.n() * slots;
+        // Experimental, for measurement (docs/ldpc-gpu.md): the looped layers with the
+        // check messages in an L2-resident scratch, two blocks per SM.
+        const char* variant = std::getenv("GPUFEC_LDPC_NR_KERNEL");
+        d_nr_looped = variant != nullptr && std::string(variant) == "looped";
+        d_nr_state_words = d_nr_graph == 1 ? nr::state_words<1>() : nr::state_words<2>();
         d_resident_blocks = resident_blocks(nr_kernel(), "the NR kernel");
     }
 
@@ -736,10 +742,27 @@ private:
     using nr_kernel_fn = void (*)(nr::params);
     nr_kernel_fn nr_kernel() const
     {
+        if (d_nr_looped) {
+            if (d_nr_graph == 1)
+                return d_half ? nr::nr_layered_kernel<1, true, true>
+                              : nr::nr_layered_kernel<1, false, true>;
+            return d_half ? nr::nr_layered_kernel<2, true, true>
+                          : nr::nr_layered_kernel<2, false, true>;
+        }
         if (d_nr_graph == 1)
             return d_half ? nr::nr_layered_kernel<1, true>
                           : nr::nr_layered_kernel<1, false>;
         return d_half ? nr::nr_layered_kernel<2, true> : nr::nr_layered_kernel<2, false>;
+    }
+
+    //! Blocks of the NR kernel for nf frames: one per group of slots codeword pairs, at
+    //! most as many as run at once (the kernel is persistent).
+    unsigned nr_blocks_for(size_t nf) const
+    {
+        return static_cast<unsigned>(std::max<size_t>(
+            1,
+            std::min<size_t>(((nf + 1) / 2 + d_nr.slots - 1) / d_nr.slots,
+                             d_resident_blocks)));
     }
 
     //! Blocks of `kernel` (d_threads threads, d_smem bytes of shared memory) that run
@@ -791,6 +814,8 @@ private:
     int d_nr_graph = 0;  //!< 1, 2: the NR kernel of that base graph runs
     bool d_half = false; //!< ldpc_arithmetic::half
     nr::params d_nr;
+    bool d_nr_looped = false;                  //!< the NR kernel's looped variant
+    int d_nr_state_words = 0;                  //!< its state words per thread
     qc360::kernel_fn d_qc360_kernel = nullptr; //!< set: the 360-periodic kernel runs
     qc360::params d_qc360;
     size_t d_qc360_words = 0; //!< check-message words per block

@@ -25,9 +25,10 @@
 
 #include <cuda_fp16.h>
 
+#include <type_traits>
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
+#include <utility>
 
 namespace gpufec {
 namespace cuda {
@@ -95,6 +96,25 @@ constexpr int high_rows()
     return high_index<BG>(base_graph<BG>::rows);
 }
 
+//! State words of a row in the looped kernel (row state below): 3 for wide rows, else 2.
+template <int BG>
+constexpr int state_words()
+{
+    int w = 0;
+    for (int r = 0; r < base_graph<BG>::rows; r++)
+        w += base_graph<BG>::degree[r] > 11 ? 3 : 2;
+    return w;
+}
+//! Bit r set where a barrier follows row r (base_graph::barrier_after).
+template <int BG>
+constexpr uint64_t barrier_mask()
+{
+    uint64_t m = 0;
+    for (int r = 0; r < base_graph<BG>::rows; r++)
+        m |= static_cast<uint64_t>(base_graph<BG>::barrier_after[r]) << r;
+    return m;
+}
+
 struct channel_run {
     int32_t llr, pos, len, pass;
 };
@@ -123,6 +143,9 @@ struct params {
     uint8_t* out;
     float* soft;
     frame_status* status;
+    //! The looped kernel's check-message state: per block state_words<BG>() words per
+    //! thread, word i of thread t at [i * blockDim.x + t] (coalesced); L2-resident.
+    uint32_t* state;
 };
 
 //! LLR i of a frame starting at input item `base`: int8, or 4-bit times the step.
@@ -366,14 +389,13 @@ __device__ __forceinline__ uint32_t half2_to_small(__half2 h)
 }
 
 template <int Deg, class EdgeIndex>
-__device__ __forceinline__ void
-update_row_half(const params& p,
-                uint32_t* __restrict__ app,
-                unsigned t4,
-                EdgeIndex e0,
-                uint32_t& word0,
-                uint32_t& word1,
-                uint32_t& word2)
+__device__ __forceinline__ void update_row_half(const params& p,
+                                                uint32_t* __restrict__ app,
+                                                unsigned t4,
+                                                EdgeIndex e0,
+                                                uint32_t& word0,
+                                                uint32_t& word1,
+                                                uint32_t& word2)
 {
     constexpr int deg = Deg;
     constexpr bool wide = deg > compact_degree;
@@ -463,6 +485,93 @@ __device__ __forceinline__ void run_layers(const params& p,
     }
 }
 
+// ---- the looped layers: check messages in global memory (L2), one code path per degree
+//
+// The unrolled kernel keeps a pair's check messages in 97 registers a thread, so one
+// pair (12 warps) fills an SM, and its 10 000-instruction body is fetched anew every
+// iteration (instruction fetch: a fifth of its stalls). Here a row's state words are
+// loaded from an L2-resident scratch one row ahead and stored after its update, and
+// the layers are a loop with a case per row degree (BG1: 9, BG2: 6), so two pairs (24
+// warps) share an SM and the hot code is a few thousand instructions. The arithmetic
+// is update_row's: the same results, bit for bit. (Experimental: selected with
+// GPUFEC_LDPC_NR_KERNEL=looped, see ldpc_cuda.cu.)
+template <int Deg, bool Half>
+__device__ __forceinline__ void update_row_of_degree(const params& p,
+                                                     uint32_t* __restrict__ app,
+                                                     unsigned t4,
+                                                     int e0,
+                                                     uint32_t& w0,
+                                                     uint32_t& w1,
+                                                     uint32_t& w2)
+{
+    if constexpr (Half)
+        update_row_half<Deg>(p, app, t4, e0, w0, w1, w2);
+    else
+        update_row<Deg>(p, app, t4, e0, w0, w1, w2);
+}
+
+//! The row degrees of both base graphs (BG1: 3..10 and 19; BG2: 3..6, 8, 10).
+using row_degrees = std::integer_sequence<int, 3, 4, 5, 6, 7, 8, 9, 10, 19>;
+//! The update of a row of degree `deg`, one of Degrees (a uniform branch per degree).
+template <bool Half, int... Degrees>
+__device__ __forceinline__ void update_row_any(std::integer_sequence<int, Degrees...>,
+                                               const params& p,
+                                               uint32_t* __restrict__ app,
+                                               unsigned t4,
+                                               int e0,
+                                               int deg,
+                                               uint32_t& w0,
+                                               uint32_t& w1,
+                                               uint32_t& w2)
+{
+    (void)((deg == Degrees &&
+            (update_row_of_degree<Degrees, Half>(p, app, t4, e0, w0, w1, w2), true)) ||
+           ...);
+}
+
+template <int BG, bool Half>
+__device__ __forceinline__ void run_layers_looped(const params& p,
+                                                  uint32_t* __restrict__ app,
+                                                  unsigned t4,
+                                                  uint32_t* __restrict__ state,
+                                                  bool first_iteration)
+{
+    constexpr int rows = base_graph<BG>::rows;
+    constexpr uint64_t barriers = barrier_mask<BG>();
+    const int stride = blockDim.x;
+    // Row r's words, or zeros before the first iteration (R = 0).
+    auto load = [&](int word) {
+        return first_iteration ? 0u : __ldcg(state + word * stride);
+    };
+    int e0 = 0, w = 0;
+    int deg = p.row_end[0];
+    uint32_t n0 = load(0), n1 = load(1), n2 = deg > compact_degree ? load(2) : 0u;
+#pragma unroll 1
+    for (int r = 0; r < rows; r++) {
+        uint32_t w0 = n0, w1 = n1, w2 = n2;
+        const int words = deg > compact_degree ? 3 : 2;
+        const int e1 = e0 + deg;
+        const int next_deg = r + 1 < rows ? p.row_end[r + 1] - e1 : 0;
+        if (r + 1 < rows) { // the next row's words while this one updates
+            n0 = load(w + words);
+            n1 = load(w + words + 1);
+            n2 = next_deg > compact_degree ? load(w + words + 2) : 0u;
+        }
+        if (t4 < p.z4) {
+            update_row_any<Half>(row_degrees{}, p, app, t4, e0, deg, w0, w1, w2);
+            __stcg(state + w * stride, w0);
+            __stcg(state + (w + 1) * stride, w1);
+            if (words == 3)
+                __stcg(state + (w + 2) * stride, w2);
+        }
+        if ((barriers >> r) & 1u)
+            __syncthreads();
+        e0 = e1;
+        w += words;
+        deg = next_deg;
+    }
+}
+
 //! XOR of the APP pairs over every row of thread t: bit 15 / 31 set where a parity
 //! check of codeword 0 / 1 fails. It stops at the first row where every codeword of
 //! `needed` (bits 15, 31) fails: before convergence that is after a row or two, so the
@@ -523,8 +632,10 @@ __device__ __forceinline__ void write_outputs(const params& p,
 
 //! Half: ldpc_arithmetic::half (the APP as half2 pairs, known zeros not pinned, as
 //! the CPU's half_traits); otherwise int8 (int16 pairs).
-template <int BG, bool Half>
-__global__ void __launch_bounds__(max_threads, 1)
+//! Looped: run_layers_looped (two blocks per SM, messages in p.state), else the
+//! unrolled layers (one block per SM, messages in registers).
+template <int BG, bool Half, bool Looped = false>
+__global__ void __launch_bounds__(max_threads, Looped ? 2 : 1)
     nr_layered_kernel(const __grid_constant__ params p)
 {
     // Slots: the block decodes p.slots codeword pairs side by side (small Z), slot s
@@ -625,7 +736,17 @@ __global__ void __launch_bounds__(max_threads, 1)
         bool fail0 = false, fail1 = false;
         int iters0 = 0, iters1 = 0;
         for (int it = 0; it < p.iterations; it++) {
-            run_layers<BG, Half>(p, app, has_pair ? 4u * row : p.z4, word, extra);
+            if constexpr (Looped)
+                run_layers_looped<BG, Half>(p,
+                                            app,
+                                            has_pair ? 4u * row : p.z4,
+                                            p.state +
+                                                static_cast<size_t>(blockIdx.x) *
+                                                    state_words<BG>() * blockDim.x +
+                                                t,
+                                            it == 0);
+            else
+                run_layers<BG, Half>(p, app, has_pair ? 4u * row : p.z4, word, extra);
             iters0 = done0 ? iters0 : it + 1;
             iters1 = done1 ? iters1 : it + 1;
             const bool last = it + 1 == p.iterations;
