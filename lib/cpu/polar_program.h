@@ -117,6 +117,105 @@ inline std::vector<op> make(const std::vector<uint8_t>& frozen,
     return out;
 }
 
+/*!
+ * The GPU kernel's form of a program (lib/cuda/polar/polar_cuda.cu, SC and fast-SSC):
+ * one 32-bit word per op, kind * levels + level | chain << 8 | first leaf << 16, with
+ * fewer ops than the program. The kernel dispatches each op, and at N = 1024 the
+ * dispatch cost more than the values of most ops, so:
+ *  - the root's children read the channel: kinds f_root, g_root;
+ *  - a node (leaf, rate 0, rate 1, repetition, SPC) below them is fused with the op
+ *    before it: left_node + K computes its LLRs as the f of its parent's (a left
+ *    child), right_node + K as the g of its parent's and also does the parent's
+ *    combine after it (a right child: it writes the parent's beta);
+ *  - chains run as one op, their length in bits 8..11 (`chain`: the ops that follow
+ *    the first): combines in a row, each one level up (after a combine, or after a
+ *    right node, which did the combine below), and f ops in a row, each one level down
+ *    (after an f or a g).
+ * Every value is computed by the same expression from the same operands as in the
+ * program, so decisions do not change (test_polar_cpu runs the words on the CPU).
+ */
+namespace gpu {
+constexpr int f_root = pc_op + 1;               //!< f of the root's left child
+constexpr int g_root = f_root + 1;              //!< g of the root's right child
+constexpr int left_node = g_root + 1 - leaf_op; //!< + leaf_op .. spc_op
+constexpr int right_node = left_node + spc_op - leaf_op + 1; //!< + leaf_op .. spc_op
+constexpr int kinds = right_node + spc_op + 1;
+constexpr int max_level = 9; //!< N <= 1024: nodes below the root
+constexpr int levels = max_level + 1;
+constexpr int max_chain = 15;
+static_assert(kinds * levels <= 256, "op codes fit a byte");
+
+//! The case code of an op (the word's low byte).
+constexpr int code(int kind, int level) { return kind * levels + level; }
+constexpr uint32_t word(int kind, int level, uint32_t first, int chain = 0)
+{
+    return static_cast<uint32_t>(code(kind, level)) | static_cast<uint32_t>(chain) << 8 |
+           first << 16;
+}
+constexpr int kind_of(uint32_t w) { return static_cast<int>(w & 0xffu) / levels; }
+constexpr int level_of(uint32_t w) { return static_cast<int>(w & 0xffu) % levels; }
+constexpr int chain_of(uint32_t w) { return static_cast<int>((w >> 8) & 15u); }
+constexpr int first_of(uint32_t w) { return static_cast<int>(w >> 16); }
+
+inline bool is_node(int kind)
+{
+    return kind == leaf_op || kind == rate0_op || kind == rate1_op || kind == rep_op ||
+           kind == spc_op;
+}
+
+//! The words of `program` (make(), a code of N = 2^n <= 1024).
+inline std::vector<uint32_t> words(const std::vector<op>& program, int n)
+{
+    std::vector<uint32_t> out;
+    for (size_t t = 0; t < program.size(); t++) {
+        const op o = program[t];
+        const size_t after = program.size() - t - 1; // ops after this one
+        if (o.kind == f_op && o.level + 1 < n && after >= 1 &&
+            is_node(program[t + 1].kind)) {
+            const op node = program[++t];
+            out.push_back(word(left_node + node.kind, node.level, node.first));
+            continue;
+        }
+        if (o.kind == g_op && o.level + 1 < n && after >= 2 &&
+            is_node(program[t + 1].kind) && program[t + 2].kind == combine_op) {
+            const op node = program[t + 1];
+            t += 2;
+            out.push_back(word(right_node + node.kind, node.level, node.first));
+            continue;
+        }
+        if (!out.empty() && chain_of(out.back()) < max_chain) {
+            const uint32_t prev = out.back();
+            const int prev_kind = kind_of(prev), prev_level = level_of(prev);
+            const int chain = chain_of(prev);
+            const bool after_combine =
+                prev_kind == combine_op ||
+                (prev_kind >= right_node + leaf_op && prev_kind <= right_node + spc_op);
+            // The next combine up: one level above the chain's top, of the node that
+            // holds it (its first leaf).
+            if (o.kind == combine_op && after_combine &&
+                prev_level + chain + 1 == o.level &&
+                o.first == (first_of(prev) & ~((2 << o.level) - 1))) {
+                out.back() += 1u << 8;
+                continue;
+            }
+            if (o.kind == f_op && o.level + 1 < n &&
+                (prev_kind == f_op || prev_kind == g_op) &&
+                prev_level - chain - 1 == o.level) {
+                out.back() += 1u << 8;
+                continue;
+            }
+        }
+        int kind = o.kind;
+        if (o.level + 1 == n && kind == f_op)
+            kind = f_root;
+        if (o.level + 1 == n && kind == g_op)
+            kind = g_root;
+        out.push_back(word(kind, o.level, o.first));
+    }
+    return out;
+}
+} // namespace gpu
+
 } // namespace polar_program
 } // namespace gpufec
 

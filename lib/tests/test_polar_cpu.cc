@@ -3,6 +3,8 @@
  * Copyright 2026 gr-gpufec developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "cpu/polar_common.h"
+#include "cpu/polar_program.h"
 #include "test_helpers.h"
 #include <gpufec/polar_decoding.h>
 #include <gtest/gtest.h>
@@ -11,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 using gpufec::nr_polar_code;
@@ -178,6 +181,124 @@ std::vector<uint8_t> reference_sc_payload(const nr_polar_code& code,
             (*leaf_llrs)[j] = leaf[code.info_positions()[j]];
     }
     return a;
+}
+
+// Runs the GPU kernel's op words (polar_program::gpu::words: fused nodes, chains) on one
+// frame's channel LLRs, one scalar op at a time with the kernel's expressions, and
+// returns the decisions u. Independent of the kernel's lanes and layout: it checks
+// the translation of the program, which the CPU decoders do not run.
+std::vector<uint8_t>
+run_gpu_words(const std::vector<uint32_t>& words, const std::vector<float>& ch, int n)
+{
+    namespace pp = gpufec::polar_program;
+    namespace gw = pp::gpu;
+    const int N = 1 << n;
+    std::vector<float> L(N, 0.0f);
+    std::vector<uint8_t> left(N, 0), right(N, 0), u(N, 0);
+    auto f = [](float a, float b) {
+        const float m = std::min(std::fabs(a), std::fabs(b));
+        return ((a < 0.0f) != (b < 0.0f)) ? -m : m;
+    };
+    auto g = [&](const float* a, int S, int j) {
+        return left[S + j] ? a[j + S] - a[j] : a[j + S] + a[j];
+    };
+    // The beta array of the node at `level` whose first leaf is `first`.
+    auto beta_of = [&](int first, int level) {
+        return ((first >> level) & 1 ? right.data() : left.data()) + (1 << level);
+    };
+    auto f_at = [&](int level) {
+        const int S = 1 << level;
+        for (int j = 0; j < S; j++)
+            L[S + j] = f(L[2 * S + j], L[3 * S + j]);
+    };
+    // The combine of two level-`level` children into their parent (leaf `first`).
+    auto combine_at = [&](int level, int first) {
+        const int S = 1 << level;
+        uint8_t* parent = beta_of(first, level + 1);
+        for (int j = 0; j < S; j++) {
+            parent[j] = left[S + j] ^ right[S + j];
+            parent[j + S] = right[S + j];
+        }
+    };
+    auto transform = [](uint8_t* x, int S) {
+        for (int st = 1; st < S; st *= 2)
+            for (int i = 0; i < S / 2; i++) {
+                const int j = ((i & ~(st - 1)) << 1) | (i & (st - 1));
+                x[j] ^= x[j + st];
+            }
+    };
+    for (const uint32_t w : words) {
+        const int kind = gw::kind_of(w), level = gw::level_of(w);
+        const int chain = gw::chain_of(w), first = gw::first_of(w);
+        const int S = 1 << level;
+        if (kind == gw::f_root || kind == gw::g_root) {
+            for (int j = 0; j < S; j++)
+                L[S + j] = kind == gw::f_root ? f(ch[j], ch[j + S]) : g(ch.data(), S, j);
+            continue;
+        }
+        if (kind == pp::f_op || kind == pp::g_op) {
+            for (int j = 0; j < S && kind == pp::g_op; j++)
+                L[S + j] = g(&L[2 * S], S, j);
+            if (kind == pp::f_op)
+                f_at(level);
+            for (int c = 1; c <= chain; c++)
+                f_at(level - c);
+            continue;
+        }
+        if (kind == pp::combine_op) {
+            for (int c = 0; c <= chain; c++)
+                combine_at(level + c, first & ~((2 << (level + c)) - 1));
+            continue;
+        }
+        if (kind == pp::pc_op)
+            throw std::logic_error("codes with parity-check bits are not run here");
+        // A node: its LLRs, its bits, then where they go.
+        const bool from_f =
+            kind >= gw::left_node + pp::leaf_op && kind <= gw::left_node + pp::spc_op;
+        const bool from_g = kind >= gw::right_node + pp::leaf_op;
+        const int node = from_g   ? kind - gw::right_node
+                         : from_f ? kind - gw::left_node
+                                  : kind;
+        std::vector<float> v(S);
+        for (int j = 0; j < S; j++)
+            v[j] = from_f   ? f(L[2 * S + j], L[3 * S + j])
+                   : from_g ? g(&L[2 * S], S, j)
+                            : L[S + j];
+        std::vector<uint8_t> b(S, 0);
+        if (node == pp::leaf_op || node == pp::rate1_op || node == pp::spc_op) {
+            for (int j = 0; j < S; j++)
+                b[j] = v[j] < 0.0f;
+            if (node == pp::spc_op) { // Wagner: flip the first least reliable
+                int at = 0, parity = 0;
+                for (int j = 0; j < S; j++) {
+                    parity ^= b[j];
+                    if (std::fabs(v[j]) < std::fabs(v[at]))
+                        at = j;
+                }
+                b[at] ^= parity;
+            }
+            std::copy(b.begin(), b.end(), u.begin() + first);
+            transform(u.data() + first, S);
+        } else if (node == pp::rep_op) { // pairwise sums, as SC's g chain
+            for (int h = S / 2; h >= 1; h /= 2)
+                for (int j = 0; j < h; j++)
+                    v[j] = v[j + h] + v[j];
+            std::fill(b.begin(), b.end(), v[0] < 0.0f);
+            u[first + S - 1] = b[0];
+        }
+        if (from_g) {
+            uint8_t* parent = beta_of(first, level + 1);
+            for (int j = 0; j < S; j++) {
+                parent[j] = left[S + j] ^ b[j];
+                parent[j + S] = b[j];
+            }
+            for (int c = 1; c <= chain; c++)
+                combine_at(level + c, first & ~((2 << (level + c)) - 1));
+        } else {
+            std::copy(b.begin(), b.end(), beta_of(first, level));
+        }
+    }
+    return u;
 }
 
 } // namespace
@@ -526,6 +647,66 @@ TEST(PolarDecoderCpu, BadOptionsAndLengthsThrow)
         EXPECT_EQ(dec->default_input_items(), 128u);
         EXPECT_EQ(dec->default_output_bits(), 64u);
         expect_error([&] { dec->output_bits_for_input(127); }, { "128" });
+    }
+}
+
+// The GPU's form of the SC and fast-SSC programs (nodes fused with the f or g before
+// them, chains as one op) decides as the CPU decoders do, frame by frame, near the
+// waterfall: every kind of rate matching, a root whose right child is a node (k = 1000,
+// e = 1024), and N from 32 to 1024.
+TEST(PolarDecoderCpu, GpuProgramWordsDecodeAsTheCpu)
+{
+    namespace pp = gpufec::polar_program;
+    struct shape {
+        int k, e;
+        double ebn0;
+    };
+    for (const shape sh : { shape{ 512, 1024, 2.0 },
+                            shape{ 256, 512, 2.0 },
+                            shape{ 1000, 1024, 6.0 },
+                            shape{ 100, 150, 2.5 },
+                            shape{ 200, 1500, 0.0 },
+                            shape{ 40, 100, 3.0 },
+                            shape{ 21, 32, 4.0 } }) {
+        const nr_polar_code code(sh.k, sh.e, "crc11");
+        ASSERT_TRUE(code.pc_positions().empty());
+        const int n = code.n();
+        const std::vector<float> fill = gpufec::polar_channel_fill(code);
+        const frame_set noisy = make_frames(code, 200, sh.ebn0, 11);
+        for (const polar_algorithm alg :
+             { polar_algorithm::sc, polar_algorithm::fast_ssc }) {
+            SCOPED_TRACE("k " + std::to_string(sh.k) + " e " + std::to_string(sh.e) +
+                         " " + to_string(alg));
+            pp::node_rules rules;
+            rules.rate1 = rules.rep = rules.spc = alg == polar_algorithm::fast_ssc;
+            const auto program = pp::make(code.frozen(), n, rules);
+            const auto words = pp::gpu::words(program, n);
+            EXPECT_LE(words.size(), program.size());
+            if (n >= 9) // fewer than half the ops (N = 1024: SC 2560 -> 997, fast-SSC 344
+                        // -> 133)
+                EXPECT_LT(2 * words.size(), program.size());
+            auto cpu = gpufec::make_polar_decoder_cpu(code, { alg });
+            const decoded want = decode_all(*cpu, code, noisy.llrs, 200);
+            size_t differ = 0, errors = 0;
+            for (size_t f = 0; f < 200; f++) {
+                std::vector<float> ch = fill; // the CPU's sums, in its order
+                for (int j = 0; j < sh.e; j++)
+                    ch[code.output_to_codeword()[j]] +=
+                        static_cast<float>(noisy.llrs[f * sh.e + j]);
+                const std::vector<uint8_t> u = run_gpu_words(words, ch, n);
+                bool same = true, right = true;
+                for (int j = 0; j < sh.k; j++) {
+                    const uint8_t bit = u[code.bit_positions()[j]];
+                    same = same && bit == want.bits[f * sh.k + j];
+                    right = right && bit == noisy.payload[f * sh.k + j];
+                }
+                differ += !same;
+                errors += !right;
+            }
+            EXPECT_EQ(differ, 0u);
+            if (sh.k == 512)
+                EXPECT_GT(errors, 0u); // the point is in the waterfall
+        }
     }
 }
 

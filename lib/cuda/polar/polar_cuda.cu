@@ -156,32 +156,8 @@ channel_llrs(const polar_params& p, const llr8_t* x, const int (&d)[B], float (&
     }
 }
 
-//! Op words of the SC / fast-SSC kernel: kind * levels + level | chain << 8 | first
-//! leaf << 16, chain = the ops of a chain that follow in one op (combine_chain,
-//! descend_chain, combines_above). The kernel has a case per kind and level (the
-//! root's children and the leaves apart), so every op's size, loop bounds and offsets
-//! are compile-time constants: the op costs its element work, not an interpreter's
-//! loop setup (docs/polar-gpu.md).
-namespace sc_op {
-constexpr int f_root = polar_program::pc_op + 1; //!< f of the root's left child
-constexpr int g_root = f_root + 1;               //!< g of the root's right child
-//! A node (leaf, rate 0, rate 1, repetition, SPC) fused with the op before it and
-//! after it: `left_node + K` computes the f of its parent on the fly (a left child),
-//! `right_node + K` the g of its parent and then the parent's combine (a right child).
-//! Most nodes sit low in the tree, where an op's dispatch costs more than its values:
-//! fusing takes N = 1024's fast-SSC program from 344 ops to 214, and running chains of
-//! f ops and of combines as one op (their length in bits 8..11) to 133.
-constexpr int left_node = g_root + 1 - polar_program::leaf_op;
-constexpr int right_node = left_node + polar_program::spc_op - polar_program::leaf_op + 1;
-constexpr int kinds = right_node + polar_program::spc_op + 1;
-constexpr int max_level = 9; //!< N <= 1024: nodes below the root
-constexpr int levels = max_level + 1;
-constexpr uint32_t word(int kind, int level, uint32_t first)
-{
-    return static_cast<uint32_t>(kind * levels + level) | first << 16;
-}
-static_assert(kinds * levels <= 256, "op codes fit a byte");
-} // namespace sc_op
+//! The kernel's op words (polar_program::gpu::words): a case per kind and level.
+namespace sc_op = polar_program::gpu;
 
 //! Where a node's LLRs come from: its own level (the op before it wrote them), or
 //! computed from its parent's, f for a left child and g for a right one (fused ops).
@@ -453,17 +429,17 @@ sc_leaf(const polar_params& p, const sc_frame<F>& fr, int first, float* soft, bo
 // where the program has them).
 // clang-format off
 #define GPUFEC_SC_CASE(K, LV)                                           \
-    case (K) * sc_op::levels + (LV):                                    \
+    case sc_op::code((K), (LV)):                                        \
         if ((K) == polar_program::combine_op)                           \
-            combine_chain<LPF, (LV)>(fr, first, (word >> 8) & 15u);     \
+            combine_chain<LPF, (LV)>(fr, first, sc_op::chain_of(word)); \
         else                                                            \
-            descend_chain<LPF, (K), (LV)>(fr, first, (word >> 8) & 15u); \
+            descend_chain<LPF, (K), (LV)>(fr, first, sc_op::chain_of(word)); \
         break;
 #define GPUFEC_SC_NODE(K, LV, SRC, KIND)                                \
-    case (KIND) * sc_op::levels + (LV):                                 \
+    case sc_op::code((KIND), (LV)):                                     \
         sc_node<LPF, (K), (LV), node_llrs::SRC>(fr, first);             \
         if (node_llrs::SRC == node_llrs::g_of_parent)                   \
-            combines_above<LPF, (LV)>(fr, first, (word >> 8) & 15u);    \
+            combines_above<LPF, (LV)>(fr, first, sc_op::chain_of(word)); \
         break;
 #define GPUFEC_SC_LEVELS(K)                                             \
     GPUFEC_SC_CASE(K, 0) GPUFEC_SC_CASE(K, 1) GPUFEC_SC_CASE(K, 2)      \
@@ -472,15 +448,15 @@ sc_leaf(const polar_params& p, const sc_frame<F>& fr, int first, float* soft, bo
     GPUFEC_SC_CASE(K, 9)
 // Rate 0 from level 0 (a frozen leaf), repetition from 1, SPC from 2, rate 1 from 1;
 // fused nodes below level 9 (the root's children read the channel: own LLRs).
-#define GPUFEC_SC_NODES_AT(K, LV)                                        \
-    GPUFEC_SC_NODE(K, LV, own, K)                                        \
-    GPUFEC_SC_NODE(K, LV, f_of_parent, sc_op::left_node + (K))           \
+#define GPUFEC_SC_NODES_AT(K, LV)                                       \
+    GPUFEC_SC_NODE(K, LV, own, K)                                       \
+    GPUFEC_SC_NODE(K, LV, f_of_parent, sc_op::left_node + (K))          \
     GPUFEC_SC_NODE(K, LV, g_of_parent, sc_op::right_node + (K))
-#define GPUFEC_SC_NODES_FROM1(K)                                         \
-    GPUFEC_SC_NODES_AT(K, 1) GPUFEC_SC_NODES_AT(K, 2)                    \
-    GPUFEC_SC_NODES_AT(K, 3) GPUFEC_SC_NODES_AT(K, 4)                    \
-    GPUFEC_SC_NODES_AT(K, 5) GPUFEC_SC_NODES_AT(K, 6)                    \
-    GPUFEC_SC_NODES_AT(K, 7) GPUFEC_SC_NODES_AT(K, 8)                    \
+#define GPUFEC_SC_NODES_FROM1(K)                                        \
+    GPUFEC_SC_NODES_AT(K, 1) GPUFEC_SC_NODES_AT(K, 2)                   \
+    GPUFEC_SC_NODES_AT(K, 3) GPUFEC_SC_NODES_AT(K, 4)                   \
+    GPUFEC_SC_NODES_AT(K, 5) GPUFEC_SC_NODES_AT(K, 6)                   \
+    GPUFEC_SC_NODES_AT(K, 7) GPUFEC_SC_NODES_AT(K, 8)                   \
     GPUFEC_SC_NODE(K, 9, own, K)
 // clang-format on
 
@@ -534,17 +510,17 @@ __global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
                 GPUFEC_SC_NODES_FROM1(pp::rate1_op)
                 GPUFEC_SC_NODES_FROM1(pp::rep_op)
                 GPUFEC_SC_NODES_FROM1(pp::spc_op)
-            case pp::leaf_op* sc_op::levels:
+            case sc_op::code(pp::leaf_op, 0):
                 sc_leaf<Soft, node_llrs::own>(p, fr, first, soft, active);
                 break;
-            case (sc_op::left_node + pp::leaf_op) * sc_op::levels:
+            case sc_op::code(sc_op::left_node + pp::leaf_op, 0):
                 sc_leaf<Soft, node_llrs::f_of_parent>(p, fr, first, soft, active);
                 break;
-            case (sc_op::right_node + pp::leaf_op) * sc_op::levels:
+            case sc_op::code(sc_op::right_node + pp::leaf_op, 0):
                 sc_leaf<Soft, node_llrs::g_of_parent>(p, fr, first, soft, active);
-                combines_above<LPF, 0>(fr, first, (word >> 8) & 15u);
+                combines_above<LPF, 0>(fr, first, sc_op::chain_of(word));
                 break;
-            case pp::pc_op* sc_op::levels: {
+            case sc_op::code(pp::pc_op, 0): {
                 // A parity-check leaf: the XOR of the decided information bits in its
                 // mask, by the frame's lanes.
                 const uint32_t* mask = p.pc_mask + p.pc_row[first] * (N / 32);
@@ -843,66 +819,10 @@ public:
         std::vector<polar_program::op> program =
             polar_program::make(frozen, n, rules, &pc);
         namespace pp = polar_program;
-        auto is_node = [](int kind) {
-            return kind == pp::leaf_op || kind == pp::rate0_op || kind == pp::rate1_op ||
-                   kind == pp::rep_op || kind == pp::spc_op;
-        };
-        for (size_t t = 0; t < program.size(); t++) {
+        if (!d_scl)
+            ops = polar_program::gpu::words(program, n);
+        for (size_t t = 0; d_scl && t < program.size(); t++) {
             const pp::op o = program[t];
-            if (!d_scl) {
-                const size_t left = program.size() - t - 1; // ops after this one
-                // A node fused with the f before it (left child), or with the g before
-                // it and the combine after it (right child): sc_op::left_node.
-                if (o.kind == pp::f_op && o.level + 1 < n && left >= 1 &&
-                    is_node(program[t + 1].kind)) {
-                    const pp::op node = program[++t];
-                    ops.push_back(sc_op::word(
-                        sc_op::left_node + node.kind, node.level, node.first));
-                    continue;
-                }
-                if (o.kind == pp::g_op && o.level + 1 < n && left >= 2 &&
-                    is_node(program[t + 1].kind) &&
-                    program[t + 2].kind == pp::combine_op) {
-                    const pp::op node = program[t + 1];
-                    t += 2;
-                    ops.push_back(sc_op::word(
-                        sc_op::right_node + node.kind, node.level, node.first));
-                    continue;
-                }
-                // Chains as one op, their length in sc_op::word's bits 8..11: combines
-                // in a row (after a combine or a right child's node, which did the
-                // combine below), and f ops in a row (after an f or a g).
-                if (!ops.empty() && ((ops.back() >> 8) & 15u) < 15u) {
-                    const uint32_t prev = ops.back();
-                    const int prev_kind = static_cast<int>(prev & 0xffu) / sc_op::levels;
-                    const int prev_level = static_cast<int>(prev & 0xffu) % sc_op::levels;
-                    const int more = static_cast<int>((prev >> 8) & 15u);
-                    const bool after_combine =
-                        prev_kind == pp::combine_op ||
-                        (prev_kind >= sc_op::right_node + pp::leaf_op &&
-                         prev_kind <= sc_op::right_node + pp::spc_op);
-                    if (o.kind == pp::combine_op && after_combine &&
-                        prev_level + more + 1 == o.level &&
-                        o.first == ((prev >> 16) & ~((2u << o.level) - 1))) {
-                        ops.back() += 1u << 8;
-                        continue;
-                    }
-                    if (o.kind == pp::f_op && o.level + 1 < n &&
-                        (prev_kind == pp::f_op || prev_kind == pp::g_op) &&
-                        prev_level - more - 1 == o.level) {
-                        ops.back() += 1u << 8;
-                        continue;
-                    }
-                }
-                // The root's children read the channel (sc_op::f_root, g_root).
-                int kind = o.kind;
-                if (o.level + 1 == n && kind == pp::f_op)
-                    kind = sc_op::f_root;
-                if (o.level + 1 == n && kind == pp::g_op)
-                    kind = sc_op::g_root;
-                ops.push_back(sc_op::word(kind, o.level, o.first));
-                continue;
-            }
             // SCL walks the leaves, rate-0 and repetition nodes only (its f / g descend
             // from them), all below level n - 1 (which it does not store): a frozen half
             // is two rate-0 quarters, the same leaves in the same order, and a
