@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 using namespace gpufec;
@@ -183,13 +184,23 @@ TEST(LdpcCuda, MatchesCpuAcrossLiftingSizesAndRates)
 // The NR kernel's experimental looped variant (GPUFEC_LDPC_NR_KERNEL=looped: check
 // messages in an L2-resident scratch, two blocks per SM; docs/ldpc-gpu.md) makes the
 // same decisions: large and small Z (several pairs per block), fillers, both base
-// graphs and arithmetics, early termination on and off.
+// graphs, both algorithms and arithmetics, early termination on and off, and one
+// launch large enough that blocks decode several groups (each must start from R = 0,
+// not from the scratch the group before left).
 TEST(LdpcCuda, LoopedNrKernelMatchesCpu)
 {
     REQUIRE_GPU();
-    struct variant_guard {
+    struct variant_guard { // the variable for this test only, then as it was
+        const char* before = std::getenv("GPUFEC_LDPC_NR_KERNEL");
+        std::string saved = before ? before : "";
         variant_guard() { setenv("GPUFEC_LDPC_NR_KERNEL", "looped", 1); }
-        ~variant_guard() { unsetenv("GPUFEC_LDPC_NR_KERNEL"); }
+        ~variant_guard()
+        {
+            if (before)
+                setenv("GPUFEC_LDPC_NR_KERNEL", saved.c_str(), 1);
+            else
+                unsetenv("GPUFEC_LDPC_NR_KERNEL");
+        }
     } looped;
     struct cfg {
         int bg, z, k, e;
@@ -205,8 +216,8 @@ TEST(LdpcCuda, LoopedNrKernelMatchesCpu)
         const auto frames = nr_frames(code, 95, c.ebn0, 3000 + c.z + c.bg);
         for (auto ar : gpu_arithmetics)
             for (bool et : { true, false }) {
-                ldpc_decoder_options opt =
-                    gpufec::test::ldpc_opts(ar, ldpc_algorithm::normalized, et);
+                ldpc_decoder_options opt = gpufec::test::ldpc_opts(
+                    ar, et ? ldpc_algorithm::normalized : ldpc_algorithm::offset, et);
                 opt.iterations = et ? 20 : 6;
                 EXPECT_EQ(kernel_of(code.graph(), opt, frames[0]).rfind("nr-looped", 0),
                           0u)
@@ -218,6 +229,14 @@ TEST(LdpcCuda, LoopedNrKernelMatchesCpu)
                                 (et ? " et" : " no-et") + arithmetic_name(ar));
             }
     }
+    // 1200 frames in one launch: 600 pairs, more than the blocks that fit on an H200
+    // or H100 at two per SM (264), so blocks take a second and third group.
+    const nr_ldpc_code code(1, 384, 0, 0);
+    const auto frames = nr_frames(code, 1200, 1.2, 3401);
+    ldpc_decoder_options opt =
+        gpufec::test::ldpc_opts(ldpc_arithmetic::half, ldpc_algorithm::normalized, true);
+    opt.iterations = 8;
+    expect_same(code.graph(), opt, frames, "looped, 1200 frames in one launch", 1200);
 }
 
 TEST(LdpcCuda, MatchesCpuOnSaturatedAndExtremeInput)

@@ -510,8 +510,13 @@ __device__ __forceinline__ void update_row_of_degree(const params& p,
         update_row<Deg>(p, app, t4, e0, w0, w1, w2);
 }
 
-//! The row degrees of both base graphs (BG1: 3..10 and 19; BG2: 3..6, 8, 10).
-using row_degrees = std::integer_sequence<int, 3, 4, 5, 6, 7, 8, 9, 10, 19>;
+//! The row degrees of a base graph (TS 38.212 Tables 5.3.2-2/-3, counted): a case
+//! each, and no code for the others.
+template <int BG>
+using row_degrees =
+    std::conditional_t<BG == 1,
+                       std::integer_sequence<int, 3, 4, 5, 6, 7, 8, 9, 10, 19>,
+                       std::integer_sequence<int, 3, 4, 5, 6, 8, 10>>;
 //! The update of a row of degree `deg`, one of Degrees (a uniform branch per degree).
 template <bool Half, int... Degrees>
 __device__ __forceinline__ void update_row_any(std::integer_sequence<int, Degrees...>,
@@ -524,9 +529,12 @@ __device__ __forceinline__ void update_row_any(std::integer_sequence<int, Degree
                                                uint32_t& w1,
                                                uint32_t& w2)
 {
-    (void)((deg == Degrees &&
-            (update_row_of_degree<Degrees, Half>(p, app, t4, e0, w0, w1, w2), true)) ||
-           ...);
+    const bool known =
+        ((deg == Degrees &&
+          (update_row_of_degree<Degrees, Half>(p, app, t4, e0, w0, w1, w2), true)) ||
+         ...);
+    if (!known) // the host checked the graph against the table: unreachable
+        __trap();
 }
 
 template <int BG, bool Half>
@@ -539,10 +547,10 @@ __device__ __forceinline__ void run_layers_looped(const params& p,
     constexpr int rows = base_graph<BG>::rows;
     constexpr uint64_t barriers = barrier_mask<BG>();
     const int stride = blockDim.x;
-    // Row r's words, or zeros before the first iteration (R = 0).
-    auto load = [&](int word) {
-        return first_iteration ? 0u : __ldcg(state + word * stride);
-    };
+    // Row r's words, or zeros before the first iteration (R = 0) and for threads
+    // without a row (they never store theirs).
+    const bool stored = !first_iteration && t4 < p.z4;
+    auto load = [&](int word) { return stored ? __ldcg(state + word * stride) : 0u; };
     int e0 = 0, w = 0;
     int deg = p.row_end[0];
     uint32_t n0 = load(0), n1 = load(1), n2 = deg > compact_degree ? load(2) : 0u;
@@ -558,7 +566,7 @@ __device__ __forceinline__ void run_layers_looped(const params& p,
             n2 = next_deg > compact_degree ? load(w + words + 2) : 0u;
         }
         if (t4 < p.z4) {
-            update_row_any<Half>(row_degrees{}, p, app, t4, e0, deg, w0, w1, w2);
+            update_row_any<Half>(row_degrees<BG>{}, p, app, t4, e0, deg, w0, w1, w2);
             __stcg(state + w * stride, w0);
             __stcg(state + (w + 1) * stride, w1);
             if (words == 3)
