@@ -840,7 +840,7 @@ int run_block_code_bench(const block_options& opt)
         results.push_back(
             kernel_only_row(row.first, opt.cuda_backend, k, t.info_bits, t.median_ms, 1));
         // The other frames-per-warp layouts, for comparison.
-        for (int fpw : { 1, 2, 4, 8 }) {
+        for (int fpw : { 2, 4 }) {
             if (row.second.algorithm == gpufec::polar_algorithm::bp ||
                 row.second.algorithm == gpufec::polar_algorithm::scl)
                 break; // a block or a warp per frame: no such layouts

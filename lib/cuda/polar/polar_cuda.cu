@@ -1046,12 +1046,14 @@ public:
         GPUFEC_CUDA_CHECK_LAUNCH();
     }
 
-    //! Frames per warp (1, 2, 4 or 8): the kernel-only benchmark compares them.
+    //! Frames per warp (2 or 4): the kernel-only benchmark compares them. One and
+    //! eight were slower on every code measured (docs/polar-gpu.md), and each layout
+    //! is four instantiations of a ~25 000-instruction kernel, so they are not built.
     void set_frames_per_warp(int fpw)
     {
-        if (fpw != 1 && fpw != 2 && fpw != 4 && fpw != 8)
+        if (fpw != 2 && fpw != 4)
             throw error("polar decoder (cuda): frames per warp " + std::to_string(fpw) +
-                        "; allowed: 1, 2, 4, 8");
+                        "; allowed: 2, 4");
         const size_t bytes = warps_per_block * fpw * frame_bytes(d_code.N());
         if (bytes > 227 * 1024)
             throw error("polar decoder (cuda): " + std::to_string(fpw) +
@@ -1131,16 +1133,9 @@ private:
     template <int MB>
     static kernel_fn kernel_mb(bool soft, int fpw)
     {
-        switch (fpw) {
-        case 2:
+        if (fpw == 2)
             return soft ? polar_kernel<true, 2, MB> : polar_kernel<false, 2, MB>;
-        case 4:
-            return soft ? polar_kernel<true, 4, MB> : polar_kernel<false, 4, MB>;
-        case 8:
-            return soft ? polar_kernel<true, 8, MB> : polar_kernel<false, 8, MB>;
-        default:
-            return soft ? polar_kernel<true, 1, MB> : polar_kernel<false, 1, MB>;
-        }
+        return soft ? polar_kernel<true, 4, MB> : polar_kernel<false, 4, MB>;
     }
     //! The CA-SCL kernel for `list` paths (its loops unrolled to a power of two).
     static kernel_fn scl_kernel(bool soft, int list)

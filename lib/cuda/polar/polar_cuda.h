@@ -33,7 +33,7 @@ bool polar_cuda_accepts(const nr_polar_code& code, const polar_decoder_options& 
 std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,
                                                   const polar_decoder_options& options,
                                                   int device);
-//! The same with `frames_per_warp` (1, 2, 4, 8) frames decoded side by side by one warp
+//! The same with `frames_per_warp` (2 or 4) frames decoded side by side by one warp
 //! instead of the decoder's choice (tests and benchmarks).
 std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,
                                                   const polar_decoder_options& options,
@@ -48,7 +48,7 @@ struct polar_kernel_timing {
 
 //! Kernel-only timing: `num_frames` frames (the int8 `llrs`, one or more frames of e,
 //! repeated to fill the batch) on the device, decoded `reps` times after a warm-up.
-//! frames_per_warp: 1, 2, 4, 8 frames decoded side by side by one warp; 0: the
+//! frames_per_warp: 2 or 4 frames decoded side by side by one warp; 0: the
 //! decoder's choice.
 polar_kernel_timing time_polar_kernel(const nr_polar_code& code,
                                       const polar_decoder_options& options,
