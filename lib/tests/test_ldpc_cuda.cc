@@ -181,19 +181,19 @@ TEST(LdpcCuda, MatchesCpuAcrossLiftingSizesAndRates)
     }
 }
 
-// The NR kernel's experimental looped variant (GPUFEC_LDPC_NR_KERNEL=looped: check
-// messages in an L2-resident scratch, two blocks per SM; docs/ldpc-gpu.md) makes the
-// same decisions: large and small Z (several pairs per block), fillers, both base
-// graphs, both algorithms and arithmetics, early termination on and off, and one
-// launch large enough that blocks decode several groups (each must start from R = 0,
-// not from the scratch the group before left).
-TEST(LdpcCuda, LoopedNrKernelMatchesCpu)
+// Both variants of the NR kernel, whichever the decoder picks by default (looped: check
+// messages in an L2-resident scratch, two blocks per SM; unrolled: in registers, one
+// block per SM; docs/ldpc-gpu.md), make the CPU's decisions: large and small Z (several
+// pairs per block), fillers, both base graphs, both algorithms and arithmetics, early
+// termination on and off, and one launch large enough that blocks decode several
+// groups (each must start from R = 0, not from the scratch the group before left).
+TEST(LdpcCuda, BothNrKernelVariantsMatchCpu)
 {
     REQUIRE_GPU();
     struct variant_guard { // the variable for this test only, then as it was
         const char* before = std::getenv("GPUFEC_LDPC_NR_KERNEL");
         std::string saved = before ? before : "";
-        variant_guard() { setenv("GPUFEC_LDPC_NR_KERNEL", "looped", 1); }
+        void set(const char* variant) { setenv("GPUFEC_LDPC_NR_KERNEL", variant, 1); }
         ~variant_guard()
         {
             if (before)
@@ -201,7 +201,7 @@ TEST(LdpcCuda, LoopedNrKernelMatchesCpu)
             else
                 unsetenv("GPUFEC_LDPC_NR_KERNEL");
         }
-    } looped;
+    } guard;
     struct cfg {
         int bg, z, k, e;
         double ebn0;
@@ -211,32 +211,41 @@ TEST(LdpcCuda, LoopedNrKernelMatchesCpu)
                          { 1, 7, 140, 420, 1.8 },
                          { 2, 384, 0, 0, 0.8 },
                          { 2, 64, 640, 6000, -1.0 } };
-    for (const auto& c : cfgs) {
-        const nr_ldpc_code code(c.bg, c.z, c.k, c.e);
-        const auto frames = nr_frames(code, 95, c.ebn0, 3000 + c.z + c.bg);
-        for (auto ar : gpu_arithmetics)
-            for (bool et : { true, false }) {
-                ldpc_decoder_options opt = gpufec::test::ldpc_opts(
-                    ar, et ? ldpc_algorithm::normalized : ldpc_algorithm::offset, et);
-                opt.iterations = et ? 20 : 6;
-                EXPECT_EQ(kernel_of(code.graph(), opt, frames[0]).rfind("nr-looped", 0),
-                          0u)
-                    << kernel_of(code.graph(), opt, frames[0]);
-                expect_same(code.graph(),
-                            opt,
-                            frames,
-                            "looped " + code.graph().description +
-                                (et ? " et" : " no-et") + arithmetic_name(ar));
-            }
+    for (const std::string variant : { "looped", "unrolled" }) {
+        guard.set(variant.c_str());
+        const std::string name = variant == "looped" ? "nr-looped" : "nr-layered";
+        for (const auto& c : cfgs) {
+            const nr_ldpc_code code(c.bg, c.z, c.k, c.e);
+            const auto frames = nr_frames(code, 95, c.ebn0, 3000 + c.z + c.bg);
+            for (auto ar : gpu_arithmetics)
+                for (bool et : { true, false }) {
+                    ldpc_decoder_options opt = gpufec::test::ldpc_opts(
+                        ar, et ? ldpc_algorithm::normalized : ldpc_algorithm::offset, et);
+                    opt.iterations = et ? 20 : 6;
+                    EXPECT_EQ(kernel_of(code.graph(), opt, frames[0]).rfind(name, 0), 0u)
+                        << kernel_of(code.graph(), opt, frames[0]);
+                    expect_same(code.graph(),
+                                opt,
+                                frames,
+                                variant + " " + code.graph().description +
+                                    (et ? " et" : " no-et") + arithmetic_name(ar));
+                }
+        }
+        // 1200 frames in one launch: 600 pairs, more than the blocks that fit on an
+        // H200 or H100 (264 at two per SM), so blocks take a second and third group.
+        const nr_ldpc_code code(1, 384, 0, 0);
+        const auto frames = nr_frames(code, 1200, 1.2, 3401);
+        ldpc_decoder_options opt = gpufec::test::ldpc_opts(
+            ldpc_arithmetic::half, ldpc_algorithm::normalized, true);
+        opt.iterations = 8;
+        expect_same(
+            code.graph(), opt, frames, variant + ", 1200 frames in one launch", 1200);
     }
-    // 1200 frames in one launch: 600 pairs, more than the blocks that fit on an H200
-    // or H100 at two per SM (264), so blocks take a second and third group.
+    // Anything else is refused by name.
+    guard.set("fastest");
     const nr_ldpc_code code(1, 384, 0, 0);
-    const auto frames = nr_frames(code, 1200, 1.2, 3401);
-    ldpc_decoder_options opt =
-        gpufec::test::ldpc_opts(ldpc_arithmetic::half, ldpc_algorithm::normalized, true);
-    opt.iterations = 8;
-    expect_same(code.graph(), opt, frames, "looped, 1200 frames in one launch", 1200);
+    expect_error([&] { make_decoder(code.graph(), ldpc_decoder_options{}, "cuda:0"); },
+                 { "GPUFEC_LDPC_NR_KERNEL=fastest", "allowed: looped, unrolled" });
 }
 
 TEST(LdpcCuda, MatchesCpuOnSaturatedAndExtremeInput)

@@ -675,10 +675,18 @@ private:
         p.slots = slots;
         d_threads = (slots * g.z + 31) / 32 * 32;
         d_smem = sizeof(uint32_t) * g.n() * slots;
-        // Experimental, for measurement (docs/ldpc-gpu.md): the looped layers with the
-        // check messages in an L2-resident scratch, two blocks per SM.
-        const char* variant = std::getenv("GPUFEC_LDPC_NR_KERNEL");
-        d_nr_looped = variant != nullptr && std::string(variant) == "looped";
+        // The looped layers (check messages in an L2-resident scratch, two blocks per
+        // SM) were faster where the rows are long: BG1 with either arithmetic, BG2 with
+        // int8; BG2 with half APP keeps the unrolled kernel (H200, docs/ldpc-gpu.md).
+        // GPUFEC_LDPC_NR_KERNEL=looped|unrolled overrides the choice, for measurement.
+        d_nr_looped = d_nr_graph == 1 || !d_half;
+        if (const char* variant = std::getenv("GPUFEC_LDPC_NR_KERNEL")) {
+            const std::string v = variant;
+            if (v != "looped" && v != "unrolled")
+                throw error("ldpc decoder (cuda): GPUFEC_LDPC_NR_KERNEL=" + v +
+                            "; allowed: looped, unrolled (or unset)");
+            d_nr_looped = v == "looped";
+        }
         d_nr_state_words = d_nr_graph == 1 ? nr::state_words<1>() : nr::state_words<2>();
         d_resident_blocks = resident_blocks(nr_kernel(), "the NR kernel");
     }
