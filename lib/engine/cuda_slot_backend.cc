@@ -74,6 +74,13 @@ void arm_cuda_fault(cuda_fault kind, uint64_t launch)
 
 namespace {
 
+//! Sets `bytes` of device memory at `ptr` (null when nothing was allocated) to zero.
+void zero_device(void* ptr, size_t bytes)
+{
+    if (ptr && bytes > 0)
+        GPUFEC_CUDA_CHECK(cudaMemset(ptr, 0, bytes));
+}
+
 std::string mib(size_t bytes)
 {
     std::ostringstream s;
@@ -164,6 +171,12 @@ public:
             }
             s.host_side.reset(limits.max_side_bytes);
             s.device_side.reset(limits.max_side_bytes);
+            // Decoders leave the alignment gaps between frames' outputs unwritten, and
+            // the copy back spans them: zeroed once, so no byte read back is undefined
+            // (compute-sanitizer initcheck).
+            zero_device(s.device_output.get(), limits.max_output_bytes);
+            zero_device(s.device_soft.get(), 8 * limits.max_output_bytes * sizeof(float));
+            zero_device(s.device_side.get(), limits.max_side_bytes);
             s.device_workspace.reset(device_workspace);
             s.host_workspace.reset(host_workspace);
             s.ctx.stream = s.stream.get();
