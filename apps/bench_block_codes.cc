@@ -560,6 +560,8 @@ bench_code make_bench_code(const block_options& opt)
                     "gr-fec polar_decoder_sc_list " + std::to_string(o.list_size);
             } else if (o.algorithm == gpufec::polar_algorithm::fast_ssc) {
                 v.label = "polar fast-ssc";
+            } else if (o.algorithm == gpufec::polar_algorithm::fast_scl) {
+                v.label = "polar fast-scl-" + std::to_string(o.list_size);
             } else {
                 v.label = "polar " + alg +
                           (arithmetic == "int8" ? std::string(" int8") : std::string()) +

@@ -22,7 +22,11 @@ enum class polar_algorithm {
     bp,  //!< belief propagation on the factor graph
     //! SC with rate-0, rate-1, repetition and single-parity-check nodes decided at once
     //! (fast-SSC); hard output only
-    fast_ssc
+    fast_ssc,
+    //! CA-SCL with rate-1 and single-parity-check nodes decided for the whole list at
+    //! once (fast-SSCL: min(L - 1, size) and min(L, size) forks per node, on its least
+    //! reliable positions); its own decisions, close to SCL's (docs/polar-gpu.md)
+    fast_scl
 };
 
 //! Belief propagation's messages: float (the reference) or the paper's 8 bits.
@@ -37,7 +41,8 @@ polar_bp_arithmetic parse_polar_bp_arithmetic(const std::string& s);
 //! The name parse_polar_bp_arithmetic() reads.
 const char* to_string(polar_bp_arithmetic a);
 
-//! "sc" | "fast-ssc" | "scl" | "bp"; throws gpufec::error naming the allowed values.
+//! "sc" | "fast-ssc" | "scl" | "fast-scl" | "bp"; throws gpufec::error naming the allowed
+//! values.
 polar_algorithm parse_polar_algorithm(const std::string& s);
 //! The name parse_polar_algorithm() reads.
 const char* to_string(polar_algorithm a);

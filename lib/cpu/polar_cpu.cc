@@ -19,6 +19,7 @@
 #include <gpufec/polar_decoding.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -80,7 +81,12 @@ struct workspace : scratch {
           cands(2 * list),
           keep(2 * list),
           used(list),
-          c(K)
+          c(K),
+          order(list),
+          node_cands(2 * list),
+          next_cands(2 * list),
+          positions(N),
+          bits(N)
     {
         for (auto& p : paths)
             p.allocate(N);
@@ -101,6 +107,20 @@ struct workspace : scratch {
     std::vector<cand> cands;
     std::vector<int> keep, free_slots, live, next_live, rank;
     std::vector<uint8_t> used, c;
+
+    // Fast-SCL nodes: a candidate is a path at the node's start (origin, its place in
+    // the list then), its flips so far (bit t: the t-th least reliable position) and,
+    // at an SPC node, whether the least reliable position is flipped for the parity.
+    struct node_cand {
+        int origin;
+        uint32_t flips;
+        bool weakest_flipped;
+        float metric;
+    };
+    std::vector<std::array<int, 32>> order; // per origin: positions by (|LLR|, position)
+    std::vector<node_cand> node_cands, next_cands;
+    std::vector<int> positions;
+    std::vector<uint8_t> bits;
 };
 
 // Decision LLR of the soft output: the leaf's reliability with the decision's sign.
@@ -109,8 +129,9 @@ inline float decision_llr(float leaf, uint8_t bit)
     return bit ? -std::fabs(leaf) : std::fabs(leaf);
 }
 
-// Computes the leaf LLR of bit i (levels 0..top, top = n-1 for i = 0).
-inline float compute_leaf(path& p, const float* channel, int n, int i)
+// Computes the LLRs of the node of 2^level leaves from leaf i (levels level..top, top =
+// n-1 for i = 0) and returns them (at offset 2^level of the path's LLR array).
+inline const float* compute_node(path& p, const float* channel, int n, int i, int level)
 {
     float* L = p.llr.data();
     int top = (i == 0) ? n - 1 : ctz_nonzero(static_cast<unsigned>(i));
@@ -129,7 +150,7 @@ inline float compute_leaf(path& p, const float* channel, int n, int i)
                 o[j] = v[j] ? b[j] - a[j] : b[j] + a[j];
         }
     }
-    for (int l = top - 1; l >= 0; l--) {
+    for (int l = top - 1; l >= level; l--) {
         const int s = 1 << l;
         const float* a = L + 2 * s;
         const float* b = a + s;
@@ -137,7 +158,13 @@ inline float compute_leaf(path& p, const float* channel, int n, int i)
         for (int j = 0; j < s; j++)
             o[j] = f_minsum(a[j], b[j]);
     }
-    return L[1];
+    return L + (1 << level);
+}
+
+// Computes the leaf LLR of bit i.
+inline float compute_leaf(path& p, const float* channel, int n, int i)
+{
+    return compute_node(p, channel, n, i, 0)[0];
 }
 
 // Records decision u of leaf i and propagates the partial sums up to the first left
@@ -175,12 +202,27 @@ public:
         : fixed_length_cpu_decoder(
               "polar", code.e(), polar_crc_rule(code, opt.rntis).output_bits()),
           d_code(code),
-          d_scl(opt.algorithm == polar_algorithm::scl),
+          d_scl(opt.algorithm == polar_algorithm::scl ||
+                opt.algorithm == polar_algorithm::fast_scl),
+          d_fast_list(opt.algorithm == polar_algorithm::fast_scl),
           d_list(opt.list_size),
           d_rule(code, opt.rntis)
     {
         d_fill = polar_channel_fill(code);
         d_pc = polar_pc_flags(code);
+        if (d_fast_list) {
+            // The rate-1 and SPC nodes (largest first, none holding a parity-check
+            // leaf, the root excluded) by their first leaf.
+            polar_program::node_rules rules;
+            rules.rate1 = rules.spc = true;
+            d_node.assign(code.N(), 0);
+            for (const auto& o :
+                 polar_program::make(code.frozen(), code.n(), rules, &d_pc))
+                if (o.kind == polar_program::rate1_op || o.kind == polar_program::spc_op)
+                    d_node[o.first] = static_cast<uint16_t>(
+                        o.level << 4 |
+                        (o.kind == polar_program::spc_op ? spc_node : rate1_node));
+        }
     }
 
     bool has_soft_output() const override { return !d_rule.detects_rnti(); }
@@ -203,7 +245,9 @@ public:
     std::string name() const override
     {
         return std::string("polar ") +
-               (d_scl ? "ca-scl-" + std::to_string(d_list) : "sc") +
+               (d_scl
+                    ? (d_fast_list ? "fast-ca-scl-" : "ca-scl-") + std::to_string(d_list)
+                    : "sc") +
                " (k=" + std::to_string(d_code.k()) + ", e=" + std::to_string(d_code.e()) +
                ", N=" + std::to_string(d_code.N()) + ", " + to_string(d_code.crc()) +
                ") on cpu";
@@ -253,6 +297,13 @@ private:
             live.assign(1, 0);
             std::vector<uint8_t>& used = ws.used;
             for (int i = 0; i < N; i++) {
+                if (d_fast_list && d_node[i]) {
+                    const int level = d_node[i] >> 4;
+                    active =
+                        decode_node(ws, i, d_node[i] & 15, level, active, ch, with_soft);
+                    i += (1 << level) - 1;
+                    continue;
+                }
                 float leaf[32];
                 for (int q = 0; q < active; q++)
                     leaf[q] = compute_leaf(paths[live[q]], ch, n, i);
@@ -284,20 +335,7 @@ private:
                     cands[2 * q] = { m + (hd ? a : 0.f), 2 * q };
                     cands[2 * q + 1] = { m + (hd ? 0.f : a), 2 * q + 1 };
                 }
-                const int total = 2 * active;
-                const int survivors = std::min(total, d_list);
-                auto better = [](const cand& x, const cand& y) {
-                    return x.metric < y.metric ||
-                           (x.metric == y.metric && x.index < y.index);
-                };
-                if (survivors < total)
-                    std::nth_element(cands.begin(),
-                                     cands.begin() + survivors,
-                                     cands.begin() + total,
-                                     better);
-                std::fill(keep.begin(), keep.begin() + total, 0);
-                for (int c = 0; c < survivors; c++)
-                    keep[cands[c].index] = 1;
+                const int survivors = select_survivors(ws, 2 * active);
                 // Free slots: never used, or paths with no surviving child.
                 std::fill(used.begin(), used.end(), 0);
                 for (int q = 0; q < active; q++)
@@ -385,10 +423,180 @@ private:
             d_rule.check(d_code, c.data(), &rnti);
         }
         d_rule.write_output(c.data(), rnti, out);
-        if (with_soft)
+        if (with_soft) {
+            if (d_fast_list) // nodes decided at once left no leaf LLRs: replay the path
+                replay_soft(paths[chosen], ch, n);
             for (int j = 0; j < k; j++)
                 soft[j] = p.soft[info[j]];
+        }
         return ok;
+    }
+
+    // Keeps the `d_list` best of ws.cands[0, total) by (metric, index): ws.keep[index]
+    // = 1 for them. Returns how many.
+    int select_survivors(workspace& ws, int total) const
+    {
+        using cand = workspace::cand;
+        const int survivors = std::min(total, d_list);
+        auto better = [](const cand& x, const cand& y) {
+            return x.metric < y.metric || (x.metric == y.metric && x.index < y.index);
+        };
+        if (survivors < total)
+            std::nth_element(ws.cands.begin(),
+                             ws.cands.begin() + survivors,
+                             ws.cands.begin() + total,
+                             better);
+        std::fill(ws.keep.begin(), ws.keep.begin() + total, 0);
+        for (int c = 0; c < survivors; c++)
+            ws.keep[ws.cands[c].index] = 1;
+        return survivors;
+    }
+
+    /*
+     * Fast-SCL (the list decoder's node rules of Hashemi, Condo and Gross, "Fast and
+     * flexible successive-cancellation list decoders for polar codes", IEEE TSP 2017):
+     * a rate-1 or SPC node of 2^level leaves from leaf i, for the `active` live paths
+     * at once. Each path computes the node's LLRs a and ranks its positions by (|a|,
+     * position). Its candidates start from the hard decisions (a < 0); an SPC node with
+     * odd parity flips its least reliable position, adding that |a| to the metric.
+     * Then the list forks once per ranked position t (rate 1: t = 0 .. min(L - 1,
+     * 2^level) - 1; SPC: t = 1 .. min(L, 2^level) - 1): each candidate keeps its bits
+     * or flips position t, adding |a_t| (at an SPC node also flipping the least
+     * reliable position back or forth, -/+ its |a|, to keep the parity), and the L best
+     * by (metric, 2 candidate + flip) survive, in list order, as at a leaf. The paths
+     * then take the survivors' bits, u = beta G, leaf by leaf. Returns the paths now
+     * live.
+     */
+    int decode_node(workspace& ws,
+                    int i,
+                    int kind,
+                    int level,
+                    int active,
+                    const float* ch,
+                    bool with_soft) const
+    {
+        using node_cand = workspace::node_cand;
+        const int n = d_code.n(), size = 1 << level;
+        const bool spc = kind == spc_node;
+        const int ranked = spc ? std::min(d_list, size) : std::min(d_list - 1, size);
+        std::vector<path>& paths = ws.paths;
+        std::vector<int>& live = ws.live;
+        std::vector<node_cand>& cands = ws.node_cands;
+        std::vector<node_cand>& next = ws.next_cands;
+        std::vector<int>& pos = ws.positions;
+        for (int q = 0; q < active; q++) {
+            path& p = paths[live[q]];
+            const float* a = compute_node(p, ch, n, i, level);
+            std::iota(pos.begin(), pos.begin() + size, 0);
+            std::partial_sort(
+                pos.begin(), pos.begin() + ranked, pos.begin() + size, [a](int x, int y) {
+                    const float ax = std::fabs(a[x]), ay = std::fabs(a[y]);
+                    return ax < ay || (ax == ay && x < y);
+                });
+            std::copy(pos.begin(), pos.begin() + ranked, ws.order[q].begin());
+            node_cand c{ q, 0u, false, p.metric };
+            if (spc) {
+                int parity = 0;
+                for (int j = 0; j < size; j++)
+                    parity ^= a[j] < 0;
+                if (parity) {
+                    c.weakest_flipped = true;
+                    c.metric = p.metric + std::fabs(a[ws.order[q][0]]);
+                }
+            }
+            cands[q] = c;
+        }
+        // The metric of candidate x with position t flipped.
+        auto flipped_metric = [&](const node_cand& x, int t) {
+            const float* a = paths[live[x.origin]].llr.data() + size;
+            float m = x.metric + std::fabs(a[ws.order[x.origin][t]]);
+            if (spc) {
+                const float weakest = std::fabs(a[ws.order[x.origin][0]]);
+                m = x.weakest_flipped ? m - weakest : m + weakest;
+            }
+            return m;
+        };
+        int count = active;
+        for (int t = spc ? 1 : 0; t < ranked; t++) {
+            for (int c = 0; c < count; c++) {
+                ws.cands[2 * c] = { cands[c].metric, 2 * c };
+                ws.cands[2 * c + 1] = { flipped_metric(cands[c], t), 2 * c + 1 };
+            }
+            const int survivors = select_survivors(ws, 2 * count);
+            int m = 0;
+            for (int c = 0; c < count; c++) {
+                if (ws.keep[2 * c])
+                    next[m++] = cands[c];
+                if (ws.keep[2 * c + 1]) {
+                    node_cand y = cands[c];
+                    y.metric = flipped_metric(cands[c], t);
+                    y.flips |= 1u << t;
+                    y.weakest_flipped = spc ? !y.weakest_flipped : false;
+                    next[m++] = y;
+                }
+            }
+            std::swap(cands, next);
+            count = survivors;
+        }
+        // Slots: a path's first survivor (in list order) keeps its slot, the others
+        // take free ones (lowest first), copied before any path changes.
+        std::vector<uint8_t>& used = ws.used;
+        std::fill(used.begin(), used.end(), 0);
+        for (int c = 0; c < count; c++)
+            used[live[cands[c].origin]] = 1;
+        std::vector<int>& free_slots = ws.free_slots;
+        free_slots.clear();
+        for (int s = d_list - 1; s >= 0; s--)
+            if (!used[s])
+                free_slots.push_back(s);
+        std::vector<int>& taken = ws.keep; // per origin: its slot handed out
+        std::fill(taken.begin(), taken.begin() + active, 0);
+        std::vector<int>& next_live = ws.next_live;
+        next_live.clear();
+        for (int c = 0; c < count; c++) {
+            const int q = cands[c].origin;
+            if (!taken[q]) {
+                taken[q] = 1;
+                next_live.push_back(live[q]);
+            } else {
+                const int slot = free_slots.back();
+                free_slots.pop_back();
+                copy_path(paths[slot], paths[live[q]], n, i, with_soft);
+                next_live.push_back(slot);
+            }
+        }
+        uint8_t* beta = ws.bits.data();
+        for (int c = 0; c < count; c++) {
+            path& p = paths[next_live[c]];
+            const node_cand& x = cands[c];
+            const float* a = p.llr.data() + size; // the origin's node LLRs (copied)
+            for (int j = 0; j < size; j++)
+                beta[j] = a[j] < 0 ? 1 : 0;
+            for (uint32_t f = x.flips; f; f &= f - 1)
+                beta[ws.order[x.origin][ctz_nonzero(f)]] ^= 1;
+            if (x.weakest_flipped)
+                beta[ws.order[x.origin][0]] ^= 1;
+            for (int h = 1; h < size; h *= 2) // u = beta G (G is its own inverse)
+                for (int j = 0; j < size; j += 2 * h)
+                    for (int r = j; r < j + h; r++)
+                        beta[r] ^= beta[r + h];
+            for (int j = 0; j < size; j++)
+                commit_bit(p, n, i + j, beta[j]);
+            p.metric = x.metric;
+        }
+        live.swap(next_live);
+        return count;
+    }
+
+    // The decision LLRs of path p's leaves, from its decisions (the values SCL computes
+    // on the way: leaf LLRs depend only on the channel and earlier decisions).
+    static void replay_soft(path& p, const float* ch, int n)
+    {
+        for (int i = 0; i < (1 << n); i++) {
+            const float L = compute_leaf(p, ch, n, i);
+            p.soft[i] = decision_llr(L, p.u[i]);
+            commit_bit(p, n, i, p.u[i]);
+        }
     }
 
     // Copies what later leaves read: the LLR levels below the channel, the stored left
@@ -403,12 +611,16 @@ private:
             std::memcpy(dst.soft.data(), src.soft.data(), sizeof(float) * i);
     }
 
+    enum : int { rate1_node = 1, spc_node = 2 };
+
     nr_polar_code d_code;
     bool d_scl;
+    bool d_fast_list; // fast-SCL: rate-1 and SPC nodes decided for the list at once
     int d_list;
     polar_crc_rule d_rule;
-    std::vector<float> d_fill; // channel LLR before adding the received values
-    std::vector<uint8_t> d_pc; // parity-check leaves
+    std::vector<float> d_fill;    // channel LLR before adding the received values
+    std::vector<uint8_t> d_pc;    // parity-check leaves
+    std::vector<uint16_t> d_node; // fast-SCL: level << 4 | kind at a node's first leaf
 };
 
 /*!
@@ -684,8 +896,11 @@ polar_algorithm parse_polar_algorithm(const std::string& s)
         return polar_algorithm::bp;
     if (s == "fast-ssc")
         return polar_algorithm::fast_ssc;
+    if (s == "fast-scl")
+        return polar_algorithm::fast_scl;
     throw error("polar decoder: algorithm \"" + s +
-                "\" unknown; allowed: \"sc\", \"fast-ssc\", \"scl\", \"bp\"");
+                "\" unknown; allowed: \"sc\", \"fast-ssc\", \"scl\", \"fast-scl\", "
+                "\"bp\"");
 }
 
 polar_bp_arithmetic parse_polar_bp_arithmetic(const std::string& s)
@@ -715,6 +930,8 @@ const char* to_string(polar_algorithm a)
         return "bp";
     case polar_algorithm::fast_ssc:
         return "fast-ssc";
+    case polar_algorithm::fast_scl:
+        return "fast-scl";
     }
     return "unknown";
 }
@@ -724,9 +941,10 @@ make_polar_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& o
 {
     const polar_algorithm alg = options.algorithm;
     if (alg != polar_algorithm::sc && alg != polar_algorithm::scl &&
-        alg != polar_algorithm::bp && alg != polar_algorithm::fast_ssc)
+        alg != polar_algorithm::bp && alg != polar_algorithm::fast_ssc &&
+        alg != polar_algorithm::fast_scl)
         throw error("polar decoder: algorithm unknown; allowed: \"sc\", \"fast-ssc\", "
-                    "\"scl\", \"bp\"");
+                    "\"scl\", \"fast-scl\", \"bp\"");
     if (options.list_size < 1 || options.list_size > 32)
         throw error("polar decoder: list_size " + std::to_string(options.list_size) +
                     " out of range; allowed: 1..32");

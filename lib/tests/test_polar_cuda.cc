@@ -360,6 +360,13 @@ TEST(PolarCuda, BackendChoiceAndBadInput)
         o.algorithm = alg;
         EXPECT_EQ(make_decoder(code, o, "auto")->backend(), backend_kind::cuda);
     }
+    // Fast-SCL has no kernel yet: "auto" keeps it on the CPU, "cuda" refuses it.
+    polar_decoder_options fast_list;
+    fast_list.algorithm = polar_algorithm::fast_scl;
+    EXPECT_EQ(make_decoder(code, fast_list, "auto")->backend(), backend_kind::cpu);
+    expect_error(
+        [&] { make_decoder(code, fast_list, "cuda:0"); },
+        { "\"fast-scl\" not available on cuda", "allowed on cuda: sc, fast-ssc" });
     auto gpu = make_decoder(code, o, "auto");
     expect_error([&] { gpu->output_bits_for_input(199); }, { "allowed: e = 200" });
     const nr_polar_code two(1200, 2400);

@@ -318,11 +318,11 @@ class qa_block_codes(gr_unittest.TestCase):
         self.assertEqual((dci.chain(), dci.rnti()), ("dci", 0x4A2F))
         self.assertLessEqual(dci.mother_length(), 512)
         bits = random_bits(40 * 4, 9)
-        for algorithm in ("sc", "fast-ssc", "scl", "bp"):
+        for algorithm in ("sc", "fast-ssc", "scl", "fast-scl", "bp"):
             for code, ok in ((dci, True), (other, False)):
                 dec = gpufec.polar_decoder(code, algorithm, backend="cpu")
                 out, tags = self.encoder_chain(dci, dec, bits)
-                if ok or algorithm != "scl":
+                if ok or algorithm not in ("scl", "fast-scl"):
                     np.testing.assert_array_equal(out, bits, err_msg=algorithm)
                 self.assertEqual([v for _, v in status_tags(tags)[1]], [ok] * 4,
                                  (algorithm, code.rnti()))
@@ -349,7 +349,7 @@ class qa_block_codes(gr_unittest.TestCase):
         crc6."""
         code = gpufec.nr_polar_code(15, 100, "crc6")
         bits = random_bits(15 * 4, 12)
-        for algorithm in ("sc", "fast-ssc", "scl", "bp"):
+        for algorithm in ("sc", "fast-ssc", "scl", "fast-scl", "bp"):
             dec = gpufec.polar_decoder(code, algorithm, backend="auto")
             self.assertEqual(dec.backend_name(), "cpu")
             out, tags = self.encoder_chain(code, dec, bits)

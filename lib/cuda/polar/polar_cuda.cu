@@ -777,7 +777,8 @@ public:
         if (!polar_cuda_accepts(code, options))
             throw error(std::string("polar decoder (cuda): algorithm \"") +
                         to_string(options.algorithm) +
-                        "\" unknown; allowed on cuda: sc, fast-ssc, scl, bp");
+                        "\" not available on cuda; allowed on cuda: sc, fast-ssc, "
+                        "scl, bp");
         require_device(device);
         d_device_name = device_name(device);
         device_guard guard(device);

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(polar_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(de635d84065d6acd10efb517e5824df2)                     */
+/* BINDTOOL_HEADER_FILE_HASH(ac0a20cd65073a2161048ea262de39c5)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
