@@ -772,6 +772,7 @@ TEST(PolarDecoderCpu, FastSscDecodesLikeSc)
 // first of equal |LLR|) flipped, Wagner's rule; rate-0 and repetition nodes leaf by
 // leaf are SC's, as fast-SSC's node rules for them are. Same bits and CRC status on
 // every noisy frame, over codes with every rate matching, parity-check bits and none.
+// (Not for a code whose root has an SPC child: fast-SCL splits nodes at level n - 1.)
 TEST(PolarDecoderCpu, FastSclOfOnePathIsFastSsc)
 {
     EXPECT_EQ(gpufec::parse_polar_algorithm("fast-scl"), polar_algorithm::fast_scl);
@@ -811,7 +812,8 @@ TEST(PolarDecoderCpu, FastSclOfOnePathIsFastSsc)
 // Noiseless frames decode exactly.
 TEST(PolarDecoderCpu, FastSclDecodesLikeScl)
 {
-    for (const code_point sh : { code_point{ 512, 1024, 1.5 },
+    for (const code_point sh : { code_point{ 1000, 1024, 5.5 }, // a rate-1 half: split
+                                 code_point{ 512, 1024, 1.5 },
                                  code_point{ 512, 1024, 2.0 },
                                  code_point{ 100, 150, 2.0 },
                                  code_point{ 200, 1500, 0.5 },
