@@ -844,7 +844,8 @@ int run_block_code_bench(const block_options& opt)
         // The other frames-per-warp layouts, for comparison.
         for (int fpw : { 2, 4 }) {
             if (row.second.algorithm == gpufec::polar_algorithm::bp ||
-                row.second.algorithm == gpufec::polar_algorithm::scl)
+                row.second.algorithm == gpufec::polar_algorithm::scl ||
+                row.second.algorithm == gpufec::polar_algorithm::fast_scl)
                 break; // a block or a warp per frame: no such layouts
             const auto alt = gpufec::cuda::time_polar_kernel(*code.polar,
                                                              row.second,

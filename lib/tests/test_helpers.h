@@ -15,6 +15,7 @@
 #include <gpufec/ldpc_decoding.h>
 #include <gpufec/viterbi.h>
 #include <gtest/gtest.h>
+#include <cstdlib>
 
 #include <initializer_list>
 #include <algorithm>
@@ -75,6 +76,34 @@ void expect_error(F&& f, std::initializer_list<const char*> needles)
 }
 
 //! n random bits, one per byte.
+//! Sets an environment variable for one scope (a test's experimental switch), then
+//! restores it as it was.
+class scoped_env
+{
+public:
+    scoped_env(const char* name, const char* value) : d_name(name)
+    {
+        const char* before = std::getenv(name);
+        d_had = before != nullptr;
+        d_before = before ? before : "";
+        set(value);
+    }
+    void set(const char* value) { setenv(d_name.c_str(), value, 1); }
+    ~scoped_env()
+    {
+        if (d_had)
+            setenv(d_name.c_str(), d_before.c_str(), 1);
+        else
+            unsetenv(d_name.c_str());
+    }
+    scoped_env(const scoped_env&) = delete;
+    scoped_env& operator=(const scoped_env&) = delete;
+
+private:
+    std::string d_name, d_before;
+    bool d_had = false;
+};
+
 inline std::vector<uint8_t> random_bits(std::mt19937& rng, size_t n)
 {
     std::vector<uint8_t> v(n);

@@ -190,18 +190,7 @@ TEST(LdpcCuda, MatchesCpuAcrossLiftingSizesAndRates)
 TEST(LdpcCuda, BothNrKernelVariantsMatchCpu)
 {
     REQUIRE_GPU();
-    struct variant_guard { // the variable for this test only, then as it was
-        const char* before = std::getenv("GPUFEC_LDPC_NR_KERNEL");
-        std::string saved = before ? before : "";
-        void set(const char* variant) { setenv("GPUFEC_LDPC_NR_KERNEL", variant, 1); }
-        ~variant_guard()
-        {
-            if (before)
-                setenv("GPUFEC_LDPC_NR_KERNEL", saved.c_str(), 1);
-            else
-                unsetenv("GPUFEC_LDPC_NR_KERNEL");
-        }
-    } guard;
+    test::scoped_env guard("GPUFEC_LDPC_NR_KERNEL", "looped");
     struct cfg {
         int bg, z, k, e;
         double ebn0;

@@ -21,6 +21,7 @@
 #endif
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -42,6 +43,21 @@ struct shape {
     int k, e;
     const char* crc;
     bool interleave;
+};
+
+//! Codes of every rate matching, CRC and mother length.
+const shape every_shape[] = {
+    { 20, 32, "crc6", true },      // N = 32
+    { 12, 40, "none", false },     // puncturing, N = 64
+    { 40, 100, "crc11", true },    // puncturing
+    { 100, 150, "crc11", true },   // shortening
+    { 300, 500, "crc24c", false }, // shortening, N = 512
+    { 200, 1500, "crc11", true },  // repetition
+    { 512, 1024, "crc11", true },  // N = 1024
+    { 64, 864, "crc24c", false },  // a DCI-like size, repetition
+    { 600, 1000, "crc11", true },  // shortening, N = 1024
+    { 25, 8000, "crc11", true },   // heavy repetition
+    { 1000, 1024, "crc11", true }, // a fast-SSC node as the root's child (level 9)
 };
 
 //! Frames at several Eb/N0 (noisy, near the waterfall, noiseless), plus an all-zero
@@ -92,7 +108,7 @@ constexpr int num_variants = 9;
 std::string describe(const polar_decoder_options& o)
 {
     std::string s = to_string(o.algorithm);
-    if (o.algorithm == polar_algorithm::scl)
+    if (o.algorithm == polar_algorithm::scl || o.algorithm == polar_algorithm::fast_scl)
         s += "-" + std::to_string(o.list_size);
     if (o.algorithm == polar_algorithm::bp)
         s += std::string(o.bp_arithmetic == polar_bp_arithmetic::int8 ? " int8 " : " ") +
@@ -137,20 +153,7 @@ size_t expect_gpu_matches_cpu(const nr_polar_code& code,
 TEST(PolarCuda, EveryAlgorithmMatchesCpuBitForBit)
 {
     REQUIRE_GPU();
-    const shape shapes[] = {
-        { 20, 32, "crc6", true },      // N = 32
-        { 12, 40, "none", false },     // puncturing, N = 64
-        { 40, 100, "crc11", true },    // puncturing
-        { 100, 150, "crc11", true },   // shortening
-        { 300, 500, "crc24c", false }, // shortening, N = 512
-        { 200, 1500, "crc11", true },  // repetition
-        { 512, 1024, "crc11", true },  // N = 1024
-        { 64, 864, "crc24c", false },  // a DCI-like size, repetition
-        { 600, 1000, "crc11", true },  // shortening, N = 1024
-        { 25, 8000, "crc11", true },   // heavy repetition
-        { 1000, 1024, "crc11", true }, // a fast-SSC node as the root's child (level 9)
-    };
-    for (const shape& sh : shapes)
+    for (const shape& sh : every_shape)
         for (int v = 0; v < num_variants; v++) {
             const polar_decoder_options o = variant_options(v);
             const nr_polar_code code(sh.k, sh.e, sh.crc, sh.interleave);
@@ -162,6 +165,31 @@ TEST(PolarCuda, EveryAlgorithmMatchesCpuBitForBit)
                 frames.resize(frames.size() / 3); // the CPU reference is slow
             const size_t crc_ok = expect_gpu_matches_cpu(code, o, frames);
             // The noiseless frames pass their CRC: the comparison covers real decodes.
+            if (std::string(sh.crc) != "none" && frames.size() > 100)
+                EXPECT_GE(crc_ok, 60u);
+        }
+}
+
+// Fast-SCL's node steps (fast_scl_node; on the GPU only with
+// GPUFEC_POLAR_FAST_SCL_CUDA=1 until they have run on one) make the CPU fast-SCL
+// decoder's decisions: bits, CRC status and soft output for L = 1, 2, 8 and 32 on every
+// code above (k = 1000 splits its rate-1 half into two nodes, as the CPU does).
+TEST(PolarCuda, FastSclMatchesCpu)
+{
+    REQUIRE_GPU();
+    test::scoped_env experimental("GPUFEC_POLAR_FAST_SCL_CUDA", "1");
+    for (const shape& sh : every_shape)
+        for (int list : { 1, 2, 8, 32 }) {
+            polar_decoder_options o;
+            o.algorithm = polar_algorithm::fast_scl;
+            o.list_size = list;
+            const nr_polar_code code(sh.k, sh.e, sh.crc, sh.interleave);
+            SCOPED_TRACE(describe(o) + " k " + std::to_string(sh.k) + " e " +
+                         std::to_string(sh.e) + " N " + std::to_string(code.N()));
+            auto frames = draw_frames(code, static_cast<uint32_t>(sh.k * 5 + sh.e));
+            if (list == 32)
+                frames.resize(frames.size() / 3); // the CPU reference is slow
+            const size_t crc_ok = expect_gpu_matches_cpu(code, o, frames);
             if (std::string(sh.crc) != "none" && frames.size() > 100)
                 EXPECT_GE(crc_ok, 60u);
         }

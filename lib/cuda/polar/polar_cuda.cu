@@ -31,6 +31,7 @@
 
 #include <type_traits>
 #include <algorithm>
+#include <cstdlib>
 
 namespace gpufec {
 namespace cuda {
@@ -774,6 +775,7 @@ public:
         if (code.segments() > 1) // polar_segmented_cuda runs this class per block
             throw error("polar decoder (cuda): a code of two blocks given to the "
                         "one-block decoder; allowed: code.segment()");
+        const bool fast_list = options.algorithm == polar_algorithm::fast_scl;
         if (!polar_cuda_accepts(code, options))
             throw error(std::string("polar decoder (cuda): algorithm \"") +
                         to_string(options.algorithm) +
@@ -803,12 +805,16 @@ public:
             rules.rate1 = rules.rep = rules.spc = true;
         d_fast = options.algorithm == polar_algorithm::fast_ssc;
         d_bp = options.algorithm == polar_algorithm::bp;
-        d_scl = options.algorithm == polar_algorithm::scl;
+        d_scl = options.algorithm == polar_algorithm::scl || fast_list;
+        d_fast_list = fast_list;
         d_list = options.list_size;
         // SCL takes repetition nodes as one step (scl_kernel.cuh: exactly SCL's
-        // metrics and decisions, unlike fast-SSC's rules for rate-1 and SPC nodes).
+        // metrics and decisions, unlike fast-SSC's rules for rate-1 and SPC nodes);
+        // fast-SCL also rate-1 and SPC nodes, by its own rules (fast_scl_node).
         if (d_scl)
             rules.rep = true;
+        if (d_fast_list)
+            rules.rate1 = rules.spc = true;
         std::vector<uint32_t> ops;
         // Parity-check leaves (UCI, 12 <= k <= 19) are leaves of their own in every
         // program, as in the CPU decoders.
@@ -828,6 +834,21 @@ public:
             // from them), all below level n - 1 (which it does not store): a frozen half
             // is two rate-0 quarters, the same leaves in the same order, and a
             // repetition node that high is walked leaf by leaf.
+            if ((o.kind == polar_program::rate1_op || o.kind == polar_program::spc_op) &&
+                o.level >= n - 1) {
+                // Fast-SCL: its children's nodes instead, as the CPU splits it.
+                std::vector<polar_program::op> split;
+                for (int half : { 0, 1 })
+                    polar_program::build(frozen,
+                                         o.level - 1,
+                                         o.first + half * (1 << (o.level - 1)),
+                                         n,
+                                         rules,
+                                         split,
+                                         &pc);
+                program.insert(program.begin() + t + 1, split.begin(), split.end());
+                continue;
+            }
             if (o.kind == polar_program::rep_op && o.level >= n - 1) {
                 std::vector<polar_program::op> plain;
                 polar_program::build(frozen, o.level, o.first, n, {}, plain, &pc);
@@ -841,7 +862,8 @@ public:
                 continue;
             }
             if (o.kind == polar_program::leaf_op || o.kind == polar_program::rate0_op ||
-                o.kind == polar_program::pc_op || o.kind == polar_program::rep_op)
+                o.kind == polar_program::pc_op || o.kind == polar_program::rep_op ||
+                o.kind == polar_program::rate1_op || o.kind == polar_program::spc_op)
                 push(o.kind, o.level, o.first);
         }
         d_num_ops = static_cast<int>(ops.size());
@@ -929,7 +951,7 @@ public:
             d_params.rnti_ref = static_cast<uint32_t>(rule.code_rnti());
         }
         if (d_scl) {
-            const size_t bytes = make_scl_layout(N, d_list).bytes;
+            const size_t bytes = make_scl_layout(N, d_list, d_fast_list).bytes;
             if (bytes > 227 * 1024)
                 throw error("polar decoder (cuda): scl with list_size " +
                             std::to_string(d_list) + " at N = " + std::to_string(N) +
@@ -1012,7 +1034,8 @@ public:
         if (d_scl) {
             const size_t blocks =
                 std::min<size_t>((nf + d_scl_warps - 1) / d_scl_warps, size_t(1) << 20);
-            const size_t bytes = d_scl_warps * make_scl_layout(d_code.N(), d_list).bytes;
+            const size_t bytes =
+                d_scl_warps * make_scl_layout(d_code.N(), d_list, d_fast_list).bytes;
             scl_kernel(soft != nullptr, d_list)<<<static_cast<unsigned>(blocks),
                                                   32 * d_scl_warps,
                                                   bytes,
@@ -1086,8 +1109,9 @@ public:
         return std::string("polar ") +
                (d_bp     ? "bp"
                 : d_fast ? "fast-ssc"
-                : d_scl  ? "ca-scl-" + std::to_string(d_list)
-                         : "sc") +
+                : d_scl
+                    ? (d_fast_list ? "fast-ca-scl-" : "ca-scl-") + std::to_string(d_list)
+                    : "sc") +
                " (k=" + std::to_string(d_code.k()) + ", e=" + std::to_string(d_code.e()) +
                ", N=" + std::to_string(d_code.N()) + ", " + to_string(d_code.crc()) +
                ") on cuda:" + std::to_string(d_device) + " (" + d_device_name + ")";
@@ -1095,14 +1119,18 @@ public:
     //! The launch-independent parameters (a multi-code launch gathers them).
     const polar_params& params() const { return d_params; }
     //! Shared memory of one CA-SCL frame.
-    size_t scl_frame_bytes() const { return make_scl_layout(d_code.N(), d_list).bytes; }
+    size_t scl_frame_bytes() const
+    {
+        return make_scl_layout(d_code.N(), d_list, d_fast_list).bytes;
+    }
 
     std::string kernel_name() const
     {
         if (d_scl)
             return "polar ca-scl-" + std::to_string(d_list) + ": 1 warp/frame, " +
                    std::to_string(d_scl_warps) + " frames/block, " +
-                   std::to_string(make_scl_layout(d_code.N(), d_list).bytes) +
+                   std::to_string(
+                       make_scl_layout(d_code.N(), d_list, d_fast_list).bytes) +
                    " B shared memory per frame";
         if (d_bp && d_bp_int8)
             return "polar bp int8: " +
@@ -1176,14 +1204,15 @@ private:
     device_buffer<float> d_fill;
     device_buffer<uint32_t> d_begin, d_column, d_ops;
     int d_num_ops = 0;
-    int d_fpw = 1;          //!< frames per warp
-    int d_min_blocks = 8;   //!< the SC / fast-SSC kernel's launch bounds
-    bool d_fast = false;    //!< fast-SSC (no soft output)
-    bool d_bp = false;      //!< belief propagation
-    bool d_bp_int8 = false; //!< BP with 8-bit messages
-    bool d_scl = false;     //!< CA-SCL
-    int d_list = 1;         //!< SCL list size
-    int d_scl_warps = 1;    //!< SCL frames (warps) per block
+    int d_fpw = 1;            //!< frames per warp
+    int d_min_blocks = 8;     //!< the SC / fast-SSC kernel's launch bounds
+    bool d_fast = false;      //!< fast-SSC (no soft output)
+    bool d_bp = false;        //!< belief propagation
+    bool d_bp_int8 = false;   //!< BP with 8-bit messages
+    bool d_scl = false;       //!< CA-SCL
+    bool d_fast_list = false; //!< fast-SCL (CA-SCL with rate-1 and SPC node steps)
+    int d_list = 1;           //!< SCL list size
+    int d_scl_warps = 1;      //!< SCL frames (warps) per block
     device_buffer<uint32_t> d_leaf_column, d_leaf_crc_bit, d_pc_mask, d_rnti_set;
     bool d_detects_rnti = false; //!< options.rntis: the output carries the RNTI
     device_buffer<int8_t> d_pc_row;
@@ -1500,6 +1529,12 @@ private:
 
 bool polar_cuda_accepts(const nr_polar_code& code, const polar_decoder_options& options)
 {
+    // Fast-SCL's node steps (scl_kernel.cuh, fast_scl_node) were written without a
+    // GPU: taken only with GPUFEC_POLAR_FAST_SCL_CUDA=1 until they have run on one.
+    if (options.algorithm == polar_algorithm::fast_scl) {
+        const char* experimental = std::getenv("GPUFEC_POLAR_FAST_SCL_CUDA");
+        return experimental && std::string(experimental) == "1";
+    }
     return options.algorithm == polar_algorithm::sc ||
            options.algorithm == polar_algorithm::fast_ssc ||
            options.algorithm == polar_algorithm::bp ||

@@ -45,6 +45,7 @@ struct scl_layout {
     uint32_t enc;   //!< L x max(N / 64, 1) words: a left sibling's re-encoded bits
     uint32_t top;   //!< L x max(N / 64, 1) words: u[0, N/2) G, for level n - 1
     uint32_t ctl;   //!< per-path bookkeeping of a fork (6 x 32 words)
+    uint32_t order; //!< fast-SCL nodes: L x 32 uint16, path q's least reliable positions
     uint32_t bytes; //!< total, a multiple of 16
 };
 
@@ -54,7 +55,9 @@ __host__ __device__ constexpr uint32_t scl_enc_words(int N)
     return N >= 128 ? N / 64 : 1;
 }
 
-__host__ __device__ inline scl_layout make_scl_layout(int N, int L)
+//! list_nodes: room for fast-SCL's node ranks (`order`), else none.
+__host__ __device__ inline scl_layout
+make_scl_layout(int N, int L, bool list_nodes = false)
 {
     scl_layout s{};
     s.llr = 0;
@@ -63,7 +66,8 @@ __host__ __device__ inline scl_layout make_scl_layout(int N, int L)
     s.enc = s.bits + 4u * L * scl_words(N);
     s.top = s.enc + 4u * L * scl_enc_words(N);
     s.ctl = s.top + 4u * L * scl_enc_words(N);
-    s.bytes = (s.ctl + 6u * 32 * 4 + 15u) & ~15u;
+    s.order = s.ctl + 6u * 32 * 4;
+    s.bytes = (s.order + (list_nodes ? 2u * 32 * L : 0u) + 15u) & ~15u;
     return s;
 }
 
@@ -77,6 +81,14 @@ __device__ __forceinline__ uint32_t polar_encode_word(uint32_t v)
     v ^= (v >> 8) & 0x00ff00ffu;
     v ^= (v >> 16) & 0x0000ffffu;
     return v;
+}
+
+//! The r-th (from 0) lowest set bit of `free`: the slot the r-th clone takes.
+__device__ __forceinline__ int nth_free_slot(uint32_t free, int r)
+{
+    for (int t = 0; t < r; t++)
+        free &= free - 1u;
+    return __ffs(free) - 1;
 }
 
 struct scl_frame {
@@ -95,6 +107,14 @@ struct scl_frame {
     __device__ float* at_level(int slot, int l) const
     {
         return llr + slot * (N / 2) + (1 << l);
+    }
+
+    //! Copies slot src[r]'s decision and pointer words to slot dst[r], r < clones.
+    __device__ void clone_rows(const int* src, const int* dst, int clones, int lane) const
+    {
+        for (int r = 0; r < clones; r++)
+            for (int w = lane; w < BW; w += 32)
+                bits[dst[r] * BW + w] = bits[src[r] * BW + w];
     }
 
     //! dst[slot] = u[from, from + 2^log_h) G of each of the A paths (bit j at word j/32).
@@ -264,9 +284,223 @@ surviving_children(float m0, float m1, int A, int survivors, int lane)
     }
 }
 
+/*!
+ * Fast-SCL (polar_cpu.cc, decode_node, the CPU's decisions): a rate-1 or SPC node of
+ * 2^level leaves (level <= 8) from leaf i for the A paths of the list, whose LLRs a
+ * descend() has left in each path's slot. Each path ranks its positions by (|a|,
+ * position) (a warp-wide argmin per rank), a candidate starts from the hard decisions
+ * (an SPC node with odd parity flips the least reliable one), the list forks once per
+ * ranked position (keep, or flip it: + |a_t|, and at an SPC node the least reliable
+ * position toggled, -/+ its |a|) and keeps the L best by (metric, 2 candidate + flip)
+ * in list order. Then each path's first survivor keeps its slot, the others clone it
+ * into free slots (lowest first), and the decisions become u = beta G. Returns the
+ * paths in the list; my_slot and my_metric are lane q's.
+ */
+template <int LMax, bool Network>
+__device__ __forceinline__ int fast_scl_node(const scl_frame& fr,
+                                             uint16_t* order,
+                                             int* ctl,
+                                             int i,
+                                             int level,
+                                             bool spc,
+                                             int L,
+                                             int A,
+                                             int lane,
+                                             int& my_slot,
+                                             float& my_metric)
+{
+    constexpr uint32_t all = 0xffffffffu;
+    constexpr int per_lane = 8; // 2^level <= 256 positions
+    int* cur_slot = ctl;        // list position -> slot, at the node's start
+    int* new_slot = ctl + 32;
+    float* new_metric = reinterpret_cast<float*>(ctl + 64);
+    int* new_flips = ctl + 96;
+    int* new_origin = ctl + 128;
+    int* clone_dst = ctl + 160;
+    const int size = 1 << level;
+    const int ranked = spc ? min(L, size) : min(L - 1, size);
+    const uint32_t lanes_below = (1u << lane) - 1u;
+
+    // Each path's `ranked` least reliable positions by (|a|, position), and its parity.
+    bool odd = false;
+    for (int q = 0; q < A; q++) {
+        const float* a = fr.at_level(cur_slot[q], level);
+        uint32_t key[per_lane]; // |a| as bits (non-negative floats order as integers)
+        uint32_t parity = 0;
+#pragma unroll
+        for (int e = 0; e < per_lane; e++) {
+            const int j = lane + 32 * e;
+            key[e] = 0xffffffffu;
+            if (j < size) {
+                const float v = a[j];
+                key[e] = __float_as_uint(fabsf(v));
+                parity ^= v < 0.0f ? 1u : 0u;
+            }
+        }
+        parity = __reduce_xor_sync(all, parity);
+        if (lane == q)
+            odd = parity != 0;
+        for (int t = 0; t < ranked; t++) {
+            uint32_t best = 0xffffffffu;
+            int best_e = 0;
+#pragma unroll
+            for (int e = per_lane - 1; e >= 0; e--) // ties: the lower position
+                if (key[e] <= best) {
+                    best = key[e];
+                    best_e = e;
+                }
+            const uint32_t min_key = __reduce_min_sync(all, best);
+            const uint32_t pos = static_cast<uint32_t>(lane + 32 * best_e);
+            const uint32_t min_pos =
+                __reduce_min_sync(all, best == min_key ? pos : 0xffffffffu);
+#pragma unroll
+            for (int e = 0; e < per_lane; e++)
+                if (static_cast<uint32_t>(lane + 32 * e) == min_pos)
+                    key[e] = 0xffffffffu;
+            if (lane == 0)
+                order[q * 32 + t] = static_cast<uint16_t>(min_pos);
+        }
+    }
+    __syncwarp();
+
+    // Candidate of list position `lane`: its path at the node's start, flips, whether
+    // the least reliable position is flipped (SPC), metric.
+    int origin = lane;
+    uint32_t flips = 0;
+    bool weakest_flipped = false;
+    float metric = my_metric;
+    if (spc && lane < A && odd) {
+        weakest_flipped = true;
+        metric = my_metric + fabsf(fr.at_level(cur_slot[lane], level)[order[lane * 32]]);
+    }
+    int count = A;
+    for (int t = spc ? 1 : 0; t < ranked; t++) {
+        float flipped = 0.0f;
+        if (lane < count) {
+            const float* a = fr.at_level(cur_slot[origin], level);
+            flipped = metric + fabsf(a[order[origin * 32 + t]]);
+            if (spc) {
+                const float weakest = fabsf(a[order[origin * 32]]);
+                flipped = weakest_flipped ? flipped - weakest : flipped + weakest;
+            }
+        }
+        const int survivors = min(2 * count, L);
+        const int kept =
+            surviving_children<LMax, Network>(metric, flipped, count, survivors, lane);
+        const bool k0 = (kept & 1) != 0, k1 = (kept & 2) != 0;
+        const uint32_t kept0 = __ballot_sync(all, k0), kept1 = __ballot_sync(all, k1);
+        const int pos0 = __popc(kept0 & lanes_below) + __popc(kept1 & lanes_below);
+        const int pos1 = pos0 + (k0 ? 1 : 0);
+        if (k0) {
+            new_origin[pos0] = origin;
+            new_flips[pos0] = static_cast<int>(flips);
+            new_slot[pos0] = weakest_flipped ? 1 : 0;
+            new_metric[pos0] = metric;
+        }
+        if (k1) {
+            new_origin[pos1] = origin;
+            new_flips[pos1] = static_cast<int>(flips | 1u << t);
+            new_slot[pos1] = spc && !weakest_flipped ? 1 : 0;
+            new_metric[pos1] = flipped;
+        }
+        __syncwarp();
+        count = survivors;
+        if (lane < count) {
+            origin = new_origin[lane];
+            flips = static_cast<uint32_t>(new_flips[lane]);
+            weakest_flipped = new_slot[lane] != 0;
+            metric = new_metric[lane];
+        }
+        __syncwarp();
+    }
+
+    // Slots: a path's first survivor keeps it, the others clone it into free slots.
+    const bool valid = lane < count;
+    const int from_slot = valid ? cur_slot[origin] : 0;
+    const uint32_t same = __match_any_sync(all, valid ? origin : 64 + lane);
+    const bool first = valid && __ffs(same) - 1 == lane;
+    const uint32_t used = __reduce_or_sync(all, valid ? 1u << from_slot : 0u);
+    const uint32_t cloning = __ballot_sync(all, valid && !first);
+    const uint32_t slot_mask = L == 32 ? all : (1u << L) - 1u;
+    int slot = from_slot;
+    if (valid && !first) {
+        const int r = __popc(cloning & lanes_below);
+        slot = nth_free_slot(~used & slot_mask, r);
+        new_origin[r] = from_slot;
+        clone_dst[r] = slot;
+    }
+    __syncwarp();
+    fr.clone_rows(new_origin, clone_dst, __popc(cloning), lane);
+    __syncwarp();
+    if (valid) {
+        new_slot[lane] = slot;
+        new_origin[lane] = from_slot;
+    }
+    __syncwarp();
+
+    // beta: the hard decisions of the path's node LLRs (32 positions per ballot) ...
+    const int total = count << level;
+    for (int base = 0; base < total; base += 32) {
+        const int it = base + lane;
+        const bool in = it < total;
+        const int c = it >> level, j = it & (size - 1);
+        const bool bit = in && fr.at_level(new_origin[c], level)[j] < 0.0f;
+        const uint32_t m = __ballot_sync(all, bit);
+        if (in && (j & 31) == 0) {
+            uint32_t* row = fr.bits + new_slot[c] * fr.BW + ((i + j) >> 5);
+            if (size >= 32) {
+                *row = m;
+            } else {
+                const uint32_t seg_mask = (1u << size) - 1u;
+                const int shift = i & 31;
+                *row =
+                    (*row & ~(seg_mask << shift)) | (((m >> lane) & seg_mask) << shift);
+            }
+        }
+    }
+    __syncwarp();
+    // ... with its flips,
+    if (valid) {
+        uint32_t* row = fr.bits + slot * fr.BW;
+        for (uint32_t f = flips; f != 0; f &= f - 1u) {
+            const int at = i + order[origin * 32 + __ffs(f) - 1];
+            row[at >> 5] ^= 1u << (at & 31);
+        }
+        if (weakest_flipped) {
+            const int at = i + order[origin * 32];
+            row[at >> 5] ^= 1u << (at & 31);
+        }
+        my_slot = slot;
+        my_metric = metric;
+        cur_slot[lane] = slot;
+    }
+    __syncwarp();
+    // ... and the decisions u = beta G (G is its own inverse).
+    fr.encode(fr.enc, i, level, count, lane, my_slot);
+    __syncwarp();
+    if (size <= 32) {
+        if (valid) {
+            const uint32_t seg_mask = size == 32 ? all : (1u << size) - 1u;
+            const int shift = i & 31;
+            uint32_t* row = fr.bits + my_slot * fr.BW + (i >> 5);
+            *row = (*row & ~(seg_mask << shift)) | (fr.enc[my_slot * fr.EW] << shift);
+        }
+    } else {
+        const int words = size >> 5, log_words = level - 5;
+        for (int it = lane; it < count * words; it += 32) {
+            const int s = cur_slot[it >> log_words], w = it & (words - 1);
+            fr.bits[s * fr.BW + (i >> 5) + w] = fr.enc[s * fr.EW + w];
+        }
+    }
+    __syncwarp();
+    return count;
+}
+
 //! CA-SCL of frame f (extent fe) with code p in one warp, its state at `base` in shared
 //! memory, list_size <= LMax (a power of two: the loops over the list unroll).
-template <bool Soft, int LMax, bool Network>
+//! ListNodes: the program may hold fast-SCL's rate-1 and SPC nodes (not compiled into
+//! the blind search's kernel, whose programs have none).
+template <bool Soft, int LMax, bool Network, bool ListNodes>
 __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                                                  const frame_extent& fe,
                                                  uint32_t f,
@@ -328,8 +562,25 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
             int i = static_cast<int>(word >> 16);
             // One descent for every kind of step (one copy of its code: the kernel is
             // larger than the instruction cache).
+            const bool list_node =
+                ListNodes && (kind == pp::rate1_op || kind == pp::spc_op); // fast-SCL
             const bool node = kind == pp::rate0_op || kind == pp::rep_op;
-            float leaf = fr.descend(i, node ? level : 0, A, lane, my_slot);
+            float leaf = fr.descend(i, node || list_node ? level : 0, A, lane, my_slot);
+            if (ListNodes && list_node) {
+                A = fast_scl_node<LMax, Network>(
+                    fr,
+                    reinterpret_cast<uint16_t*>(base + lay.order),
+                    ctl,
+                    i,
+                    level,
+                    kind == pp::spc_op,
+                    L,
+                    A,
+                    lane,
+                    my_slot,
+                    my_metric);
+                continue;
+            }
             if (node) {
                 // A rate-0 node, or a repetition node (every leaf frozen but the last):
                 // their frozen leaves' LLRs do not wait on decisions, so the subtree is
@@ -401,10 +652,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
             if (k0 && k1) {
                 // The r-th fork's clone takes the r-th free slot.
                 const int r = __popc(forks & lanes_below);
-                uint32_t free = ~used & slot_mask;
-                for (int t = 0; t < r; t++)
-                    free &= free - 1u;
-                slot1 = __ffs(free) - 1;
+                slot1 = nth_free_slot(~used & slot_mask, r);
                 clone_src[r] = my_slot;
                 clone_dst[r] = slot1;
             }
@@ -419,12 +667,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                 new_bit[pos1] = 1;
             }
             __syncwarp();
-            const int clones = __popc(forks);
-            for (int r = 0; r < clones; r++) {
-                const int src = clone_src[r], dst = clone_dst[r];
-                for (int w = lane; w < fr.BW; w += 32)
-                    fr.bits[dst * fr.BW + w] = fr.bits[src * fr.BW + w];
-            }
+            fr.clone_rows(clone_src, clone_dst, __popc(forks), lane);
             __syncwarp();
             A = survivors;
             if (lane < A) {
@@ -492,6 +735,17 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                 const uint32_t word = __ldg(p.ops + pc);
                 const int level = (word >> 8) & 0xffu, i = static_cast<int>(word >> 16);
                 const int kind = word & 0xffu;
+                if (ListNodes && (kind == pp::rate1_op || kind == pp::spc_op)) {
+                    // Decided at once: its leaf LLRs from the decisions, leaf by leaf.
+                    for (int at = i; at < i + (1 << level); at++) {
+                        const float leaf = fr.descend(at, 0, 1, lane, chosen);
+                        const int j = p.payload_of[at];
+                        if (lane == 0 && j >= 0)
+                            soft[j] = (u[at >> 5] >> (at & 31)) & 1u ? -fabsf(leaf)
+                                                                     : fabsf(leaf);
+                    }
+                    continue;
+                }
                 const bool node = kind == pp::rate0_op || kind == pp::rep_op;
                 float leaf = fr.descend(i, node ? level : 0, 1, lane, chosen);
                 int at = i;
@@ -523,12 +777,15 @@ template <bool Soft, int LMax>
 __global__ void __launch_bounds__(32 * scl_max_warps_per_block, scl_min_blocks(LMax))
     polar_scl_kernel(const polar_params p)
 {
+    // One warp per block, so frame 0 of a block starts at its shared memory's start
+    // whatever the frame size (with or without fast-SCL's ranks).
+    static_assert(scl_max_warps_per_block == 1, "frames of several sizes per block");
     extern __shared__ float smem[];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
     unsigned char* base = reinterpret_cast<unsigned char*>(smem) +
                           warp * make_scl_layout(p.N, p.list_size).bytes;
     for (uint32_t f = blockIdx.x * warps + warp; f < p.num_frames; f += gridDim.x * warps)
-        scl_decode_frame<Soft, LMax, true>(p, p.frames[f], f, base, lane);
+        scl_decode_frame<Soft, LMax, true, true>(p, p.frames[f], f, base, lane);
 }
 
 //! The codes of a launch over frames of several lengths (a PDCCH blind search: one DCI
@@ -564,6 +821,6 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block, scl_min_blocks(L
         p.out = launch.out;
         p.soft = nullptr;
         p.status = launch.status;
-        scl_decode_frame<false, LMax, false>(p, fe, f, base, lane);
+        scl_decode_frame<false, LMax, false, false>(p, fe, f, base, lane);
     }
 }
