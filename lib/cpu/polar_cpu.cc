@@ -212,12 +212,15 @@ public:
         d_pc = polar_pc_flags(code);
         if (d_fast_list) {
             // The rate-1 and SPC nodes (largest first, none holding a parity-check
-            // leaf, the root excluded) by their first leaf.
-            polar_program::node_rules rules;
+            // leaf) by their first leaf, below level n - 1 as the GPU's list kernel
+            // needs them (a child of the root is split into its children's nodes).
+            namespace pp = polar_program;
+            pp::node_rules rules;
             rules.rate1 = rules.spc = true;
+            std::vector<pp::op> program = pp::make(code.frozen(), code.n(), rules, &d_pc);
+            pp::split_root_children(program, code.frozen(), code.n(), rules, &d_pc);
             d_node.assign(code.N(), 0);
-            for (const auto& o :
-                 polar_program::make(code.frozen(), code.n(), rules, &d_pc))
+            for (const pp::op& o : program)
                 if (o.kind == polar_program::rate1_op || o.kind == polar_program::spc_op)
                     d_node[o.first] = static_cast<uint16_t>(
                         o.level << 4 |

@@ -28,6 +28,7 @@
 #ifndef INCLUDED_GPUFEC_POLAR_PROGRAM_H
 #define INCLUDED_GPUFEC_POLAR_PROGRAM_H
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -115,6 +116,38 @@ inline std::vector<op> make(const std::vector<uint8_t>& frozen,
     std::vector<op> out;
     build(frozen, n, 0, n, rules, out, pc);
     return out;
+}
+
+/*!
+ * For the list decoders' node steps (fast-SCL on the CPU and in the CUDA list kernel,
+ * which does not store level n - 1): every rate-1 or SPC node at level n - 1, a child
+ * of the root, replaced in place by its two children's programs under the same rules.
+ */
+inline void split_root_children(std::vector<op>& program,
+                                const std::vector<uint8_t>& frozen,
+                                int n,
+                                node_rules rules,
+                                const std::vector<uint8_t>* pc = nullptr)
+{
+    for (size_t t = 0; t < program.size(); t++) {
+        const op o = program[t];
+        if ((o.kind != rate1_op && o.kind != spc_op) || o.level < n - 1)
+            continue;
+        std::vector<op> children;
+        for (int half : { 0, 1 })
+            build(frozen,
+                  o.level - 1,
+                  o.first + half * (1 << (o.level - 1)),
+                  n,
+                  rules,
+                  children,
+                  pc);
+        program.erase(program.begin() + static_cast<std::ptrdiff_t>(t));
+        program.insert(program.begin() + static_cast<std::ptrdiff_t>(t),
+                       children.begin(),
+                       children.end());
+        t += children.size() - 1; // the children are below level n - 1
+    }
 }
 
 /*!

@@ -826,6 +826,8 @@ public:
         std::vector<polar_program::op> program =
             polar_program::make(frozen, n, rules, &pc);
         namespace pp = polar_program;
+        if (d_fast_list) // as the CPU's fast-SCL (its nodes below level n - 1)
+            pp::split_root_children(program, frozen, n, rules, &pc);
         if (!d_scl)
             ops = polar_program::gpu::words(program, n);
         for (size_t t = 0; d_scl && t < program.size(); t++) {
@@ -834,21 +836,6 @@ public:
             // from them), all below level n - 1 (which it does not store): a frozen half
             // is two rate-0 quarters, the same leaves in the same order, and a
             // repetition node that high is walked leaf by leaf.
-            if ((o.kind == polar_program::rate1_op || o.kind == polar_program::spc_op) &&
-                o.level >= n - 1) {
-                // Fast-SCL: its children's nodes instead, as the CPU splits it.
-                std::vector<polar_program::op> split;
-                for (int half : { 0, 1 })
-                    polar_program::build(frozen,
-                                         o.level - 1,
-                                         o.first + half * (1 << (o.level - 1)),
-                                         n,
-                                         rules,
-                                         split,
-                                         &pc);
-                program.insert(program.begin() + t + 1, split.begin(), split.end());
-                continue;
-            }
             if (o.kind == polar_program::rep_op && o.level >= n - 1) {
                 std::vector<polar_program::op> plain;
                 polar_program::build(frozen, o.level, o.first, n, {}, plain, &pc);
