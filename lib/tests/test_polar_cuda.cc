@@ -170,29 +170,37 @@ TEST(PolarCuda, EveryAlgorithmMatchesCpuBitForBit)
         }
 }
 
-// Fast-SCL's node steps (fast_scl_node; on the GPU only with
-// GPUFEC_POLAR_FAST_SCL_CUDA=1 until they have run on one) make the CPU fast-SCL
-// decoder's decisions: bits, CRC status and soft output for L = 1, 2, 8 and 32 on every
-// code above (k = 1000 splits its rate-1 half into two nodes, as the CPU does).
+// Fast-SCL's node steps (fast_scl_node) make the CPU fast-SCL decoder's decisions: bits,
+// CRC status and soft output for L = 1, 2, 8 and 32 on every code above (k = 1000 splits
+// its rate-1 half into two nodes, as the CPU does), with the forks' survivors by
+// counting and by the sorting network (the default); plain CA-SCL by counting too
+// (EveryAlgorithmMatchesCpuBitForBit runs the default).
 TEST(PolarCuda, FastSclMatchesCpu)
 {
     REQUIRE_GPU();
-    test::scoped_env experimental("GPUFEC_POLAR_FAST_SCL_CUDA", "1");
-    for (const shape& sh : every_shape)
-        for (int list : { 1, 2, 8, 32 }) {
-            polar_decoder_options o;
-            o.algorithm = polar_algorithm::fast_scl;
-            o.list_size = list;
-            const nr_polar_code code(sh.k, sh.e, sh.crc, sh.interleave);
-            SCOPED_TRACE(describe(o) + " k " + std::to_string(sh.k) + " e " +
-                         std::to_string(sh.e) + " N " + std::to_string(code.N()));
-            auto frames = draw_frames(code, static_cast<uint32_t>(sh.k * 5 + sh.e));
-            if (list == 32)
-                frames.resize(frames.size() / 3); // the CPU reference is slow
-            const size_t crc_ok = expect_gpu_matches_cpu(code, o, frames);
-            if (std::string(sh.crc) != "none" && frames.size() > 100)
-                EXPECT_GE(crc_ok, 60u);
-        }
+    for (const char* forks : { "count", "network" })
+        for (const shape& sh : every_shape)
+            for (int list : { 1, 2, 8, 32 })
+                for (polar_algorithm alg :
+                     { polar_algorithm::fast_scl, polar_algorithm::scl }) {
+                    if (alg == polar_algorithm::scl && std::string(forks) == "network")
+                        continue;
+                    test::scoped_env survivors("GPUFEC_POLAR_SCL_FORKS", forks);
+                    polar_decoder_options o;
+                    o.algorithm = alg;
+                    o.list_size = list;
+                    const nr_polar_code code(sh.k, sh.e, sh.crc, sh.interleave);
+                    SCOPED_TRACE(describe(o) + " forks " + forks + " k " +
+                                 std::to_string(sh.k) + " e " + std::to_string(sh.e) +
+                                 " N " + std::to_string(code.N()));
+                    auto frames =
+                        draw_frames(code, static_cast<uint32_t>(sh.k * 5 + sh.e));
+                    if (list == 32)
+                        frames.resize(frames.size() / 3); // the CPU reference is slow
+                    const size_t crc_ok = expect_gpu_matches_cpu(code, o, frames);
+                    if (std::string(sh.crc) != "none" && frames.size() > 100)
+                        EXPECT_GE(crc_ok, 60u);
+                }
 }
 
 TEST(PolarCuda, DownlinkChainsMatchCpuAndCheckTheRnti)
@@ -388,13 +396,15 @@ TEST(PolarCuda, BackendChoiceAndBadInput)
         o.algorithm = alg;
         EXPECT_EQ(make_decoder(code, o, "auto")->backend(), backend_kind::cuda);
     }
-    // Fast-SCL has no kernel yet: "auto" keeps it on the CPU, "cuda" refuses it.
     polar_decoder_options fast_list;
     fast_list.algorithm = polar_algorithm::fast_scl;
-    EXPECT_EQ(make_decoder(code, fast_list, "auto")->backend(), backend_kind::cpu);
-    expect_error(
-        [&] { make_decoder(code, fast_list, "cuda:0"); },
-        { "\"fast-scl\" not available on cuda", "allowed on cuda: sc, fast-ssc" });
+    EXPECT_EQ(make_decoder(code, fast_list, "auto")->backend(), backend_kind::cuda);
+    {
+        // The measurement switch of the list kernel's forks refuses unknown values.
+        test::scoped_env bad("GPUFEC_POLAR_SCL_FORKS", "bitonic");
+        expect_error([&] { make_decoder(code, fast_list, "cuda:0"); },
+                     { "GPUFEC_POLAR_SCL_FORKS=bitonic", "allowed: count, network" });
+    }
     auto gpu = make_decoder(code, o, "auto");
     expect_error([&] { gpu->output_bits_for_input(199); }, { "allowed: e = 200" });
     const nr_polar_code two(1200, 2400);

@@ -23,7 +23,7 @@ namespace gpufec {
  * \p algorithm: "sc" | "fast-ssc" (SC with whole nodes decided at once, hard output
  * only) | "scl" (CRC-aided list decoding, \p list_size 1..32) | "fast-scl" (the
  * same with rate-1 and single-parity-check nodes decided for the list at once: about
- * SCL's frame errors, faster; CPU only for now) | "bp"
+ * SCL's frame errors, faster, on the CPU and the GPU) | "bp"
  * (belief propagation, up to \p bp_iterations 1..200 iterations, stopping early when
  * the G-matrix check holds with \p early_termination; \p bp_arithmetic "float", or
  * "int8" for the paper's 8-bit messages: 4x less GPU memory per frame, about 0.05 dB).

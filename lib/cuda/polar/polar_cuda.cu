@@ -31,6 +31,7 @@
 
 #include <type_traits>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 namespace gpufec {
@@ -66,6 +67,9 @@ struct polar_params {
     bool early_termination;
     // CA-SCL
     int list_size;
+    //! The one-code list kernel ranks a fork's candidates by counting against their
+    //! metrics in shared memory (counted_survivors), else by its sorting network.
+    bool scl_forks_by_count;
     const uint32_t* leaf_column;  //!< N: crc_column of the payload bit at leaf i, or 0
     const uint32_t* leaf_crc_bit; //!< N: 1 << t at the leaf of CRC bit t, or 0
     // Parity-check bits (UCI with 12 <= k <= 19, TS 38.212 5.3.1.2)
@@ -780,7 +784,7 @@ public:
             throw error(std::string("polar decoder (cuda): algorithm \"") +
                         to_string(options.algorithm) +
                         "\" not available on cuda; allowed on cuda: sc, fast-ssc, "
-                        "scl, bp");
+                        "scl, fast-scl, bp");
         require_device(device);
         d_device_name = device_name(device);
         device_guard guard(device);
@@ -926,6 +930,17 @@ public:
         d_params.iterations = options.bp_iterations;
         d_params.early_termination = options.bp_early_termination;
         d_params.list_size = options.list_size;
+        // How the list kernel picks a fork's survivors (the same ones either way): by its
+        // sorting network, 13-15 % faster than counting at L = 8 on an H200 (docs/polar-
+        // gpu.md); GPUFEC_POLAR_SCL_FORKS=count|network overrides it, for measurement.
+        d_params.scl_forks_by_count = false;
+        if (const char* forks = std::getenv("GPUFEC_POLAR_SCL_FORKS")) {
+            const std::string v = forks;
+            if (v != "count" && v != "network")
+                throw error("polar decoder (cuda): GPUFEC_POLAR_SCL_FORKS=" + v +
+                            "; allowed: count, network (or unset)");
+            d_params.scl_forks_by_count = v == "count";
+        }
         d_params.leaf_column = d_leaf_column.get();
         d_params.leaf_crc_bit = d_leaf_crc_bit.get();
         d_params.pc_row = d_pc_row.get();
@@ -1137,6 +1152,37 @@ public:
                " frames/block, " + std::to_string(frame_bytes(d_code.N())) +
                " B shared memory per frame";
     }
+
+#ifdef GPUFEC_SCL_PROFILE
+    //! A development build's phase profile of the list kernel (scl_kernel.cuh).
+    ~polar_decoder_cuda() override
+    {
+        unsigned long long c[scl_phase_count] = {};
+        if (!d_scl ||
+            cudaMemcpyFromSymbol(c, scl_profile_cycles, sizeof c) != cudaSuccess ||
+            c[scl_phase_frames] == 0)
+            return;
+        static const char* names[] = { "descend",    "rank",      "node forks",
+                                       "node tail",  "rate0/rep", "leaf fork",
+                                       "crc+output", "soft" };
+        unsigned long long total = 0;
+        for (int t = 0; t < scl_phase_frames; t++)
+            total += c[t];
+        std::fprintf(stderr,
+                     "scl profile %s: %.0f cycles/frame:",
+                     kernel_name().c_str(),
+                     double(total) / c[scl_phase_frames]);
+        for (int t = 0; t < scl_phase_frames; t++)
+            std::fprintf(stderr,
+                         " %s %.0f (%.1f%%)",
+                         names[t],
+                         double(c[t]) / c[scl_phase_frames],
+                         100.0 * c[t] / total);
+        std::fprintf(stderr, "\n");
+        const unsigned long long zero[scl_phase_count] = {};
+        (void)cudaMemcpyToSymbol(scl_profile_cycles, zero, sizeof zero);
+    }
+#endif
 
 private:
     using kernel_fn = void (*)(polar_params);
@@ -1516,16 +1562,11 @@ private:
 
 bool polar_cuda_accepts(const nr_polar_code& code, const polar_decoder_options& options)
 {
-    // Fast-SCL's node steps (scl_kernel.cuh, fast_scl_node) were written without a
-    // GPU: taken only with GPUFEC_POLAR_FAST_SCL_CUDA=1 until they have run on one.
-    if (options.algorithm == polar_algorithm::fast_scl) {
-        const char* experimental = std::getenv("GPUFEC_POLAR_FAST_SCL_CUDA");
-        return experimental && std::string(experimental) == "1";
-    }
     return options.algorithm == polar_algorithm::sc ||
            options.algorithm == polar_algorithm::fast_ssc ||
            options.algorithm == polar_algorithm::bp ||
-           options.algorithm == polar_algorithm::scl;
+           options.algorithm == polar_algorithm::scl ||
+           options.algorithm == polar_algorithm::fast_scl;
 }
 
 std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,

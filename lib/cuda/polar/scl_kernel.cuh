@@ -33,6 +33,57 @@
 // keeps exactly one child changes no slot and no list order: only the metrics and
 // decisions are updated.
 
+// GPUFEC_SCL_PROFILE (a development build only: -DGPUFEC_SCL_PROFILE in the CUDA flags):
+// lane 0 of each warp adds the clock cycles of the list kernel's phases to
+// scl_profile_cycles, which the decoder prints to stderr when destroyed.
+enum scl_phase {
+    scl_phase_descend,
+    scl_phase_rank,
+    scl_phase_node_forks,
+    scl_phase_node_tail,
+    scl_phase_rate0,
+    scl_phase_leaf_fork,
+    scl_phase_crc_output,
+    scl_phase_soft,
+    scl_phase_frames, // a count, not cycles
+    scl_phase_count
+};
+#ifdef GPUFEC_SCL_PROFILE
+__device__ unsigned long long scl_profile_cycles[scl_phase_count];
+struct scl_profiler {
+    long long t;
+    __device__ static long long now()
+    {
+#ifdef __CUDA_ARCH__
+        long long c;
+        asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));
+        return c;
+#else
+        return 0;
+#endif
+    }
+    __device__ scl_profiler() : t(now()) {}
+    __device__ void lap(scl_phase phase, int lane)
+    {
+        const long long t1 = now();
+        if (lane == 0)
+            atomicAdd(&scl_profile_cycles[phase],
+                      static_cast<unsigned long long>(t1 - t));
+        t = t1;
+    }
+    __device__ void count(int lane)
+    {
+        if (lane == 0)
+            atomicAdd(&scl_profile_cycles[scl_phase_frames], 1ull);
+    }
+};
+#else
+struct scl_profiler {
+    __device__ void lap(scl_phase, int) {}
+    __device__ void count(int) {}
+};
+#endif
+
 //! One warp (frame) per block: an SM then holds as many frames as its shared memory
 //! takes (228 KB / frame), up to 32, rather than a multiple of a larger block's.
 constexpr int scl_max_warps_per_block = 1;
@@ -45,7 +96,9 @@ struct scl_layout {
     uint32_t enc;   //!< L x max(N / 64, 1) words: a left sibling's re-encoded bits
     uint32_t top;   //!< L x max(N / 64, 1) words: u[0, N/2) G, for level n - 1
     uint32_t ctl;   //!< per-path bookkeeping of a fork (6 x 32 words)
-    uint32_t order; //!< fast-SCL nodes: L x 32 uint16, path q's least reliable positions
+    uint32_t cand;  //!< a fork's 2 L candidate metrics (16-byte aligned, 64 floats)
+    uint32_t mag;   //!< fast-SCL nodes: L x L floats, |a| of path q's ranked positions
+    uint32_t order; //!< fast-SCL nodes: L x L uint16, path q's least reliable positions
     uint32_t bytes; //!< total, a multiple of 16
 };
 
@@ -66,8 +119,10 @@ make_scl_layout(int N, int L, bool list_nodes = false)
     s.enc = s.bits + 4u * L * scl_words(N);
     s.top = s.enc + 4u * L * scl_enc_words(N);
     s.ctl = s.top + 4u * L * scl_enc_words(N);
-    s.order = s.ctl + 6u * 32 * 4;
-    s.bytes = (s.order + (list_nodes ? 2u * 32 * L : 0u) + 15u) & ~15u;
+    s.cand = (s.ctl + 6u * 32 * 4 + 15u) & ~15u;
+    s.mag = s.cand + 4u * 64;
+    s.order = s.mag + (list_nodes ? 4u * L * L : 0u);
+    s.bytes = (s.order + (list_nodes ? 2u * L * L : 0u) + 15u) & ~15u;
     return s;
 }
 
@@ -98,6 +153,7 @@ struct scl_frame {
     uint32_t* enc;
     uint32_t* top_enc; //!< u[0, N/2) G per slot, read as level n-1's g
     int* cur_slot;     //!< slot of list position q
+    float* cand;       //!< a fork's candidate metrics (counted_survivors)
     int N, n, W, BW, EW;
 
     __device__ uint8_t* ptr(int slot) const
@@ -163,7 +219,8 @@ struct scl_frame {
     //! The LLRs of the node at `level` (< n - 1) whose first leaf is `first` for the A
     //! paths of the list, in each path's own slot (levels ctz(first) .. level are
     //! computed). level 0: lane q < A returns path q's leaf LLR.
-    __device__ float descend(int first, int level, int A, int lane, int my_slot) const
+    __device__ __forceinline__ float
+    descend(int first, int level, int A, int lane, int my_slot) const
     {
         const int V = n - 1; // the level that is not stored
         const int top = first == 0 ? V : __ffs(first) - 1;
@@ -240,32 +297,44 @@ struct scl_frame {
 //! L = 8) but the multi-code kernel slower, 6.01 against 7.19 M candidates/s, and
 //! still 7.45 against 8.02 once neither spilled (2026-11-26), so each kernel takes the
 //! faster one.
+//! The `survivors` smallest of the 2A candidates c = 2 q + b (lane q < A holds path q's
+//! metrics m0, m1) by (metric, c), as a mask of bits c: a bitonic network sorts the 2A
+//! candidates, one per lane (10 compare-exchange steps at L = 8). LMax <= 16.
+template <int LMax>
+__device__ __forceinline__ uint32_t
+network_survivors(float m0, float m1, int A, int survivors, int lane)
+{
+    static_assert(LMax <= 16, "2 LMax candidates, one per lane");
+    constexpr uint32_t all = 0xffffffffu;
+    constexpr int S = 2 * LMax; // lanes sorted together
+    const float a0 = __shfl_sync(all, m0, lane >> 1);
+    const float a1 = __shfl_sync(all, m1, lane >> 1);
+    float key = lane < 2 * A ? (lane & 1 ? a1 : a0) : __int_as_float(0x7f800000);
+    int idx = lane;
+#pragma unroll
+    for (int k = 2; k <= S; k <<= 1) {
+#pragma unroll
+        for (int j = k >> 1; j > 0; j >>= 1) {
+            const float other = __shfl_xor_sync(all, key, j);
+            const int other_idx = __shfl_xor_sync(all, idx, j);
+            const bool other_less = other < key || (other == key && other_idx < idx);
+            const bool lower = (lane & j) == 0, ascending = (lane & k) == 0;
+            if (lower == ascending ? other_less : !other_less) {
+                key = other;
+                idx = other_idx;
+            }
+        }
+    }
+    return __reduce_or_sync(all, lane < survivors ? 1u << idx : 0u);
+}
+
 template <int LMax, bool Network>
 __device__ __forceinline__ int
 surviving_children(float m0, float m1, int A, int survivors, int lane)
 {
     constexpr uint32_t all = 0xffffffffu;
     if constexpr (Network && LMax <= 16) {
-        constexpr int S = 2 * LMax; // lanes sorted together
-        const float a0 = __shfl_sync(all, m0, lane >> 1);
-        const float a1 = __shfl_sync(all, m1, lane >> 1);
-        float key = lane < 2 * A ? (lane & 1 ? a1 : a0) : __int_as_float(0x7f800000);
-        int idx = lane;
-#pragma unroll
-        for (int k = 2; k <= S; k <<= 1) {
-#pragma unroll
-            for (int j = k >> 1; j > 0; j >>= 1) {
-                const float other = __shfl_xor_sync(all, key, j);
-                const int other_idx = __shfl_xor_sync(all, idx, j);
-                const bool other_less = other < key || (other == key && other_idx < idx);
-                const bool lower = (lane & j) == 0, ascending = (lane & k) == 0;
-                if (lower == ascending ? other_less : !other_less) {
-                    key = other;
-                    idx = other_idx;
-                }
-            }
-        }
-        const uint32_t kept = __reduce_or_sync(all, lane < survivors ? 1u << idx : 0u);
+        const uint32_t kept = network_survivors<LMax>(m0, m1, A, survivors, lane);
         return lane < A ? static_cast<int>((kept >> (2 * lane)) & 3u) : 0;
     } else {
         // Rank of candidates (lane, 0) and (lane, 1) among the 2A by (metric, 2q+b).
@@ -284,6 +353,98 @@ surviving_children(float m0, float m1, int A, int survivors, int lane)
     }
 }
 
+//! surviving_children by counting each candidate's rank against the 2A metrics
+//! written to shared memory (read four at a time, the same address for every lane):
+//! no chain of dependent shuffles, as the sorting network has. Same result, but slower
+//! on an H200 (fast-SCL-8 872 against 985 Mb/s, SCL-8 587 against 676): kept as the
+//! measured alternative (GPUFEC_POLAR_SCL_FORKS=count).
+template <int LMax>
+__device__ __forceinline__ int
+counted_survivors(float* cand, float m0, float m1, int A, int survivors, int lane)
+{
+    if (lane < A)
+        reinterpret_cast<float2*>(cand)[lane] = make_float2(m0, m1);
+    __syncwarp();
+    const int c0 = 2 * lane; // this lane's candidates: c0 and c0 + 1
+    int r0 = 0, r1 = 0;
+#pragma unroll
+    for (int c = 0; c < 2 * LMax; c += 4) {
+        if (c < 2 * A) {
+            const float4 v = reinterpret_cast<const float4*>(cand)[c / 4];
+            const float x[4] = { v.x, v.y, v.z, v.w };
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                if (c + u < 2 * A) {
+                    r0 += x[u] < m0 || (x[u] == m0 && c + u < c0) ? 1 : 0;
+                    r1 += x[u] < m1 || (x[u] == m1 && c + u < c0 + 1) ? 1 : 0;
+                }
+            }
+        }
+    }
+    __syncwarp(); // cand is rewritten by the next fork
+    return lane < A ? (r0 < survivors ? 1 : 0) | (r1 < survivors ? 2 : 0) : 0;
+}
+
+//! The survivors of a fork by the one-code kernel's run-time choice (by_count:
+//! counted_survivors, else surviving_children).
+template <int LMax, bool Network>
+__device__ __forceinline__ int fork_survivors(const scl_frame& fr,
+                                              bool by_count,
+                                              float m0,
+                                              float m1,
+                                              int A,
+                                              int survivors,
+                                              int lane)
+{
+    if (by_count)
+        return counted_survivors<LMax>(fr.cand, m0, m1, A, survivors, lane);
+    return surviving_children<LMax, Network>(m0, m1, A, survivors, lane);
+}
+
+//! Fast-SCL's ranks of a node of 2^Level <= 32 positions for the A paths at once: path
+//! q's positions sit in lanes q 2^Level .. (q + 1) 2^Level - 1 (mod 32) of a row, and
+//! each position's rank by (|a|, position) is counted against the others' keys, shuffled
+//! within the path's lanes (instead of one argmin round per rank and path). Writes
+//! order[q L + r] and mag[q L + r] for ranks r < ranked <= L, and parity_of[q].
+template <int Level>
+__device__ __forceinline__ void rank_small_node(const scl_frame& fr,
+                                                uint16_t* order,
+                                                float* mag,
+                                                int* parity_of,
+                                                int ranked,
+                                                int L,
+                                                int A,
+                                                int lane)
+{
+    constexpr uint32_t all = 0xffffffffu;
+    constexpr int size = 1 << Level;
+    constexpr uint32_t seg_mask = size == 32 ? all : (1u << size) - 1u;
+    const int seg = lane & ~(size - 1); // the path's first lane in the row
+    const int j = lane & (size - 1);    // this lane's position
+    const int pairs = A << Level;
+    for (int row = 0; row < pairs; row += 32) {
+        // A row is all in or all out for a path: pairs is a multiple of size <= 32.
+        const int q = (row + lane) >> Level;
+        const bool in = row + lane < pairs;
+        const float v = in ? fr.at_level(fr.cur_slot[q], Level)[j] : 0.0f;
+        const float m = fabsf(v);
+        const uint32_t key = __float_as_uint(m); // non-negative floats order as integers
+        const uint32_t negative = __ballot_sync(all, in && v < 0.0f);
+        int rank = 0;
+#pragma unroll
+        for (int t = 0; t < size; t++) {
+            const uint32_t other = __shfl_sync(all, key, seg + t);
+            rank += other < key || (other == key && t < j) ? 1 : 0;
+        }
+        if (in && rank < ranked) {
+            order[q * L + rank] = static_cast<uint16_t>(j);
+            mag[q * L + rank] = m;
+        }
+        if (in && j == 0)
+            parity_of[q] = __popc((negative >> seg) & seg_mask) & 1;
+    }
+}
+
 /*!
  * Fast-SCL (polar_cpu.cc, decode_node, the CPU's decisions): a rate-1 or SPC node of
  * 2^level leaves (level <= 8) from leaf i for the A paths of the list, whose LLRs a
@@ -299,6 +460,7 @@ surviving_children(float m0, float m1, int A, int survivors, int lane)
 template <int LMax, bool Network>
 __device__ __forceinline__ int fast_scl_node(const scl_frame& fr,
                                              uint16_t* order,
+                                             float* mag,
                                              int* ctl,
                                              int i,
                                              int level,
@@ -306,8 +468,10 @@ __device__ __forceinline__ int fast_scl_node(const scl_frame& fr,
                                              int L,
                                              int A,
                                              int lane,
+                                             bool by_count,
                                              int& my_slot,
-                                             float& my_metric)
+                                             float& my_metric,
+                                             scl_profiler& prof)
 {
     constexpr uint32_t all = 0xffffffffu;
     constexpr int per_lane = 8; // 2^level <= 256 positions
@@ -321,47 +485,76 @@ __device__ __forceinline__ int fast_scl_node(const scl_frame& fr,
     const int ranked = spc ? min(L, size) : min(L - 1, size);
     const uint32_t lanes_below = (1u << lane) - 1u;
 
-    // Each path's `ranked` least reliable positions by (|a|, position), and its parity.
-    bool odd = false;
-    for (int q = 0; q < A; q++) {
-        const float* a = fr.at_level(cur_slot[q], level);
-        uint32_t key[per_lane]; // |a| as bits (non-negative floats order as integers)
-        uint32_t parity = 0;
-#pragma unroll
-        for (int e = 0; e < per_lane; e++) {
-            const int j = lane + 32 * e;
-            key[e] = 0xffffffffu;
-            if (j < size) {
-                const float v = a[j];
-                key[e] = __float_as_uint(fabsf(v));
-                parity ^= v < 0.0f ? 1u : 0u;
-            }
+    // Each path's `ranked` least reliable positions by (|a|, position), their |a|, and
+    // the path's parity (at clone_dst[q] until the forks need that array).
+    int* parity_of = clone_dst;
+    if (level <= 5) {
+        switch (level) {
+        case 1:
+            rank_small_node<1>(fr, order, mag, parity_of, ranked, L, A, lane);
+            break;
+        case 2:
+            rank_small_node<2>(fr, order, mag, parity_of, ranked, L, A, lane);
+            break;
+        case 3:
+            rank_small_node<3>(fr, order, mag, parity_of, ranked, L, A, lane);
+            break;
+        case 4:
+            rank_small_node<4>(fr, order, mag, parity_of, ranked, L, A, lane);
+            break;
+        default:
+            rank_small_node<5>(fr, order, mag, parity_of, ranked, L, A, lane);
+            break;
         }
-        parity = __reduce_xor_sync(all, parity);
-        if (lane == q)
-            odd = parity != 0;
-        for (int t = 0; t < ranked; t++) {
-            uint32_t best = 0xffffffffu;
-            int best_e = 0;
+    } else {
+        // Larger nodes (up to 256 positions, eight a lane), path by path: one warp-wide
+        // argmin per rank.
+        for (int q = 0; q < A; q++) {
+            const float* a = fr.at_level(cur_slot[q], level);
+            uint32_t key[per_lane]; // |a| as bits (non-negative floats order as integers)
+            uint32_t parity = 0;
 #pragma unroll
-            for (int e = per_lane - 1; e >= 0; e--) // ties: the lower position
-                if (key[e] <= best) {
-                    best = key[e];
-                    best_e = e;
+            for (int e = 0; e < per_lane; e++) {
+                const int j = lane + 32 * e;
+                key[e] = 0xffffffffu;
+                if (j < size) {
+                    const float v = a[j];
+                    key[e] = __float_as_uint(fabsf(v));
+                    parity ^= v < 0.0f ? 1u : 0u;
                 }
-            const uint32_t min_key = __reduce_min_sync(all, best);
-            const uint32_t pos = static_cast<uint32_t>(lane + 32 * best_e);
-            const uint32_t min_pos =
-                __reduce_min_sync(all, best == min_key ? pos : 0xffffffffu);
-#pragma unroll
-            for (int e = 0; e < per_lane; e++)
-                if (static_cast<uint32_t>(lane + 32 * e) == min_pos)
-                    key[e] = 0xffffffffu;
+            }
+            parity = __reduce_xor_sync(all, parity);
             if (lane == 0)
-                order[q * 32 + t] = static_cast<uint16_t>(min_pos);
+                parity_of[q] = static_cast<int>(parity);
+            for (int t = 0; t < ranked; t++) {
+                uint32_t best = 0xffffffffu;
+                int best_e = 0;
+#pragma unroll
+                for (int e = per_lane - 1; e >= 0; e--) // ties: the lower position
+                    if (key[e] <= best) {
+                        best = key[e];
+                        best_e = e;
+                    }
+                const uint32_t min_key = __reduce_min_sync(all, best);
+                const uint32_t pos = static_cast<uint32_t>(lane + 32 * best_e);
+                const uint32_t min_pos =
+                    __reduce_min_sync(all, best == min_key ? pos : 0xffffffffu);
+#pragma unroll
+                for (int e = 0; e < per_lane; e++)
+                    if (static_cast<uint32_t>(lane + 32 * e) == min_pos)
+                        key[e] = 0xffffffffu;
+                if (lane == 0) {
+                    order[q * L + t] = static_cast<uint16_t>(min_pos);
+                    mag[q * L + t] = __uint_as_float(min_key);
+                }
+            }
         }
     }
     __syncwarp();
+    const bool odd = lane < A && parity_of[lane] != 0;
+    __syncwarp(); // parity_of is clone_dst, written below
+    __syncwarp();
+    prof.lap(scl_phase_rank, lane);
 
     // Candidate of list position `lane`: its path at the node's start, flips, whether
     // the least reliable position is flipped (SPC), metric.
@@ -369,24 +562,23 @@ __device__ __forceinline__ int fast_scl_node(const scl_frame& fr,
     uint32_t flips = 0;
     bool weakest_flipped = false;
     float metric = my_metric;
-    if (spc && lane < A && odd) {
+    if (spc && odd) {
         weakest_flipped = true;
-        metric = my_metric + fabsf(fr.at_level(cur_slot[lane], level)[order[lane * 32]]);
+        metric = my_metric + mag[lane * L];
     }
     int count = A;
     for (int t = spc ? 1 : 0; t < ranked; t++) {
         float flipped = 0.0f;
         if (lane < count) {
-            const float* a = fr.at_level(cur_slot[origin], level);
-            flipped = metric + fabsf(a[order[origin * 32 + t]]);
+            flipped = metric + mag[origin * L + t];
             if (spc) {
-                const float weakest = fabsf(a[order[origin * 32]]);
+                const float weakest = mag[origin * L];
                 flipped = weakest_flipped ? flipped - weakest : flipped + weakest;
             }
         }
         const int survivors = min(2 * count, L);
-        const int kept =
-            surviving_children<LMax, Network>(metric, flipped, count, survivors, lane);
+        const int kept = fork_survivors<LMax, Network>(
+            fr, by_count, metric, flipped, count, survivors, lane);
         const bool k0 = (kept & 1) != 0, k1 = (kept & 2) != 0;
         const uint32_t kept0 = __ballot_sync(all, k0), kept1 = __ballot_sync(all, k1);
         const int pos0 = __popc(kept0 & lanes_below) + __popc(kept1 & lanes_below);
@@ -414,6 +606,7 @@ __device__ __forceinline__ int fast_scl_node(const scl_frame& fr,
         __syncwarp();
     }
 
+    prof.lap(scl_phase_node_forks, lane);
     // Slots: a path's first survivor keeps it, the others clone it into free slots.
     const bool valid = lane < count;
     const int from_slot = valid ? cur_slot[origin] : 0;
@@ -463,11 +656,11 @@ __device__ __forceinline__ int fast_scl_node(const scl_frame& fr,
     if (valid) {
         uint32_t* row = fr.bits + slot * fr.BW;
         for (uint32_t f = flips; f != 0; f &= f - 1u) {
-            const int at = i + order[origin * 32 + __ffs(f) - 1];
+            const int at = i + order[origin * L + __ffs(f) - 1];
             row[at >> 5] ^= 1u << (at & 31);
         }
         if (weakest_flipped) {
-            const int at = i + order[origin * 32];
+            const int at = i + order[origin * L];
             row[at >> 5] ^= 1u << (at & 31);
         }
         my_slot = slot;
@@ -493,6 +686,7 @@ __device__ __forceinline__ int fast_scl_node(const scl_frame& fr,
         }
     }
     __syncwarp();
+    prof.lap(scl_phase_node_tail, lane);
     return count;
 }
 
@@ -510,7 +704,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
     namespace pp = polar_program;
     constexpr uint32_t all = 0xffffffffu;
     const int N = p.N, L = p.list_size;
-    const scl_layout lay = make_scl_layout(N, L);
+    const scl_layout lay = make_scl_layout(N, L, ListNodes);
     float* chan = reinterpret_cast<float*>(base + lay.chan);
     int* ctl = reinterpret_cast<int*>(base + lay.ctl);
     int* cur_slot = ctl;                                    // slot of list position q
@@ -526,6 +720,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
     fr.enc = reinterpret_cast<uint32_t*>(base + lay.enc);
     fr.top_enc = reinterpret_cast<uint32_t*>(base + lay.top);
     fr.cur_slot = cur_slot;
+    fr.cand = reinterpret_cast<float*>(base + lay.cand);
     fr.N = N;
     fr.n = p.n;
     fr.W = N / 32;
@@ -553,6 +748,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
         if (lane == 0)
             cur_slot[0] = 0;
         __syncwarp();
+        scl_profiler prof;
         int A = 1;           // paths in the list
         int my_slot = 0;     // lane q < A: path q's slot
         float my_metric = 0; // and its metric
@@ -566,10 +762,12 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                 ListNodes && (kind == pp::rate1_op || kind == pp::spc_op); // fast-SCL
             const bool node = kind == pp::rate0_op || kind == pp::rep_op;
             float leaf = fr.descend(i, node || list_node ? level : 0, A, lane, my_slot);
+            prof.lap(scl_phase_descend, lane);
             if (ListNodes && list_node) {
                 A = fast_scl_node<LMax, Network>(
                     fr,
                     reinterpret_cast<uint16_t*>(base + lay.order),
+                    reinterpret_cast<float*>(base + lay.mag),
                     ctl,
                     i,
                     level,
@@ -577,8 +775,10 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                     L,
                     A,
                     lane,
+                    p.scl_forks_by_count,
                     my_slot,
-                    my_metric);
+                    my_metric,
+                    prof);
                 continue;
             }
             if (node) {
@@ -602,6 +802,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                     leaf = leaves[frozen & ((1 << level) - 1)];
                 }
                 __syncwarp();
+                prof.lap(scl_phase_rate0, lane);
                 if (kind == pp::rate0_op)
                     continue;
                 i += frozen; // the information leaf
@@ -622,6 +823,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                         mine[i >> 5] |= 1u << (i & 31);
                 }
                 __syncwarp();
+                prof.lap(scl_phase_leaf_fork, lane);
                 continue;
             }
             const float mag = fabsf(leaf);
@@ -629,8 +831,8 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
             const float m0 = my_metric + (hd ? mag : 0.0f);
             const float m1 = my_metric + (hd ? 0.0f : mag);
             const int survivors = min(2 * A, L);
-            const int kept =
-                surviving_children<LMax, Network>(m0, m1, A, survivors, lane);
+            const int kept = fork_survivors<LMax, Network>(
+                fr, ListNodes && p.scl_forks_by_count, m0, m1, A, survivors, lane);
             const bool k0 = (kept & 1) != 0, k1 = (kept & 2) != 0;
             const uint32_t forks = __ballot_sync(all, k0 && k1);
             if (forks == 0) {
@@ -641,6 +843,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                         fr.bits[my_slot * fr.BW + (i >> 5)] |= 1u << (i & 31);
                 }
                 __syncwarp();
+                prof.lap(scl_phase_leaf_fork, lane);
                 continue;
             }
             const uint32_t kept0 = __ballot_sync(all, k0), kept1 = __ballot_sync(all, k1);
@@ -678,6 +881,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                 cur_slot[lane] = my_slot;
             }
             __syncwarp();
+            prof.lap(scl_phase_leaf_fork, lane);
         }
 
         // The CRC of each path: XOR of the columns of its set payload bits, against its
@@ -724,6 +928,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
             });
         if (lane == 0)
             p.status[f] = frame_status{ 1, best != 64 };
+        prof.lap(scl_phase_crc_output, lane);
         if (Soft) {
             // Replay the chosen path alone: its leaf LLRs, signed by its decisions.
             __syncwarp();
@@ -758,7 +963,9 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                 if (lane == 0 && j >= 0)
                     soft[j] = (u[at >> 5] >> (at & 31)) & 1u ? -fabsf(leaf) : fabsf(leaf);
             }
+            prof.lap(scl_phase_soft, lane);
         }
+        prof.count(lane);
         __syncwarp(); // the buffers are reused by the next frame
     }
 }

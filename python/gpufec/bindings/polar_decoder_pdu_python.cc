@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(polar_decoder_pdu.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(935a4db6d27ce47d7c54686ef0aae764)                     */
+/* BINDTOOL_HEADER_FILE_HASH(f8e07f50e619cac5d55b7e6f365a29b2)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(polar_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(ac0a20cd65073a2161048ea262de39c5)                     */
+/* BINDTOOL_HEADER_FILE_HASH(687a9fb1658b938a7fb79e01dc4a8799)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
