@@ -216,9 +216,30 @@ struct scl_frame {
         return (top_enc[s * EW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a;
     }
 
+    //! Values j and j + 2^l of level l + 1 that value j of level l of slot s is computed
+    //! from (level n - 1 from the channel).
+    __device__ __forceinline__ void descend_operands(
+        int s, int j, int l, int top, bool second_half, float& a, float& b) const
+    {
+        const int V = n - 1, size = 1 << l;
+        if (l + 1 == V) {
+            a = level_top(s, j, second_half);
+            b = level_top(s, j + size, second_half);
+        } else {
+            const float* src = at_level(l < top ? s : ptr(s)[l + 1], l + 1);
+            a = src[j];
+            b = src[j + size];
+        }
+    }
+
     //! The LLRs of the node at `level` (< n - 1) whose first leaf is `first` for the A
     //! paths of the list, in each path's own slot (levels ctz(first) .. level are
-    //! computed). level 0: lane q < A returns path q's leaf LLR.
+    //! computed). level 0: lane q < A returns path q's leaf LLR. Batched (a measurement
+    //! variant, GPUFEC_POLAR_SCL_DESCEND=batched): levels of 128 values and more take
+    //! four values a lane, every load before any store, so that their chains of
+    //! dependent shared-memory loads (slot, pointer, values) overlap; the values are
+    //! the same.
+    template <bool Batched = false>
     __device__ __forceinline__ float
     descend(int first, int level, int A, int lane, int my_slot) const
     {
@@ -239,17 +260,42 @@ struct scl_frame {
         for (int l = start; l >= level; l--) {
             const int size = 1 << l;
             const bool g = l == top && first > 0;
-            for (int v = lane; v < (A << l); v += 32) {
+            const int total = A << l;
+            if (Batched && total >= 128) {
+                constexpr int U = 4;
+                for (int v0 = lane; v0 < total; v0 += 32 * U) {
+                    float a[U], b[U];
+                    int s[U];
+                    uint32_t sibling[U]; // the left sibling's re-encoded bit (a g)
+#pragma unroll
+                    for (int u = 0; u < U; u++) {
+                        const int v = v0 + 32 * u, j = v & (size - 1);
+                        s[u] = 0;
+                        sibling[u] = 0;
+                        a[u] = b[u] = 0.0f;
+                        if (v < total) {
+                            s[u] = cur_slot[v >> l];
+                            descend_operands(s[u], j, l, top, second_half, a[u], b[u]);
+                            if (g)
+                                sibling[u] = enc[s[u] * EW + (j >> 5)] >> (j & 31);
+                        }
+                    }
+#pragma unroll
+                    for (int u = 0; u < U; u++) {
+                        const int v = v0 + 32 * u;
+                        if (v < total)
+                            at_level(s[u], l)[v & (size - 1)] =
+                                g ? (sibling[u] & 1u ? b[u] - a[u] : b[u] + a[u])
+                                  : f_minsum(a[u], b[u]);
+                    }
+                }
+                __syncwarp();
+                continue; // total >= 128: not level 0, no leaf to return
+            }
+            for (int v = lane; v < total; v += 32) {
                 const int s = cur_slot[v >> l], j = v & (size - 1);
                 float a, b;
-                if (l + 1 == V) {
-                    a = level_top(s, j, second_half);
-                    b = level_top(s, j + size, second_half);
-                } else {
-                    const float* src = at_level(l < top ? s : ptr(s)[l + 1], l + 1);
-                    a = src[j];
-                    b = src[j + size];
-                }
+                descend_operands(s, j, l, top, second_half, a, b);
                 const float o =
                     g ? ((enc[s * EW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a)
                       : f_minsum(a, b);
@@ -693,8 +739,9 @@ __device__ __forceinline__ int fast_scl_node(const scl_frame& fr,
 //! CA-SCL of frame f (extent fe) with code p in one warp, its state at `base` in shared
 //! memory, list_size <= LMax (a power of two: the loops over the list unroll).
 //! ListNodes: the program may hold fast-SCL's rate-1 and SPC nodes (not compiled into
-//! the blind search's kernel, whose programs have none).
-template <bool Soft, int LMax, bool Network, bool ListNodes>
+//! the blind search's kernel, whose programs have none). BatchedDescend: scl_frame::
+//! descend's batched variant for the list's steps.
+template <bool Soft, int LMax, bool Network, bool ListNodes, bool BatchedDescend = false>
 __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                                                  const frame_extent& fe,
                                                  uint32_t f,
@@ -761,7 +808,8 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
             const bool list_node =
                 ListNodes && (kind == pp::rate1_op || kind == pp::spc_op); // fast-SCL
             const bool node = kind == pp::rate0_op || kind == pp::rep_op;
-            float leaf = fr.descend(i, node || list_node ? level : 0, A, lane, my_slot);
+            float leaf = fr.template descend<BatchedDescend>(
+                i, node || list_node ? level : 0, A, lane, my_slot);
             prof.lap(scl_phase_descend, lane);
             if (ListNodes && list_node) {
                 A = fast_scl_node<LMax, Network>(
@@ -980,7 +1028,7 @@ __host__ __device__ constexpr int scl_min_blocks(int list_max)
 }
 
 //! CA-SCL, one warp per frame, every frame with the launch's code.
-template <bool Soft, int LMax>
+template <bool Soft, int LMax, bool BatchedDescend = false>
 __global__ void __launch_bounds__(32 * scl_max_warps_per_block, scl_min_blocks(LMax))
     polar_scl_kernel(const polar_params p)
 {
@@ -992,7 +1040,8 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block, scl_min_blocks(L
     unsigned char* base = reinterpret_cast<unsigned char*>(smem) +
                           warp * make_scl_layout(p.N, p.list_size).bytes;
     for (uint32_t f = blockIdx.x * warps + warp; f < p.num_frames; f += gridDim.x * warps)
-        scl_decode_frame<Soft, LMax, true, true>(p, p.frames[f], f, base, lane);
+        scl_decode_frame<Soft, LMax, true, true, BatchedDescend>(
+            p, p.frames[f], f, base, lane);
 }
 
 //! The codes of a launch over frames of several lengths (a PDCCH blind search: one DCI
