@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "cpu/cpu_features.h"
+#include "cpu/env_switch.h"
 #include <gpufec/common.h>
 
 #include <algorithm>
@@ -54,20 +55,12 @@ simd_level simd_level_in_use()
         best = simd_level::avx2;
     if (has_avx512bw())
         best = simd_level::avx512;
-    if (const char* env = std::getenv("GPUFEC_CPU_SIMD")) {
-        const std::string want(env);
-        simd_level cap;
-        if (want == "portable")
-            cap = simd_level::portable;
-        else if (want == "avx2")
-            cap = simd_level::avx2;
-        else if (want == "avx512")
-            cap = simd_level::avx512;
-        else
-            throw error("GPUFEC_CPU_SIMD must be portable, avx2 or avx512, got \"" +
-                        want + "\"");
-        best = std::min(best, cap);
-    }
+    const std::string cap = env_switch(
+        "GPUFEC_CPU_SIMD", { "portable", "avx2", "avx512" }, "cpu decoders' SIMD level");
+    if (cap == "portable")
+        best = simd_level::portable;
+    else if (cap == "avx2")
+        best = std::min(best, simd_level::avx2);
     return best;
 }
 

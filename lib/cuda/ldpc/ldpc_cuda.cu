@@ -31,6 +31,7 @@
 // one position and are then saturated to +/-32000, as the CPU's int32 sums are.
 #include "../common/batch_checks.h"
 #include "../common/cuda_utils.h"
+#include "cpu/env_switch.h"
 #include "cpu/min_sum_kernels.h"
 #include "ldpc_cuda.h"
 #include "min_sum_device.cuh"
@@ -680,13 +681,10 @@ private:
         // int8; BG2 with half APP keeps the unrolled kernel (H200, docs/ldpc-gpu.md).
         // GPUFEC_LDPC_NR_KERNEL=looped|unrolled overrides the choice, for measurement.
         d_nr_looped = d_nr_graph == 1 || !d_half;
-        if (const char* variant = std::getenv("GPUFEC_LDPC_NR_KERNEL")) {
-            const std::string v = variant;
-            if (v != "looped" && v != "unrolled")
-                throw error("ldpc decoder (cuda): GPUFEC_LDPC_NR_KERNEL=" + v +
-                            "; allowed: looped, unrolled (or unset)");
-            d_nr_looped = v == "looped";
-        }
+        const std::string variant = env_switch(
+            "GPUFEC_LDPC_NR_KERNEL", { "looped", "unrolled" }, "ldpc decoder (cuda)");
+        if (!variant.empty())
+            d_nr_looped = variant == "looped";
         d_nr_state_words = d_nr_graph == 1 ? nr::state_words<1>() : nr::state_words<2>();
         d_resident_blocks = resident_blocks(nr_kernel(), "the NR kernel");
     }

@@ -25,6 +25,7 @@
 // LLRs, which nothing outside them reads).
 #include "../common/batch_checks.h"
 #include "../common/cuda_utils.h"
+#include "cpu/env_switch.h"
 #include "cpu/polar_common.h"
 #include "cpu/polar_program.h"
 #include "polar_cuda.h"
@@ -933,24 +934,15 @@ public:
         // How the list kernel picks a fork's survivors (the same ones either way): by its
         // sorting network, 13-15 % faster than counting at L = 8 on an H200 (docs/polar-
         // gpu.md); GPUFEC_POLAR_SCL_FORKS=count|network overrides it, for measurement.
-        d_params.scl_forks_by_count = false;
-        if (const char* forks = std::getenv("GPUFEC_POLAR_SCL_FORKS")) {
-            const std::string v = forks;
-            if (v != "count" && v != "network")
-                throw error("polar decoder (cuda): GPUFEC_POLAR_SCL_FORKS=" + v +
-                            "; allowed: count, network (or unset)");
-            d_params.scl_forks_by_count = v == "count";
-        }
+        const std::string who = "polar decoder (cuda)";
+        d_params.scl_forks_by_count =
+            env_switch("GPUFEC_POLAR_SCL_FORKS", { "count", "network" }, who) == "count";
         // GPUFEC_POLAR_SCL_DESCEND=batched|plain: the list kernel's descents with their
         // large levels batched (scl_frame::descend; not yet measured, so not the
         // default), for lists of more than 4 paths.
-        if (const char* descend = std::getenv("GPUFEC_POLAR_SCL_DESCEND")) {
-            const std::string v = descend;
-            if (v != "batched" && v != "plain")
-                throw error("polar decoder (cuda): GPUFEC_POLAR_SCL_DESCEND=" + v +
-                            "; allowed: batched, plain (or unset)");
-            d_batched_descend = v == "batched";
-        }
+        d_batched_descend =
+            env_switch("GPUFEC_POLAR_SCL_DESCEND", { "batched", "plain" }, who) ==
+            "batched";
         d_params.leaf_column = d_leaf_column.get();
         d_params.leaf_crc_bit = d_leaf_crc_bit.get();
         d_params.pc_row = d_pc_row.get();
