@@ -1137,7 +1137,9 @@ public:
                    std::to_string(d_scl_warps) + " frames/block, " +
                    std::to_string(
                        make_scl_layout(d_code.N(), d_list, d_fast_list).bytes) +
-                   " B shared memory per frame";
+                   " B shared memory per frame" +
+                   (d_params.scl_forks_by_count ? ", forks by count" : "") +
+                   (d_batched_descend && d_list > 4 ? ", batched descents" : "");
         if (d_bp && d_bp_int8)
             return "polar bp int8: " +
                    std::to_string(32 / bp8_variant_for(d_code.n()).frames_per_warp) +
@@ -1162,6 +1164,7 @@ public:
     ~polar_decoder_cuda() override
     {
         unsigned long long c[scl_phase_count] = {};
+        device_guard guard(d_device);
         if (!d_scl ||
             cudaMemcpyFromSymbol(c, scl_profile_cycles, sizeof c) != cudaSuccess ||
             c[scl_phase_frames] == 0)

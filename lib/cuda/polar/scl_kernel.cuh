@@ -599,7 +599,6 @@ __device__ __forceinline__ int fast_scl_node(const scl_frame& fr,
     __syncwarp();
     const bool odd = lane < A && parity_of[lane] != 0;
     __syncwarp(); // parity_of is clone_dst, written below
-    __syncwarp();
     prof.lap(scl_phase_rank, lane);
 
     // Candidate of list position `lane`: its path at the node's start, flips, whether
@@ -751,6 +750,9 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
     namespace pp = polar_program;
     constexpr uint32_t all = 0xffffffffu;
     const int N = p.N, L = p.list_size;
+    // With ListNodes the layout has fast-SCL's rank tables (mag, order) after the rest;
+    // only rate-1 and SPC steps use them, and only a fast-SCL program, whose frames the
+    // host sizes with them, holds such steps.
     const scl_layout lay = make_scl_layout(N, L, ListNodes);
     float* chan = reinterpret_cast<float*>(base + lay.chan);
     int* ctl = reinterpret_cast<int*>(base + lay.ctl);
