@@ -175,34 +175,28 @@ TEST(PolarCuda, EveryAlgorithmMatchesCpuBitForBit)
 // its rate-1 half into two nodes, as the CPU does). The list kernel's measurement
 // variants make the same decisions, for fast-SCL and plain CA-SCL alike
 // (EveryAlgorithmMatchesCpuBitForBit runs the defaults): the forks' survivors by
-// counting instead of the sorting network, and the batched descents (lists > 4).
+// counting instead of the sorting network.
 TEST(PolarCuda, FastSclMatchesCpu)
 {
     REQUIRE_GPU();
     struct variant {
         polar_algorithm algorithm;
-        const char* forks;   // GPUFEC_POLAR_SCL_FORKS
-        const char* descend; // GPUFEC_POLAR_SCL_DESCEND
+        const char* forks; // GPUFEC_POLAR_SCL_FORKS
     };
-    const variant variants[] = { { polar_algorithm::fast_scl, "network", "plain" },
-                                 { polar_algorithm::fast_scl, "count", "plain" },
-                                 { polar_algorithm::scl, "count", "plain" },
-                                 { polar_algorithm::fast_scl, "network", "batched" },
-                                 { polar_algorithm::scl, "network", "batched" } };
+    const variant variants[] = { { polar_algorithm::fast_scl, "network" },
+                                 { polar_algorithm::fast_scl, "count" },
+                                 { polar_algorithm::scl, "count" } };
     for (const variant& var : variants)
         for (const shape& sh : every_shape)
             for (int list : { 1, 2, 8, 32 }) {
-                if (std::string(var.descend) == "batched" && list <= 4)
-                    continue; // built for longer lists only
                 test::scoped_env forks("GPUFEC_POLAR_SCL_FORKS", var.forks);
-                test::scoped_env descend("GPUFEC_POLAR_SCL_DESCEND", var.descend);
                 polar_decoder_options o;
                 o.algorithm = var.algorithm;
                 o.list_size = list;
                 const nr_polar_code code(sh.k, sh.e, sh.crc, sh.interleave);
-                SCOPED_TRACE(describe(o) + " forks " + var.forks + " descend " +
-                             var.descend + " k " + std::to_string(sh.k) + " e " +
-                             std::to_string(sh.e) + " N " + std::to_string(code.N()));
+                SCOPED_TRACE(describe(o) + " forks " + var.forks + " k " +
+                             std::to_string(sh.k) + " e " + std::to_string(sh.e) + " N " +
+                             std::to_string(code.N()));
                 auto frames = draw_frames(code, static_cast<uint32_t>(sh.k * 5 + sh.e));
                 if (list == 32)
                     frames.resize(frames.size() / 3); // the CPU reference is slow
@@ -413,10 +407,6 @@ TEST(PolarCuda, BackendChoiceAndBadInput)
         test::scoped_env bad("GPUFEC_POLAR_SCL_FORKS", "bitonic");
         expect_error([&] { make_decoder(code, fast_list, "cuda:0"); },
                      { "GPUFEC_POLAR_SCL_FORKS=bitonic", "allowed: count, network" });
-        bad.set("network");
-        test::scoped_env bad_descend("GPUFEC_POLAR_SCL_DESCEND", "unrolled");
-        expect_error([&] { make_decoder(code, fast_list, "cuda:0"); },
-                     { "GPUFEC_POLAR_SCL_DESCEND=unrolled", "allowed: batched, plain" });
     }
     auto gpu = make_decoder(code, o, "auto");
     expect_error([&] { gpu->output_bits_for_input(199); }, { "allowed: e = 200" });

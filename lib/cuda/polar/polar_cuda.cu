@@ -937,12 +937,6 @@ public:
         const std::string who = "polar decoder (cuda)";
         d_params.scl_forks_by_count =
             env_switch("GPUFEC_POLAR_SCL_FORKS", { "count", "network" }, who) == "count";
-        // GPUFEC_POLAR_SCL_DESCEND=batched|plain: the list kernel's descents with their
-        // large levels batched (scl_frame::descend; not yet measured, so not the
-        // default), for lists of more than 4 paths.
-        d_batched_descend =
-            env_switch("GPUFEC_POLAR_SCL_DESCEND", { "batched", "plain" }, who) ==
-            "batched";
         d_params.leaf_column = d_leaf_column.get();
         d_params.leaf_crc_bit = d_leaf_crc_bit.get();
         d_params.pc_row = d_pc_row.get();
@@ -965,7 +959,7 @@ public:
                 std::min<size_t>(scl_max_warps_per_block, (227 * 1024) / bytes));
             for (bool soft : { false, true })
                 GPUFEC_CUDA_CHECK(
-                    cudaFuncSetAttribute(scl_kernel(soft, d_list, d_batched_descend),
+                    cudaFuncSetAttribute(scl_kernel(soft, d_list),
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(d_scl_warps * bytes)));
         }
@@ -1040,12 +1034,10 @@ public:
                 std::min<size_t>((nf + d_scl_warps - 1) / d_scl_warps, size_t(1) << 20);
             const size_t bytes =
                 d_scl_warps * make_scl_layout(d_code.N(), d_list, d_fast_list).bytes;
-            scl_kernel(soft != nullptr,
-                       d_list,
-                       d_batched_descend)<<<static_cast<unsigned>(blocks),
-                                            32 * d_scl_warps,
-                                            bytes,
-                                            stream>>>(p);
+            scl_kernel(soft != nullptr, d_list)<<<static_cast<unsigned>(blocks),
+                                                  32 * d_scl_warps,
+                                                  bytes,
+                                                  stream>>>(p);
             GPUFEC_CUDA_CHECK_LAUNCH();
             return;
         }
@@ -1138,8 +1130,7 @@ public:
                    std::to_string(
                        make_scl_layout(d_code.N(), d_list, d_fast_list).bytes) +
                    " B shared memory per frame" +
-                   (d_params.scl_forks_by_count ? ", forks by count" : "") +
-                   (d_batched_descend && d_list > 4 ? ", batched descents" : "");
+                   (d_params.scl_forks_by_count ? ", forks by count" : "");
         if (d_bp && d_bp_int8)
             return "polar bp int8: " +
                    std::to_string(32 / bp8_variant_for(d_code.n()).frames_per_warp) +
@@ -1207,19 +1198,8 @@ private:
         return soft ? polar_kernel<true, 4, MB> : polar_kernel<false, 4, MB>;
     }
     //! The CA-SCL kernel for `list` paths (its loops unrolled to a power of two).
-    static kernel_fn scl_kernel(bool soft, int list, bool batched_descend)
+    static kernel_fn scl_kernel(bool soft, int list)
     {
-        // The batched descent (a measurement variant) is built for the longer lists only.
-        if (batched_descend && list > 4) {
-            if (list <= 8)
-                return soft ? polar_scl_kernel<true, 8, true>
-                            : polar_scl_kernel<false, 8, true>;
-            if (list <= 16)
-                return soft ? polar_scl_kernel<true, 16, true>
-                            : polar_scl_kernel<false, 16, true>;
-            return soft ? polar_scl_kernel<true, 32, true>
-                        : polar_scl_kernel<false, 32, true>;
-        }
         if (list <= 1)
             return soft ? polar_scl_kernel<true, 1> : polar_scl_kernel<false, 1>;
         if (list <= 2)
@@ -1255,16 +1235,15 @@ private:
     device_buffer<float> d_fill;
     device_buffer<uint32_t> d_begin, d_column, d_ops;
     int d_num_ops = 0;
-    int d_fpw = 1;                  //!< frames per warp
-    int d_min_blocks = 8;           //!< the SC / fast-SSC kernel's launch bounds
-    bool d_fast = false;            //!< fast-SSC (no soft output)
-    bool d_bp = false;              //!< belief propagation
-    bool d_bp_int8 = false;         //!< BP with 8-bit messages
-    bool d_scl = false;             //!< CA-SCL
-    bool d_fast_list = false;       //!< fast-SCL (CA-SCL with rate-1 and SPC node steps)
-    bool d_batched_descend = false; //!< GPUFEC_POLAR_SCL_DESCEND=batched (L > 4)
-    int d_list = 1;                 //!< SCL list size
-    int d_scl_warps = 1;            //!< SCL frames (warps) per block
+    int d_fpw = 1;            //!< frames per warp
+    int d_min_blocks = 8;     //!< the SC / fast-SSC kernel's launch bounds
+    bool d_fast = false;      //!< fast-SSC (no soft output)
+    bool d_bp = false;        //!< belief propagation
+    bool d_bp_int8 = false;   //!< BP with 8-bit messages
+    bool d_scl = false;       //!< CA-SCL
+    bool d_fast_list = false; //!< fast-SCL (CA-SCL with rate-1 and SPC node steps)
+    int d_list = 1;           //!< SCL list size
+    int d_scl_warps = 1;      //!< SCL frames (warps) per block
     device_buffer<uint32_t> d_leaf_column, d_leaf_crc_bit, d_pc_mask, d_rnti_set;
     bool d_detects_rnti = false; //!< options.rntis: the output carries the RNTI
     device_buffer<int8_t> d_pc_row;

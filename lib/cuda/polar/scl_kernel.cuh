@@ -234,12 +234,8 @@ struct scl_frame {
 
     //! The LLRs of the node at `level` (< n - 1) whose first leaf is `first` for the A
     //! paths of the list, in each path's own slot (levels ctz(first) .. level are
-    //! computed). level 0: lane q < A returns path q's leaf LLR. Batched (a measurement
-    //! variant, GPUFEC_POLAR_SCL_DESCEND=batched): levels of 128 values and more take
-    //! four values a lane, every load before any store, so that their chains of
-    //! dependent shared-memory loads (slot, pointer, values) overlap; the values are
-    //! the same.
-    template <bool Batched = false>
+    //! computed). level 0: lane q < A returns path q's leaf LLR. (Large levels batched
+    //! four values a lane, loads before stores, measured 7-20 % slower: polar-gpu.md.)
     __device__ __forceinline__ float
     descend(int first, int level, int A, int lane, int my_slot) const
     {
@@ -261,37 +257,6 @@ struct scl_frame {
             const int size = 1 << l;
             const bool g = l == top && first > 0;
             const int total = A << l;
-            if (Batched && total >= 128) {
-                constexpr int U = 4;
-                for (int v0 = lane; v0 < total; v0 += 32 * U) {
-                    float a[U], b[U];
-                    int s[U];
-                    uint32_t sibling[U]; // the left sibling's re-encoded bit (a g)
-#pragma unroll
-                    for (int u = 0; u < U; u++) {
-                        const int v = v0 + 32 * u, j = v & (size - 1);
-                        s[u] = 0;
-                        sibling[u] = 0;
-                        a[u] = b[u] = 0.0f;
-                        if (v < total) {
-                            s[u] = cur_slot[v >> l];
-                            descend_operands(s[u], j, l, top, second_half, a[u], b[u]);
-                            if (g)
-                                sibling[u] = enc[s[u] * EW + (j >> 5)] >> (j & 31);
-                        }
-                    }
-#pragma unroll
-                    for (int u = 0; u < U; u++) {
-                        const int v = v0 + 32 * u;
-                        if (v < total)
-                            at_level(s[u], l)[v & (size - 1)] =
-                                g ? (sibling[u] & 1u ? b[u] - a[u] : b[u] + a[u])
-                                  : f_minsum(a[u], b[u]);
-                    }
-                }
-                __syncwarp();
-                continue; // total >= 128: not level 0, no leaf to return
-            }
             for (int v = lane; v < total; v += 32) {
                 const int s = cur_slot[v >> l], j = v & (size - 1);
                 float a, b;
@@ -738,9 +703,8 @@ __device__ __forceinline__ int fast_scl_node(const scl_frame& fr,
 //! CA-SCL of frame f (extent fe) with code p in one warp, its state at `base` in shared
 //! memory, list_size <= LMax (a power of two: the loops over the list unroll).
 //! ListNodes: the program may hold fast-SCL's rate-1 and SPC nodes (not compiled into
-//! the blind search's kernel, whose programs have none). BatchedDescend: scl_frame::
-//! descend's batched variant for the list's steps.
-template <bool Soft, int LMax, bool Network, bool ListNodes, bool BatchedDescend = false>
+//! the blind search's kernel, whose programs have none).
+template <bool Soft, int LMax, bool Network, bool ListNodes>
 __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                                                  const frame_extent& fe,
                                                  uint32_t f,
@@ -810,8 +774,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
             const bool list_node =
                 ListNodes && (kind == pp::rate1_op || kind == pp::spc_op); // fast-SCL
             const bool node = kind == pp::rate0_op || kind == pp::rep_op;
-            float leaf = fr.template descend<BatchedDescend>(
-                i, node || list_node ? level : 0, A, lane, my_slot);
+            float leaf = fr.descend(i, node || list_node ? level : 0, A, lane, my_slot);
             prof.lap(scl_phase_descend, lane);
             if (ListNodes && list_node) {
                 A = fast_scl_node<LMax, Network>(
@@ -1030,7 +993,7 @@ __host__ __device__ constexpr int scl_min_blocks(int list_max)
 }
 
 //! CA-SCL, one warp per frame, every frame with the launch's code.
-template <bool Soft, int LMax, bool BatchedDescend = false>
+template <bool Soft, int LMax>
 __global__ void __launch_bounds__(32 * scl_max_warps_per_block, scl_min_blocks(LMax))
     polar_scl_kernel(const polar_params p)
 {
@@ -1042,8 +1005,7 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block, scl_min_blocks(L
     unsigned char* base = reinterpret_cast<unsigned char*>(smem) +
                           warp * make_scl_layout(p.N, p.list_size).bytes;
     for (uint32_t f = blockIdx.x * warps + warp; f < p.num_frames; f += gridDim.x * warps)
-        scl_decode_frame<Soft, LMax, true, true, BatchedDescend>(
-            p, p.frames[f], f, base, lane);
+        scl_decode_frame<Soft, LMax, true, true>(p, p.frames[f], f, base, lane);
 }
 
 //! The codes of a launch over frames of several lengths (a PDCCH blind search: one DCI
