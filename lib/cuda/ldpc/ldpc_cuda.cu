@@ -492,7 +492,7 @@ public:
     {
         if (d_nr_graph)
             return d_nr_looped ? sizeof(uint32_t) * nr_blocks_for(limits.max_frames) *
-                                     d_nr_state_words * d_threads
+                                     d_nr_state_column * nr::state_stride
                                : 0;
         if (d_qc360_kernel)
             return sizeof(uint32_t) * blocks_for(limits.max_frames) * d_qc360_words;
@@ -639,12 +639,17 @@ private:
     {
         nr::params& p = d_nr;
         p = nr::params{};
-        for (int e = 0; e < g.edges(); e++) {
-            p.colz4[e] = 4u * g.edge_col[e] * g.z;
-            p.shift4[e] = 4u * g.edge_shift[e];
-        }
-        for (int r = 0; r < g.base_rows(); r++)
+        for (int e = 0; e < g.edges(); e++)
+            p.edge4[e] = make_uint2(4u * g.edge_col[e] * g.z, 4u * g.edge_shift[e]);
+        const bool* barrier_after = d_nr_graph == 1 ? nr::base_graph<1>::barrier_after
+                                                    : nr::base_graph<2>::barrier_after;
+        for (int r = 0; r < g.base_rows(); r++) {
             p.row_end[r] = g.row_start[r + 1];
+            p.row_info[r] = static_cast<uint32_t>(g.row_start[r]) |
+                            static_cast<uint32_t>(g.row_start[r + 1] - g.row_start[r])
+                                << nr::row_degree_shift |
+                            (barrier_after[r] ? nr::row_barrier_bit : 0u);
+        }
         p.z = g.z;
         p.n = g.n();
         p.k = g.k();
@@ -659,11 +664,11 @@ private:
         p.clamp_input = max_hits * 128 > app_max;
         p.iterations = options.iterations;
         p.early_termination = options.early_termination;
-        p.normalized = options.algorithm == ldpc_algorithm::normalized;
-        p.alpha16 = d_cfg.alpha16();
-        p.beta = d_cfg.beta_int();
-        p.beta_pair_neg =
-            static_cast<uint32_t>(static_cast<uint16_t>(-p.beta)) * 0x10001u;
+        const bool normalized = options.algorithm == ldpc_algorithm::normalized;
+        p.scale_mul = normalized ? static_cast<uint32_t>(d_cfg.alpha16()) : 16u;
+        const int subtract = normalized ? 0 : d_cfg.beta_int();
+        p.scale_sub_pair_neg =
+            static_cast<uint32_t>(static_cast<uint16_t>(-subtract)) * 0x10001u;
         // As many codeword pairs per block as fill its 384 threads (one block per SM:
         // registers), within the shared memory.
         int slots = std::max(1, std::min(nr::max_threads / g.z, nr::max_slots));
@@ -685,7 +690,8 @@ private:
             "GPUFEC_LDPC_NR_KERNEL", { "looped", "unrolled" }, "ldpc decoder (cuda)");
         if (!variant.empty())
             d_nr_looped = variant == "looped";
-        d_nr_state_words = d_nr_graph == 1 ? nr::state_words<1>() : nr::state_words<2>();
+        d_nr_state_column =
+            d_nr_graph == 1 ? nr::state_column<1>() : nr::state_column<2>();
         d_resident_blocks = resident_blocks(nr_kernel(), "the NR kernel");
     }
 
@@ -821,7 +827,7 @@ private:
     bool d_half = false; //!< ldpc_arithmetic::half
     nr::params d_nr;
     bool d_nr_looped = false;                  //!< the NR kernel's looped variant
-    int d_nr_state_words = 0;                  //!< its state words per thread
+    int d_nr_state_column = 0;                 //!< its state words per thread
     qc360::kernel_fn d_qc360_kernel = nullptr; //!< set: the 360-periodic kernel runs
     qc360::params d_qc360;
     size_t d_qc360_words = 0; //!< check-message words per block

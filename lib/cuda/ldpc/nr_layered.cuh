@@ -96,33 +96,42 @@ constexpr int high_rows()
     return high_index<BG>(base_graph<BG>::rows);
 }
 
-//! State words of a row in the looped kernel (row state below): 3 for wide rows, else 2.
+//! The looped kernel's state column of a thread (row state below): words 0, 1 of row
+//! r at 2 r, 2 r + 1; the third word of wide row r (degree > 11: BG1's rows 0-3) at 2
+//! rows + r; then two words of padding, which the load ahead of the last row reads.
 template <int BG>
-constexpr int state_words()
+constexpr int state_column()
 {
-    int w = 0;
-    for (int r = 0; r < base_graph<BG>::rows; r++)
-        w += base_graph<BG>::degree[r] > 11 ? 3 : 2;
-    return w;
+    return 2 * base_graph<BG>::rows + high_rows<BG>() + 2;
 }
-//! Bit r set where a barrier follows row r (base_graph::barrier_after).
+//! The wide rows come first (the third words' index above is the row's).
 template <int BG>
-constexpr uint64_t barrier_mask()
+constexpr bool wide_rows_first()
 {
-    uint64_t m = 0;
     for (int r = 0; r < base_graph<BG>::rows; r++)
-        m |= static_cast<uint64_t>(base_graph<BG>::barrier_after[r]) << r;
-    return m;
+        if ((base_graph<BG>::degree[r] > 11) != (r < high_rows<BG>()))
+            return false;
+    return true;
 }
-
+static_assert(wide_rows_first<1>() && wide_rows_first<2>(), "state_column's layout");
+//! Words between a thread's state words: a constant, so that a row's words are one
+//! pointer plus immediate offsets (blocks have at most max_threads threads).
+constexpr int state_stride = max_threads;
 struct channel_run {
     int32_t llr, pos, len, pass;
 };
 
+//! Row r of the looped layers in one word (row_info): its first edge, its degree and
+//! whether a barrier follows it, so that a row costs one constant load.
+constexpr uint32_t row_first_edge_mask = 0x1ffu, row_degree_shift = 9,
+                   row_barrier_bit = 1u << 14;
+
 struct params {
-    uint32_t colz4[max_edges];  //!< 4 column * Z of each edge, graph order (bytes)
-    uint32_t shift4[max_edges]; //!< 4 x the circulant shift of each edge
-    int32_t row_end[46];        //!< first edge after each base row
+    //! Each edge's operands, graph order: x = 4 column Z, y = 4 x the circulant shift
+    //! (bytes); side by side so that a run-time index loads both at once (LDC.64).
+    uint2 edge4[max_edges];
+    int32_t row_end[46];   //!< first edge after each base row
+    uint32_t row_info[46]; //!< first edge | degree << 9 | row_barrier_bit
     int32_t z, n, k;
     uint32_t z4;                     //!< 4 z
     uint32_t zero_begin4, zero_end4; //!< known zeros as byte offsets
@@ -133,9 +142,11 @@ struct params {
     int32_t num_runs;
     bool clamp_input;
     int32_t iterations;
-    bool early_termination, normalized;
-    int32_t alpha16, beta;
-    uint32_t beta_pair_neg; //!< -round(beta) in both halves (offset min-sum)
+    bool early_termination;
+    //! The scaled minimum is max(((m scale_mul) >> 4) - b, 0) per half (scale_pair):
+    //! normalised: scale_mul = alpha16, b = 0; offset: scale_mul = 16, b = round(beta).
+    uint32_t scale_mul;
+    uint32_t scale_sub_pair_neg; //!< -b in both halves
     const int8_t* in;
     const uint8_t* in4; //!< llr_int4 input (then `in` is null)
     const frame_extent* frames;
@@ -143,8 +154,8 @@ struct params {
     uint8_t* out;
     float* soft;
     frame_status* status;
-    //! The looped kernel's check-message state: per block state_words<BG>() words per
-    //! thread, word i of thread t at [i * blockDim.x + t] (coalesced); L2-resident.
+    //! The looped kernel's check-message state: per block state_column<BG>() words per
+    //! thread, word i of thread t at [i * state_stride + t] (coalesced); L2-resident.
     uint32_t* state;
 };
 
@@ -177,8 +188,9 @@ __device__ __forceinline__ uint32_t pack(int lo, int hi)
 //! all with constant-bank operands.
 __device__ __forceinline__ unsigned offset4(const params& p, int e, unsigned t4)
 {
-    const unsigned s = t4 + p.shift4[e];
-    return p.colz4[e] + __viaddmin_u32(s, 0u - p.z4, s);
+    const uint2 op = p.edge4[e];
+    const unsigned s = t4 + op.y;
+    return op.x + __viaddmin_u32(s, 0u - p.z4, s);
 }
 __device__ __forceinline__ uint32_t& app_at(uint32_t* app, unsigned offset4)
 {
@@ -230,9 +242,10 @@ __device__ __forceinline__ uint32_t one_hot(uint32_t index_pair)
 }
 __device__ __forceinline__ uint32_t scale_pair(const params& p, uint32_t m)
 {
-    // m <= 127 per half: m * alpha16 <= 2032 stays in its half.
-    return p.normalized ? ((m * static_cast<uint32_t>(p.alpha16)) >> 4) & half_mask7
-                        : __viaddmax_s16x2(m, p.beta_pair_neg, 0u);
+    // m <= 127 per half: m * scale_mul <= 2032 stays in its half. One formula for both
+    // algorithms: no run-time branch (predicated, both would issue).
+    return __viaddmax_s16x2(
+        ((m * p.scale_mul) >> 4) & half_mask7, p.scale_sub_pair_neg, 0u);
 }
 
 //! The minimum search over the keys a (distinct: the edge is in the low bits), two
@@ -493,8 +506,10 @@ __device__ __forceinline__ void run_layers(const params& p,
 // loaded from an L2-resident scratch one row ahead and stored after its update, and
 // the layers are a loop with a case per row degree (BG1: 9, BG2: 6), so two pairs (24
 // warps) share an SM and the hot code is a few thousand instructions. The arithmetic
-// is update_row's: the same results, bit for bit. (Experimental: selected with
-// GPUFEC_LDPC_NR_KERNEL=looped, see ldpc_cuda.cu.)
+// is update_row's: the same results, bit for bit. The loop's own cost per row is kept
+// small (ncu: it was 67 instructions a row, a fifth of the kernel): one constant load
+// of the row's descriptor (row_info), a jump table over the degrees, the state words
+// at a pointer plus immediate offsets (state_column, state_stride).
 template <int Deg, bool Half>
 __device__ __forceinline__ void update_row_of_degree(const params& p,
                                                      uint32_t* __restrict__ app,
@@ -510,17 +525,10 @@ __device__ __forceinline__ void update_row_of_degree(const params& p,
         update_row<Deg>(p, app, t4, e0, w0, w1, w2);
 }
 
-//! The row degrees of a base graph (TS 38.212 Tables 5.3.2-2/-3, counted): a case
-//! each, and no code for the others.
-template <int BG>
-using row_degrees =
-    std::conditional_t<BG == 1,
-                       std::integer_sequence<int, 3, 4, 5, 6, 7, 8, 9, 10, 19>,
-                       std::integer_sequence<int, 3, 4, 5, 6, 8, 10>>;
-//! The update of a row of degree `deg`, one of Degrees (a uniform branch per degree).
-template <bool Half, int... Degrees>
-__device__ __forceinline__ void update_row_any(std::integer_sequence<int, Degrees...>,
-                                               const params& p,
+//! The update of a row of degree `deg` (TS 38.212 Tables 5.3.2-2/-3, counted: BG1 has
+//! rows of degree 3..10 and 19, BG2 3..6, 8 and 10): a switch, so a jump table.
+template <int BG, bool Half>
+__device__ __forceinline__ void update_row_any(const params& p,
                                                uint32_t* __restrict__ app,
                                                unsigned t4,
                                                int e0,
@@ -529,14 +537,41 @@ __device__ __forceinline__ void update_row_any(std::integer_sequence<int, Degree
                                                uint32_t& w1,
                                                uint32_t& w2)
 {
-    const bool known =
-        ((deg == Degrees &&
-          (update_row_of_degree<Degrees, Half>(p, app, t4, e0, w0, w1, w2), true)) ||
-         ...);
-    if (!known) // the host checked the graph against the table: unreachable
-        __trap();
+#define GPUFEC_NR_ROW_CASE(D)                                      \
+    case D:                                                        \
+        update_row_of_degree<D, Half>(p, app, t4, e0, w0, w1, w2); \
+        break
+    if constexpr (BG == 1) {
+        switch (deg) {
+            GPUFEC_NR_ROW_CASE(3);
+            GPUFEC_NR_ROW_CASE(4);
+            GPUFEC_NR_ROW_CASE(5);
+            GPUFEC_NR_ROW_CASE(6);
+            GPUFEC_NR_ROW_CASE(7);
+            GPUFEC_NR_ROW_CASE(8);
+            GPUFEC_NR_ROW_CASE(9);
+            GPUFEC_NR_ROW_CASE(10);
+            GPUFEC_NR_ROW_CASE(19);
+        default:
+            __trap(); // the host checked the graph against the table: unreachable
+        }
+    } else {
+        switch (deg) {
+            GPUFEC_NR_ROW_CASE(3);
+            GPUFEC_NR_ROW_CASE(4);
+            GPUFEC_NR_ROW_CASE(5);
+            GPUFEC_NR_ROW_CASE(6);
+            GPUFEC_NR_ROW_CASE(8);
+            GPUFEC_NR_ROW_CASE(10);
+        default:
+            __trap();
+        }
+    }
+#undef GPUFEC_NR_ROW_CASE
 }
 
+//! One iteration of the layers; `state`: this thread's state column (state_column),
+//! read unless this is the first iteration (R = 0), written by threads with a row.
 template <int BG, bool Half>
 __device__ __forceinline__ void run_layers_looped(const params& p,
                                                   uint32_t* __restrict__ app,
@@ -544,39 +579,43 @@ __device__ __forceinline__ void run_layers_looped(const params& p,
                                                   uint32_t* __restrict__ state,
                                                   bool first_iteration)
 {
-    constexpr int rows = base_graph<BG>::rows;
-    constexpr uint64_t barriers = barrier_mask<BG>();
-    const int stride = blockDim.x;
-    // Row r's words, or zeros before the first iteration (R = 0) and for threads
-    // without a row (they never store theirs).
-    const bool stored = !first_iteration && t4 < p.z4;
-    auto load = [&](int word) { return stored ? __ldcg(state + word * stride) : 0u; };
-    int e0 = 0, w = 0;
-    int deg = p.row_end[0];
-    uint32_t n0 = load(0), n1 = load(1), n2 = deg > compact_degree ? load(2) : 0u;
+    constexpr int rows = base_graph<BG>::rows, wide = high_rows<BG>();
+    constexpr int s = state_stride;
+    const bool has_row = t4 < p.z4;
+    const bool stored = !first_iteration && has_row;
+    uint32_t* __restrict__ words = state; // row r's first word
+    uint32_t n0 = 0, n1 = 0;
+    if (stored) {
+        n0 = __ldcg(words);
+        n1 = __ldcg(words + s);
+    }
 #pragma unroll 1
     for (int r = 0; r < rows; r++) {
-        uint32_t w0 = n0, w1 = n1, w2 = n2;
-        const int words = deg > compact_degree ? 3 : 2;
-        const int e1 = e0 + deg;
-        const int next_deg = r + 1 < rows ? p.row_end[r + 1] - e1 : 0;
-        if (r + 1 < rows) { // the next row's words while this one updates
-            n0 = load(w + words);
-            n1 = load(w + words + 1);
-            n2 = next_deg > compact_degree ? load(w + words + 2) : 0u;
+        const uint32_t info = p.row_info[r];
+        uint32_t w0 = n0, w1 = n1;
+        // A wide row's third word (2 rows + r) is loaded now: 4 rows of BG1's 46.
+        uint32_t w2 = stored && r < wide ? __ldcg(words + (2 * rows - r) * s) : 0u;
+        if (stored) { // the next row's words while this one updates (padding after last)
+            n0 = __ldcg(words + 2 * s);
+            n1 = __ldcg(words + 3 * s);
         }
-        if (t4 < p.z4) {
-            update_row_any<Half>(row_degrees<BG>{}, p, app, t4, e0, deg, w0, w1, w2);
-            __stcg(state + w * stride, w0);
-            __stcg(state + (w + 1) * stride, w1);
-            if (words == 3)
-                __stcg(state + (w + 2) * stride, w2);
+        if (has_row) {
+            update_row_any<BG, Half>(p,
+                                     app,
+                                     t4,
+                                     static_cast<int>(info & row_first_edge_mask),
+                                     static_cast<int>(info >> row_degree_shift & 31u),
+                                     w0,
+                                     w1,
+                                     w2);
+            __stcg(words, w0);
+            __stcg(words + s, w1);
+            if (r < wide)
+                __stcg(words + (2 * rows - r) * s, w2);
         }
-        if ((barriers >> r) & 1u)
+        if (info & row_barrier_bit)
             __syncthreads();
-        e0 = e1;
-        w += words;
-        deg = next_deg;
+        words += 2 * s;
     }
 }
 
@@ -750,7 +789,7 @@ __global__ void __launch_bounds__(max_threads, Looped ? 2 : 1)
                                             has_pair ? 4u * row : p.z4,
                                             p.state +
                                                 static_cast<size_t>(blockIdx.x) *
-                                                    state_words<BG>() * blockDim.x +
+                                                    state_column<BG>() * state_stride +
                                                 t,
                                             it == 0);
             else
