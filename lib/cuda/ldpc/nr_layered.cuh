@@ -525,8 +525,9 @@ __device__ __forceinline__ void update_row_of_degree(const params& p,
         update_row<Deg>(p, app, t4, e0, w0, w1, w2);
 }
 
-//! The update of a row of degree `deg` (TS 38.212 Tables 5.3.2-2/-3, counted: BG1 has
-//! rows of degree 3..10 and 19, BG2 3..6, 8 and 10): a switch, so a jump table.
+//! The update of a compact row of degree `deg` (TS 38.212 Tables 5.3.2-2/-3, counted:
+//! BG1's other rows have degree 3..10, BG2's 3..6, 8 and 10; the wide rows of degree 19
+//! run apart, run_layers_looped): a switch.
 template <int BG, bool Half>
 __device__ __forceinline__ void update_row_any(const params& p,
                                                uint32_t* __restrict__ app,
@@ -551,7 +552,6 @@ __device__ __forceinline__ void update_row_any(const params& p,
             GPUFEC_NR_ROW_CASE(8);
             GPUFEC_NR_ROW_CASE(9);
             GPUFEC_NR_ROW_CASE(10);
-            GPUFEC_NR_ROW_CASE(19);
         default:
             __trap(); // the host checked the graph against the table: unreachable
         }
@@ -570,8 +570,21 @@ __device__ __forceinline__ void update_row_any(const params& p,
 #undef GPUFEC_NR_ROW_CASE
 }
 
+//! The degree of every wide row (BG1's rows 0-3: 19; BG2 has none).
+template <int BG>
+constexpr int wide_degree()
+{
+    for (int r = 0; r < high_rows<BG>(); r++)
+        if (base_graph<BG>::degree[r] != base_graph<BG>::degree[0])
+            return -1;
+    return high_rows<BG>() > 0 ? base_graph<BG>::degree[0] : 0;
+}
+static_assert(wide_degree<1>() == 19 && wide_degree<2>() == 0, "run_layers_looped");
+
 //! One iteration of the layers; `state`: this thread's state column (state_column),
 //! read unless this is the first iteration (R = 0), written by threads with a row.
+//! The wide rows (BG1's first four) run in a loop of their own, so that the loop over
+//! the other 42 carries no third state word.
 template <int BG, bool Half>
 __device__ __forceinline__ void run_layers_looped(const params& p,
                                                   uint32_t* __restrict__ app,
@@ -584,17 +597,41 @@ __device__ __forceinline__ void run_layers_looped(const params& p,
     const bool has_row = t4 < p.z4;
     const bool stored = !first_iteration && has_row;
     uint32_t* __restrict__ words = state; // row r's first word
+    int r = 0;
+    if constexpr (wide > 0) {
+        // Three words a row, loaded in the row (4 rows of 46; the other block of the
+        // SM hides the wait); the third of row r at 2 rows + r.
+#pragma unroll 1
+        for (; r < wide; r++) {
+            const uint32_t info = p.row_info[r];
+            uint32_t* __restrict__ third = state + (2 * rows + r) * s;
+            uint32_t w0 = 0, w1 = 0, w2 = 0;
+            if (stored) {
+                w0 = __ldcg(words);
+                w1 = __ldcg(words + s);
+                w2 = __ldcg(third);
+            }
+            if (has_row) {
+                update_row_of_degree<wide_degree<BG>(), Half>(
+                    p, app, t4, static_cast<int>(info & row_first_edge_mask), w0, w1, w2);
+                __stcg(words, w0);
+                __stcg(words + s, w1);
+                __stcg(third, w2);
+            }
+            if (info & row_barrier_bit)
+                __syncthreads();
+            words += 2 * s;
+        }
+    }
     uint32_t n0 = 0, n1 = 0;
     if (stored) {
         n0 = __ldcg(words);
         n1 = __ldcg(words + s);
     }
 #pragma unroll 1
-    for (int r = 0; r < rows; r++) {
+    for (; r < rows; r++) {
         const uint32_t info = p.row_info[r];
-        uint32_t w0 = n0, w1 = n1;
-        // A wide row's third word (2 rows + r) is loaded now: 4 rows of BG1's 46.
-        uint32_t w2 = stored && r < wide ? __ldcg(words + (2 * rows - r) * s) : 0u;
+        uint32_t w0 = n0, w1 = n1, unused = 0;
         if (stored) { // the next row's words while this one updates (padding after last)
             n0 = __ldcg(words + 2 * s);
             n1 = __ldcg(words + 3 * s);
@@ -607,11 +644,9 @@ __device__ __forceinline__ void run_layers_looped(const params& p,
                                      static_cast<int>(info >> row_degree_shift & 31u),
                                      w0,
                                      w1,
-                                     w2);
+                                     unused);
             __stcg(words, w0);
             __stcg(words + s, w1);
-            if (r < wide)
-                __stcg(words + (2 * rows - r) * s, w2);
         }
         if (info & row_barrier_bit)
             __syncthreads();
