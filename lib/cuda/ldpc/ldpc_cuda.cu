@@ -487,7 +487,7 @@ public:
     }
 
     //! R scratch of the blocks that run at once (the kernel is persistent); the NR
-    //! kernel keeps R in registers.
+    //! kernel's looped variant keeps its row state there, the unrolled one in registers.
     size_t device_workspace_bytes(const batch_limits& limits) const override
     {
         if (d_nr_graph)
@@ -597,7 +597,10 @@ private:
     //! with at most one run of fillers (the NR kernel's case), else 0.
     static int nr_base_graph(const ldpc_graph& g, size_t zero_runs)
     {
-        if (g.z < nr::min_z || g.layers() != g.base_rows() || zero_runs > 1)
+        // A thread per lifted row, at most max_threads (= state_stride) a block: larger
+        // Z (not in TS 38.212, whose largest is 384) keeps the generic kernel.
+        if (g.z < nr::min_z || g.z > nr::max_threads || g.layers() != g.base_rows() ||
+            zero_runs > 1)
             return 0;
         auto matches =
             [&](const int* degree, const bool* barrier_after, int rows, int columns) {
@@ -669,8 +672,9 @@ private:
         const int subtract = normalized ? 0 : d_cfg.beta_int();
         p.scale_sub_pair_neg =
             static_cast<uint32_t>(static_cast<uint16_t>(-subtract)) * 0x10001u;
-        // As many codeword pairs per block as fill its 384 threads (one block per SM:
-        // registers), within the shared memory.
+        // As many codeword pairs per block as fill its 384 threads (one block per SM for
+        // the unrolled kernel, two for the looped one: registers), within the shared
+        // memory.
         int slots = std::max(1, std::min(nr::max_threads / g.z, nr::max_slots));
         int max_smem = 0;
         GPUFEC_CUDA_CHECK(cudaDeviceGetAttribute(
@@ -827,7 +831,7 @@ private:
     bool d_half = false; //!< ldpc_arithmetic::half
     nr::params d_nr;
     bool d_nr_looped = false;                  //!< the NR kernel's looped variant
-    int d_nr_state_column = 0;                 //!< its state words per thread
+    int d_nr_state_column = 0;                 //!< its state words a thread, padding too
     qc360::kernel_fn d_qc360_kernel = nullptr; //!< set: the 360-periodic kernel runs
     qc360::params d_qc360;
     size_t d_qc360_words = 0; //!< check-message words per block

@@ -28,7 +28,6 @@
 #include <type_traits>
 #include <cstdint>
 #include <cstring>
-#include <utility>
 
 namespace gpufec {
 namespace cuda {
@@ -98,7 +97,8 @@ constexpr int high_rows()
 
 //! The looped kernel's state column of a thread (row state below): words 0, 1 of row
 //! r at 2 r, 2 r + 1; the third word of wide row r (degree > 11: BG1's rows 0-3) at 2
-//! rows + r; then two words of padding, which the load ahead of the last row reads.
+//! rows + r; then two words of padding. The load ahead of the last row reads words 2
+//! rows and 2 rows + 1 (BG2: the padding; BG1: two third words) and never uses them.
 template <int BG>
 constexpr int state_column()
 {
@@ -125,6 +125,8 @@ struct channel_run {
 //! whether a barrier follows it, so that a row costs one constant load.
 constexpr uint32_t row_first_edge_mask = 0x1ffu, row_degree_shift = 9,
                    row_barrier_bit = 1u << 14;
+static_assert(max_edges <= row_first_edge_mask + 1 && base_graph<1>::degree[0] < 32,
+              "row_info's fields: 9 bits of first edge, 5 of degree (BG1's largest, 19)");
 
 struct params {
     //! Each edge's operands, graph order: x = 4 column Z, y = 4 x the circulant shift
@@ -504,12 +506,13 @@ __device__ __forceinline__ void run_layers(const params& p,
 // pair (12 warps) fills an SM, and its 10 000-instruction body is fetched anew every
 // iteration (instruction fetch: a fifth of its stalls). Here a row's state words are
 // loaded from an L2-resident scratch one row ahead and stored after its update, and
-// the layers are a loop with a case per row degree (BG1: 9, BG2: 6), so two pairs (24
-// warps) share an SM and the hot code is a few thousand instructions. The arithmetic
-// is update_row's: the same results, bit for bit. The loop's own cost per row is kept
-// small (ncu: it was 67 instructions a row, a fifth of the kernel): one constant load
-// of the row's descriptor (row_info), a jump table over the degrees, the state words
-// at a pointer plus immediate offsets (state_column, state_stride).
+// the layers are a loop with a case per row degree (BG1: 8 and the wide rows' loop,
+// BG2: 6), so two pairs (24 warps) share an SM and the hot code is a few thousand
+// instructions. The arithmetic is update_row's: the same results, bit for bit. The
+// loop's own cost per row is kept small (ncu: it was 67 instructions a row, a fifth of
+// the kernel; now 33): one constant load of the row's descriptor (row_info), a switch
+// over the degrees (a short compare tree), the state words at a pointer plus immediate
+// offsets (state_column, state_stride).
 template <int Deg, bool Half>
 __device__ __forceinline__ void update_row_of_degree(const params& p,
                                                      uint32_t* __restrict__ app,
@@ -632,7 +635,7 @@ __device__ __forceinline__ void run_layers_looped(const params& p,
     for (; r < rows; r++) {
         const uint32_t info = p.row_info[r];
         uint32_t w0 = n0, w1 = n1, unused = 0;
-        if (stored) { // the next row's words while this one updates (padding after last)
+        if (stored) { // the next row's words while this one updates (state_column)
             n0 = __ldcg(words + 2 * s);
             n1 = __ldcg(words + 3 * s);
         }
