@@ -544,14 +544,16 @@ bench_code make_bench_code(const block_options& opt)
                 rows.emplace_back(alg, "float");
         for (const auto& [alg, arithmetic] : rows) {
             gpufec::polar_decoder_options o;
-            o.algorithm = gpufec::parse_polar_algorithm(alg);
+            gpufec::set_polar_algorithm(o, alg);
             o.bp_arithmetic = gpufec::parse_polar_bp_arithmetic(arithmetic);
             o.list_size = opt.list_size;
             if (opt.iterations > 0)
                 o.bp_iterations = opt.iterations;
             o.bp_early_termination = opt.early_termination;
             variant v;
-            if (o.algorithm == gpufec::polar_algorithm::sc) {
+            if (o.sc_first) {
+                v.label = "polar " + alg + "-" + std::to_string(o.list_size);
+            } else if (o.algorithm == gpufec::polar_algorithm::sc) {
                 v.label = "polar sc";
                 v.grfec_peer = "gr-fec polar_decoder_sc";
             } else if (o.algorithm == gpufec::polar_algorithm::scl) {
@@ -839,8 +841,13 @@ int run_block_code_bench(const block_options& opt)
         const int device = cuda_device_of(opt.cuda_backend);
         const auto t = gpufec::cuda::time_polar_kernel(
             *code.polar, row.second, device, llrs, frames, std::max(opt.runs, 20));
-        results.push_back(
-            kernel_only_row(row.first, opt.cuda_backend, k, t.info_bits, t.median_ms, 1));
+        // Mean iterations: BP's, or with SC first 1 + the fraction of frames listed.
+        results.push_back(kernel_only_row(row.first,
+                                          opt.cuda_backend,
+                                          k,
+                                          t.info_bits,
+                                          t.median_ms,
+                                          t.mean_iterations > 0 ? t.mean_iterations : 1));
         // The other frames-per-warp layouts, for comparison.
         for (int fpw : { 2, 4 }) {
             if (row.second.algorithm == gpufec::polar_algorithm::bp ||

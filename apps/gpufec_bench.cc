@@ -730,7 +730,8 @@ options parse_options(int argc, char** argv, bool& help)
          "NR UCI modulation order Q_m (1, 2, 4, 6, 8)")
         ("algorithm", po::value(&opt.block.algorithm),
          "comma list of decoder algorithms (turbo: max-log-map, scaled-max-log-map "
-         "[default]; ldpc: normalized [default], offset; polar: sc,scl,bp [default all])")
+         "[default]; ldpc: normalized [default], offset; polar: sc,fast-ssc,scl,fast-scl,sc-first-scl,sc-first-fast-scl,bp "
+         "[default sc,scl,bp])")
         ("arithmetic", po::value(&opt.block.arithmetic),
          "comma list (turbo: int8,int16,float [default all]; ldpc: int8,float [default "
          "both])")

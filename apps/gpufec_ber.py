@@ -560,7 +560,8 @@ def build_parser():
     dec = parser.add_argument_group("decoder (turbo, LDPC, polar; unset: decoder defaults)")
     dec.add_argument("--algorithm", default=None,
                      help="turbo: max-log-map | scaled-max-log-map; ldpc: normalized | "
-                          "offset; polar: sc | fast-ssc | scl | fast-scl | bp")
+                          "offset; polar: sc | fast-ssc | scl | fast-scl | sc-first-scl | "
+                          "sc-first-fast-scl | bp")
     dec.add_argument("--iterations", type=int, default=None,
                      help="turbo iterations (default 6), LDPC max iterations (default 10), "
                           "polar BP max iterations (default 50)")

@@ -73,7 +73,27 @@ struct polar_decoder_options {
      * PDCCH search.
      */
     std::vector<int> rntis;
+    /*!
+     * SC first (adaptive list decoding; algorithm scl or fast-scl, codes with a CRC):
+     * each frame is decoded by fast-SSC first, and only a frame whose fast-SSC word
+     * fails the CRC goes through the list decoder. Where fast-SSC's word passes it is
+     * kept, even where the list would have chosen another CRC-passing word: a different
+     * decoder from plain CA-SCL, with about its frame errors (docs/polar-gpu.md) and a
+     * cost close to fast-SSC's where frames are mostly right. frame_status iterations:
+     * 1 where fast-SSC's word was kept, 2 where the list decoded the frame. Hard
+     * output only.
+     */
+    bool sc_first = false;
 };
+
+/*!
+ * Sets options.algorithm (and sc_first) from a name: parse_polar_algorithm()'s, or
+ * "sc-first-scl" / "sc-first-fast-scl" (sc_first with that list decoder); throws
+ * gpufec::error naming the allowed values.
+ */
+void set_polar_algorithm(polar_decoder_options& options, const std::string& name);
+//! The name set_polar_algorithm() reads for options' algorithm and sc_first.
+std::string polar_algorithm_name(const polar_decoder_options& options);
 
 /*!
  * CPU polar decoder. A frame is code.e() LLRs (LLR > 0 means bit 0), in the order the

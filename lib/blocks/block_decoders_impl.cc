@@ -119,7 +119,7 @@ decoder_factory polar_factory(const std::string& block,
                               code_name(code));
     }
     ::gpufec::polar_decoder_options opt;
-    opt.algorithm = ::gpufec::parse_polar_algorithm(algorithm);
+    ::gpufec::set_polar_algorithm(opt, algorithm);
     opt.list_size = list_size;
     opt.bp_iterations = bp_iterations;
     opt.bp_early_termination = early_termination;

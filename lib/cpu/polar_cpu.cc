@@ -256,8 +256,8 @@ public:
                ") on cpu";
     }
 
-private:
-    // Returns the CRC verdict of the output path.
+    //! Decodes one frame with `ws` (make_scratch()'s type); returns the CRC verdict of
+    //! the output path. Public for the SC-first composite (polar_sc_first_cpu).
     bool decode_frame(const llr8_t* in, uint8_t* out, float* soft, workspace& ws) const
     {
         const int N = d_code.N();
@@ -435,6 +435,7 @@ private:
         return ok;
     }
 
+private:
     // Keeps the `d_list` best of ws.cands[0, total) by (metric, index): ws.keep[index]
     // = 1 for them. Returns how many.
     int select_survivors(workspace& ws, int total) const
@@ -675,7 +676,12 @@ public:
                             const exec_ctx& ctx,
                             size_t worker) override
     {
-        work& w = ctx.worker_scratch<work>(worker);
+        return decode_with(ctx.worker_scratch<work>(worker), in, out);
+    }
+
+    //! Decodes one frame with `w` (public for the SC-first composite).
+    frame_status decode_with(work& w, const llr8_t* in, uint8_t* out) const
+    {
         const int n = d_code.n(), N = d_code.N();
         std::copy(d_fill.begin(), d_fill.end(), w.channel.begin());
         const auto& map = d_code.output_to_codeword();
@@ -807,6 +813,62 @@ private:
     std::vector<polar_program::op> d_program;
 };
 
+/*!
+ * SC first (polar_decoder_options::sc_first, adaptive list decoding): every frame goes
+ * through fast-SSC, and only a frame whose fast-SSC word fails the CRC through the list
+ * decoder. Status iterations: 1 where fast-SSC's word was kept, 2 where the list
+ * decoded the frame. Hard output only (fast-SSC has none). The CUDA decoder runs the
+ * same two decoders with the same decisions.
+ */
+class polar_sc_first_cpu : public fixed_length_cpu_decoder
+{
+public:
+    polar_sc_first_cpu(const nr_polar_code& code, const polar_decoder_options& opt)
+        : fixed_length_cpu_decoder(
+              "polar", code.e(), polar_crc_rule(code, opt.rntis).output_bits()),
+          d_code(code),
+          d_list_size(opt.list_size),
+          d_first(code, opt),
+          d_list(code, opt)
+    {
+    }
+
+    bool has_soft_output() const override { return false; }
+
+    struct both : scratch {
+        both(const nr_polar_code& code, int list)
+            : first(code.N()), list(code.N(), code.K(), list)
+        {
+        }
+        polar_fast_ssc_cpu::work first;
+        workspace list;
+    };
+    std::unique_ptr<scratch> make_scratch() const override
+    {
+        return std::make_unique<both>(d_code, d_list_size);
+    }
+
+    frame_status decode_one(const llr8_t* in,
+                            uint8_t* out,
+                            float*,
+                            const exec_ctx& ctx,
+                            size_t worker) override
+    {
+        both& b = ctx.worker_scratch<both>(worker);
+        if (d_first.decode_with(b.first, in, out).ok)
+            return frame_status{ 1, true };
+        return frame_status{ 2, d_list.decode_frame(in, out, nullptr, b.list) };
+    }
+
+    std::string name() const override { return "sc-first " + d_list.name(); }
+
+private:
+    nr_polar_code d_code;
+    int d_list_size;
+    polar_fast_ssc_cpu d_first;
+    polar_decoder_cpu d_list;
+};
+
 } // namespace
 
 // polar_bp_cpu.cc
@@ -823,6 +885,8 @@ make_block_decoder(const nr_polar_code& block, const polar_decoder_options& opti
         return make_polar_bp_decoder_cpu(block, options);
     if (options.algorithm == polar_algorithm::fast_ssc)
         return std::make_unique<polar_fast_ssc_cpu>(block, options);
+    if (options.sc_first)
+        return std::make_unique<polar_sc_first_cpu>(block, options);
     return std::make_unique<polar_decoder_cpu>(block, options);
 }
 
@@ -906,6 +970,31 @@ polar_algorithm parse_polar_algorithm(const std::string& s)
                 "\"bp\"");
 }
 
+void set_polar_algorithm(polar_decoder_options& options, const std::string& name)
+{
+    const std::string prefix = "sc-first-";
+    const bool sc_first = name.compare(0, prefix.size(), prefix) == 0;
+    const std::string rest = sc_first ? name.substr(prefix.size()) : name;
+    const char* allowed = "allowed: \"sc\", \"fast-ssc\", \"scl\", \"fast-scl\", "
+                          "\"sc-first-scl\", \"sc-first-fast-scl\", \"bp\"";
+    polar_algorithm a;
+    try {
+        a = parse_polar_algorithm(rest);
+    } catch (const error&) {
+        throw error("polar decoder: algorithm \"" + name + "\" unknown; " + allowed);
+    }
+    if (sc_first && a != polar_algorithm::scl && a != polar_algorithm::fast_scl)
+        throw error("polar decoder: algorithm \"" + name + "\" unknown; " + allowed);
+    options.algorithm = a;
+    options.sc_first = sc_first;
+}
+
+std::string polar_algorithm_name(const polar_decoder_options& options)
+{
+    return std::string(options.sc_first ? "sc-first-" : "") +
+           to_string(options.algorithm);
+}
+
 polar_bp_arithmetic parse_polar_bp_arithmetic(const std::string& s)
 {
     if (s == "float")
@@ -958,6 +1047,14 @@ make_polar_decoder_cpu(const nr_polar_code& code, const polar_decoder_options& o
     if (options.bp_arithmetic != polar_bp_arithmetic::float32 &&
         options.bp_arithmetic != polar_bp_arithmetic::int8)
         throw error("polar decoder: bp_arithmetic unknown; allowed: \"float\", \"int8\"");
+    if (options.sc_first) {
+        if (alg != polar_algorithm::scl && alg != polar_algorithm::fast_scl)
+            throw error(std::string("polar decoder: sc_first with algorithm \"") +
+                        to_string(alg) + "\"; allowed: \"scl\", \"fast-scl\"");
+        if (code.crc_bits() == 0)
+            throw error("polar decoder: sc_first needs a code with a CRC (it keeps "
+                        "fast-SSC's word where the CRC holds); allowed: crc_bits > 0");
+    }
     if (code.segments() == 2)
         return std::make_unique<polar_segmented_cpu>(code, options);
     return make_block_decoder(code, options);

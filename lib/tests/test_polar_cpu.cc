@@ -1463,3 +1463,121 @@ TEST(PolarDecoderCpu, BpInt8BlerNearFloat)
                 it8 / frames);
     EXPECT_LE(double(e8), 1.5 * double(e) + 10);
 }
+
+// SC first (adaptive list decoding): a frame's output is fast-SSC's where fast-SSC's
+// word passes the CRC (iterations 1), else the list decoder's (iterations 2, its CRC
+// status), decoded apart here by the two plain decoders; on codes with each rate
+// matching, parity-check bits and the DCI chain's scrambled CRC, near
+// the waterfall so that both ways are taken.
+TEST(PolarDecoderCpu, ScFirstKeepsFastSscWhereItsCrcHoldsElseTheList)
+{
+    struct case_t {
+        nr_polar_code code;
+        double ebn0;
+    };
+    const case_t cases[] = { { nr_polar_code(512, 1024, "crc11"), 1.5 },
+                             { nr_polar_code(100, 150, "crc11"), 2.0 },
+                             { nr_polar_code(200, 1500, "crc11"), 0.0 },
+                             { nr_polar_code(40, 100, "crc11"), 2.0 },
+                             { nr_polar_code(15, 100, "crc6"), 1.0 },
+                             { nr_polar_code::dci(40, 216, 0x4b3c), 1.0 } };
+    for (const case_t& c : cases)
+        for (polar_algorithm list_alg :
+             { polar_algorithm::scl, polar_algorithm::fast_scl }) {
+            const nr_polar_code& code = c.code;
+            SCOPED_TRACE(std::string(to_string(list_alg)) + " k " +
+                         std::to_string(code.k()) + " e " + std::to_string(code.e()));
+            polar_decoder_options o{ list_alg, 8 };
+            auto list = gpufec::make_polar_decoder_cpu(code, o);
+            auto fast =
+                gpufec::make_polar_decoder_cpu(code, { polar_algorithm::fast_ssc });
+            o.sc_first = true;
+            auto first = gpufec::make_polar_decoder_cpu(code, o);
+            EXPECT_FALSE(first->has_soft_output());
+            const size_t frames = 300;
+            const frame_set set = make_frames(code, frames, c.ebn0, 77);
+            const decoded l = decode_all(*list, code, set.llrs, frames);
+            const decoded f = decode_all(*fast, code, set.llrs, frames);
+            const decoded got = decode_all(*first, code, set.llrs, frames);
+            const size_t k = code.k();
+            size_t kept = 0;
+            for (size_t j = 0; j < frames; j++) {
+                const decoded& want = f.status[j].ok ? f : l;
+                const bool same = std::equal(got.bits.begin() + j * k,
+                                             got.bits.begin() + (j + 1) * k,
+                                             want.bits.begin() + j * k);
+                EXPECT_TRUE(same) << "frame " << j;
+                EXPECT_EQ(got.status[j].ok, want.status[j].ok) << "frame " << j;
+                EXPECT_EQ(got.status[j].iterations, f.status[j].ok ? 1 : 2)
+                    << "frame " << j;
+                kept += f.status[j].ok;
+            }
+            EXPECT_GT(kept, 0u);
+            EXPECT_LT(kept, frames); // both ways taken
+        }
+}
+
+TEST(PolarDecoderCpu, ScFirstNamesAndBadOptions)
+{
+    polar_decoder_options o;
+    gpufec::set_polar_algorithm(o, "sc-first-fast-scl");
+    EXPECT_EQ(o.algorithm, polar_algorithm::fast_scl);
+    EXPECT_TRUE(o.sc_first);
+    EXPECT_EQ(gpufec::polar_algorithm_name(o), "sc-first-fast-scl");
+    gpufec::set_polar_algorithm(o, "sc-first-scl");
+    EXPECT_EQ(o.algorithm, polar_algorithm::scl);
+    EXPECT_EQ(gpufec::polar_algorithm_name(o), "sc-first-scl");
+    gpufec::set_polar_algorithm(o, "bp");
+    EXPECT_EQ(o.algorithm, polar_algorithm::bp);
+    EXPECT_FALSE(o.sc_first);
+    for (const char* bad : { "sc-first-bp", "sc-first-", "sc-first-sc", "ml" })
+        gpufec::test::expect_error([&] { gpufec::set_polar_algorithm(o, bad); },
+                                   { "sc-first-fast-scl" });
+    const nr_polar_code with_crc(100, 150, "crc11"), without(12, 40, "none");
+    polar_decoder_options sc_first{ polar_algorithm::scl, 8 };
+    sc_first.sc_first = true;
+    gpufec::test::expect_error([&] { gpufec::make_polar_decoder_cpu(without, sc_first); },
+                               { "crc_bits > 0" });
+    for (polar_algorithm a :
+         { polar_algorithm::sc, polar_algorithm::fast_ssc, polar_algorithm::bp }) {
+        polar_decoder_options bad = sc_first;
+        bad.algorithm = a;
+        gpufec::test::expect_error([&] { gpufec::make_polar_decoder_cpu(with_crc, bad); },
+                                   { "allowed: \"scl\", \"fast-scl\"" });
+    }
+}
+
+// SC first against the list alone on the same frames (k = 512, e = 1024, CRC11, L =
+// 8), in the waterfall: its extra frame errors are those where fast-SSC's wrong word
+// passes the CRC, about 2^-11 of fast-SSC's failures, so its frame errors are the
+// list's within the margin of expect_errors_close, for both list decoders.
+TEST(PolarDecoderCpu, ScFirstFrameErrorsAreTheLists)
+{
+    const nr_polar_code code(512, 1024, "crc11");
+    for (double ebn0 : { 1.25, 1.75 })
+        for (polar_algorithm list_alg :
+             { polar_algorithm::scl, polar_algorithm::fast_scl }) {
+            polar_decoder_options o{ list_alg, 8 };
+            auto list = gpufec::make_polar_decoder_cpu(code, o);
+            o.sc_first = true;
+            auto first = gpufec::make_polar_decoder_cpu(code, o);
+            const size_t frames = 1500;
+            const frame_set set = make_frames(code, frames, ebn0, 5);
+            const size_t le = frame_errors(
+                decode_all(*list, code, set.llrs, frames), set.payload, code.k());
+            const decoded got = decode_all(*first, code, set.llrs, frames);
+            const size_t fe = frame_errors(got, set.payload, code.k());
+            size_t listed = 0;
+            for (const auto& st : got.status)
+                listed += st.iterations == 2;
+            std::printf("%s-8 at %.2f dB: %zu frame errors of %zu, sc-first %zu (%zu "
+                        "frames listed)\n",
+                        to_string(list_alg),
+                        ebn0,
+                        le,
+                        frames,
+                        fe,
+                        listed);
+            expect_errors_close(fe, le);
+        }
+}

@@ -124,7 +124,7 @@ size_t expect_gpu_matches_cpu(const nr_polar_code& code,
                               const std::vector<std::vector<llr8_t>>& frames)
 {
     const int k = code.k();
-    const bool fast = o.algorithm == polar_algorithm::fast_ssc;
+    const bool fast = o.algorithm == polar_algorithm::fast_ssc || o.sc_first; // hard only
     auto cpu = make_decoder(code, o, "cpu");
     std::shared_ptr<batch_decoder> gpu = make_decoder(code, o, "cuda:0");
     EXPECT_EQ(gpu->backend(), backend_kind::cuda);
@@ -206,6 +206,41 @@ TEST(PolarCuda, FastSclMatchesCpu)
             }
 }
 
+// SC first (adaptive list decoding): fast-SSC over the batch, the failed frames listed
+// on the device and list-decoded: the CPU composite's bits, status and iterations (1:
+// fast-SSC's word kept, 2: listed) on every code with a CRC, two code blocks, the DCI
+// chain (with blind RNTI detection: BlindRntiDetectionMatchesCpu); both ways taken.
+TEST(PolarCuda, ScFirstMatchesCpu)
+{
+    REQUIRE_GPU();
+    std::vector<nr_polar_code> codes;
+    for (const shape& sh : every_shape)
+        if (std::string(sh.crc) != "none")
+            codes.emplace_back(sh.k, sh.e, sh.crc, sh.interleave);
+    codes.push_back(nr_polar_code(1200, 2400, "crc11", true)); // two code blocks
+    codes.push_back(nr_polar_code::dci(40, 216, 0x4b3c));
+    for (const nr_polar_code& code : codes)
+        for (polar_algorithm alg : { polar_algorithm::scl, polar_algorithm::fast_scl })
+            for (int list : { 2, 8 }) {
+                polar_decoder_options o;
+                o.algorithm = alg;
+                o.list_size = list;
+                o.sc_first = true;
+                SCOPED_TRACE("sc-first " + describe(o) + " k " +
+                             std::to_string(code.k()) + " e " + std::to_string(code.e()));
+                const auto frames =
+                    draw_frames(code, static_cast<uint32_t>(code.e() + list));
+                expect_gpu_matches_cpu(code, o, frames);
+                const auto got = test::engine_decode(
+                    make_decoder(code, o, "cuda:0"), frames, code.k(), false);
+                size_t listed = 0;
+                for (const auto& st : got.status)
+                    listed += st.iterations == 2;
+                EXPECT_GT(listed, 0u);
+                EXPECT_LT(listed, frames.size());
+            }
+}
+
 TEST(PolarCuda, DownlinkChainsMatchCpuAndCheckTheRnti)
 {
     // DCI (7.3: CRC24C scrambled by the RNTI, input bit interleaving) and BCH (7.1) on
@@ -279,31 +314,35 @@ TEST(PolarCuda, SclBlerAt2dB)
 {
     // Issue 11: k = 512, e = 1024, CRC11, CA-SCL-8 on the GPU: BLER <= 1e-2 at Eb/N0
     // 2.0 dB over 2000 frames (and no better than the theory allows: some errors at
-    // 1.0 dB, where the CPU reference reports BLER near 0.3).
+    // 1.0 dB, where the CPU reference reports BLER near 0.3); plain and SC first.
     REQUIRE_GPU();
     const nr_polar_code code(512, 1024, "crc11", true);
-    polar_decoder_options o;
-    o.algorithm = polar_algorithm::scl;
-    o.list_size = 8;
-    std::shared_ptr<batch_decoder> gpu = make_decoder(code, o, "cuda:0");
-    ASSERT_EQ(gpu->backend(), backend_kind::cuda);
-    std::mt19937 rng(2024);
-    for (double ebn0 : { 2.0, 1.0 }) {
-        std::vector<std::vector<uint8_t>> payloads;
-        std::vector<std::vector<llr8_t>> frames;
-        for (int f = 0; f < 2000; f++) {
-            payloads.push_back(test::random_bits(rng, code.k()));
-            frames.push_back(
-                test::awgn_llrs(code.encode(payloads.back()), 0.5, ebn0, rng));
+    for (bool sc_first : { false, true }) {
+        SCOPED_TRACE(sc_first ? "sc-first ca-scl-8" : "ca-scl-8");
+        polar_decoder_options o;
+        o.algorithm = polar_algorithm::scl;
+        o.list_size = 8;
+        o.sc_first = sc_first;
+        std::shared_ptr<batch_decoder> gpu = make_decoder(code, o, "cuda:0");
+        ASSERT_EQ(gpu->backend(), backend_kind::cuda);
+        std::mt19937 rng(2024);
+        for (double ebn0 : { 2.0, 1.0 }) {
+            std::vector<std::vector<uint8_t>> payloads;
+            std::vector<std::vector<llr8_t>> frames;
+            for (int f = 0; f < 2000; f++) {
+                payloads.push_back(test::random_bits(rng, code.k()));
+                frames.push_back(
+                    test::awgn_llrs(code.encode(payloads.back()), 0.5, ebn0, rng));
+            }
+            const auto got = test::engine_decode(gpu, frames, code.k(), false);
+            size_t errors = 0;
+            for (size_t f = 0; f < frames.size(); f++)
+                errors += got.bits[f] != payloads[f];
+            if (ebn0 == 2.0)
+                EXPECT_LE(errors, 20u) << "frame errors of 2000 at 2.0 dB";
+            else
+                EXPECT_GE(errors, 20u) << "frame errors of 2000 at 1.0 dB";
         }
-        const auto got = test::engine_decode(gpu, frames, code.k(), false);
-        size_t errors = 0;
-        for (size_t f = 0; f < frames.size(); f++)
-            errors += got.bits[f] != payloads[f];
-        if (ebn0 == 2.0)
-            EXPECT_LE(errors, 20u) << "frame errors of 2000 at 2.0 dB";
-        else
-            EXPECT_GE(errors, 20u) << "frame errors of 2000 at 1.0 dB";
     }
 }
 
@@ -496,7 +535,8 @@ TEST(PolarCuda, BlindSearchInOneLaunchMatchesCpu)
 TEST(PolarCuda, BlindRntiDetectionMatchesCpu)
 {
     // polar_decoder_options::rntis on one DCI code: every GPU algorithm gives the CPU's
-    // payload, RNTI bits, verdicts and iterations.
+    // payload, RNTI bits, verdicts and iterations (SC first too: fast-SSC's CRC check
+    // and the list's accept the same RNTIs).
     REQUIRE_GPU();
     dci_search_space space;
     space.k = 40;
@@ -504,10 +544,11 @@ TEST(PolarCuda, BlindRntiDetectionMatchesCpu)
     space.rntis = { 0x1234, 0x4b3c };
     const auto frames = draw_candidates(space, { 0x4b3c, 0x0bad, 0x1234 }, 33);
     const nr_polar_code code = nr_polar_code::dci(40, 216, 0);
-    for (int v = 0; v < num_variants; v++) {
-        polar_decoder_options o = variant_options(v);
+    for (int v = 0; v <= num_variants; v++) {
+        polar_decoder_options o = variant_options(v < num_variants ? v : 6); // scl-8
+        o.sc_first = v == num_variants;
         o.rntis = space.rntis;
-        SCOPED_TRACE(describe(o));
+        SCOPED_TRACE(std::string(o.sc_first ? "sc-first " : "") + describe(o));
         auto cpu = make_decoder(code, o, "cpu");
         std::shared_ptr<batch_decoder> gpu = make_decoder(code, o, "cuda:0");
         EXPECT_FALSE(gpu->has_soft_output());

@@ -318,11 +318,12 @@ class qa_block_codes(gr_unittest.TestCase):
         self.assertEqual((dci.chain(), dci.rnti()), ("dci", 0x4A2F))
         self.assertLessEqual(dci.mother_length(), 512)
         bits = random_bits(40 * 4, 9)
-        for algorithm in ("sc", "fast-ssc", "scl", "fast-scl", "bp"):
+        for algorithm in ("sc", "fast-ssc", "scl", "fast-scl", "sc-first-scl",
+                          "sc-first-fast-scl", "bp"):
             for code, ok in ((dci, True), (other, False)):
                 dec = gpufec.polar_decoder(code, algorithm, backend="cpu")
                 out, tags = self.encoder_chain(dci, dec, bits)
-                if ok or algorithm not in ("scl", "fast-scl"):
+                if ok or "scl" not in algorithm:  # a list may pick another path
                     np.testing.assert_array_equal(out, bits, err_msg=algorithm)
                 self.assertEqual([v for _, v in status_tags(tags)[1]], [ok] * 4,
                                  (algorithm, code.rnti()))
@@ -330,6 +331,14 @@ class qa_block_codes(gr_unittest.TestCase):
                                                                      backend="cpu"),
                                            random_bits(64, 10))
             np.testing.assert_array_equal(out, random_bits(64, 10), err_msg=algorithm)
+        # SC first keeps fast-SSC's hard decisions: no soft output; a name it does not
+        # take lists the ones it does.
+        with self.assertRaises(ValueError) as ctx:
+            gpufec.polar_decoder(dci, "sc-first-scl", soft_output=True, backend="cpu")
+        self.assertIn("soft_output=False", str(ctx.exception))
+        with self.assertRaises(ValueError) as ctx:
+            gpufec.polar_decoder(dci, "sc-first-bp", backend="cpu")
+        self.assertIn("sc-first-fast-scl", str(ctx.exception))
         with self.assertRaises(ValueError) as ctx:
             gpufec.nr_polar_code(40, 216, chain="pdcch")
         for name in ("uci", "dci", "bch"):
@@ -349,7 +358,7 @@ class qa_block_codes(gr_unittest.TestCase):
         crc6."""
         code = gpufec.nr_polar_code(15, 100, "crc6")
         bits = random_bits(15 * 4, 12)
-        for algorithm in ("sc", "fast-ssc", "scl", "fast-scl", "bp"):
+        for algorithm in ("sc", "fast-ssc", "scl", "fast-scl", "sc-first-scl", "bp"):
             dec = gpufec.polar_decoder(code, algorithm, backend="auto")
             self.assertEqual(dec.backend_name(), "cpu")
             out, tags = self.encoder_chain(code, dec, bits)

@@ -23,7 +23,11 @@ namespace gpufec {
  * \p algorithm: "sc" | "fast-ssc" (SC with whole nodes decided at once, hard output
  * only) | "scl" (CRC-aided list decoding, \p list_size 1..32) | "fast-scl" (the
  * same with rate-1 and single-parity-check nodes decided for the list at once: about
- * SCL's frame errors, faster, on the CPU and the GPU) | "bp"
+ * SCL's frame errors, faster, on the CPU and the GPU) | "sc-first-scl" |
+ * "sc-first-fast-scl" (fast-SSC first, the list only for frames whose fast-SSC word
+ * fails the CRC: about the list's frame errors at nearly fast-SSC's speed where most
+ * frames are right; codes with a CRC, hard output only; "iterations" 1 or 2: the
+ * frame was listed) | "bp"
  * (belief propagation, up to \p bp_iterations 1..200 iterations, stopping early when
  * the G-matrix check holds with \p early_termination; \p bp_arithmetic "float", or
  * "int8" for the paper's 8-bit messages: 4x less GPU memory per frame, about 0.05 dB).

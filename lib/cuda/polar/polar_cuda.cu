@@ -81,7 +81,29 @@ struct polar_params {
     // Blind RNTI detection (polar_crc_rule): null, or a bit per accepted RNTI.
     const uint32_t* rnti_set;
     uint32_t rnti_ref; //!< the code's RNTI: the syndrome's reference
+    //! SC first: the list kernel decodes only frames frame_index[0 .. frame_index[-1])
+    //! (listed by collect_failed; their status says iterations 2); null: every frame.
+    const uint32_t* frame_index;
 };
+
+//! SC first: appends the frames whose CRC failed to `list` (list[0]: their count, set
+//! to 0 before; then the frame numbers, in no particular order: each frame's decoding
+//! is independent of the others').
+__global__ void collect_failed(const frame_status* status, uint32_t nf, uint32_t* list)
+{
+    const uint32_t f = blockIdx.x * blockDim.x + threadIdx.x;
+    const bool failed = f < nf && !status[f].ok;
+    const unsigned mask = __ballot_sync(0xffffffffu, failed);
+    if (!mask)
+        return;
+    const int lane = threadIdx.x % 32, leader = __ffs(mask) - 1;
+    uint32_t first = 0;
+    if (lane == leader)
+        first = atomicAdd(list, static_cast<unsigned>(__popc(mask)));
+    first = __shfl_sync(0xffffffffu, first, leader);
+    if (failed)
+        list[1 + first + __popc(mask & ((1u << lane) - 1u))] = f;
+}
 
 //! polar_crc_rule::accepts on the device: a syndrome (decided XOR computed CRC) of 0,
 //! or with RNTI detection, 0 in its first 8 bits and an accepted RNTI in its last 16.
@@ -978,6 +1000,23 @@ public:
                                      static_cast<int>(bytes)));
         }
         set_frames_per_warp(frames_per_warp_for(N, d_fast));
+        if (options.sc_first) {
+            // Fast-SSC first (its own decoder: program, tables, kernel), the list
+            // kernel then over the frames whose CRC failed (launch()).
+            polar_decoder_options first = options;
+            first.algorithm = polar_algorithm::fast_ssc;
+            first.sc_first = false;
+            d_first = std::make_unique<polar_decoder_cuda>(code, first, device);
+            int per_sm = 0, sms = 0;
+            GPUFEC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &per_sm,
+                scl_kernel(false, d_list),
+                32 * d_scl_warps,
+                d_scl_warps * scl_frame_bytes()));
+            GPUFEC_CUDA_CHECK(
+                cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+            d_scl_resident = std::max(1, per_sm) * sms;
+        }
         (void)K;
     }
 
@@ -989,11 +1028,21 @@ public:
     {
         return d_code.k() + (d_detects_rnti ? 16 : 0);
     }
-    bool has_soft_output() const override { return !d_fast && !d_detects_rnti; }
+    bool has_soft_output() const override
+    {
+        return !d_fast && !d_detects_rnti && !d_first;
+    }
     size_t output_bits_for_input(size_t items) const override
     {
         return d_cpu->output_bits_for_input(items);
     }
+    //! SC first: the list of frames whose CRC failed, per slot (sc_first_words()).
+    size_t device_workspace_bytes(const batch_limits& limits) const override
+    {
+        return sc_first_words(limits.max_frames) * sizeof(uint32_t);
+    }
+    //! Words of launch()'s `sc_first_list` for `frames` frames (0 without SC first).
+    size_t sc_first_words(size_t frames) const { return d_first ? frames + 1 : 0; }
 
     void decode(const frame_batch& batch, exec_ctx& ctx) override
     {
@@ -1001,25 +1050,29 @@ public:
         check_frames(*this, batch, default_output_bits(), "polar decoder");
         if (nf == 0)
             return;
-        require_engine_buffers(batch.device_frames && batch.device_status && batch.in,
+        require_engine_buffers(batch.device_frames && batch.device_status && batch.in &&
+                                   (ctx.device_workspace || !d_first),
                                "polar decoder",
-                               "device frame table, status or int8 input");
+                               "device frame table, status, int8 input or workspace");
         launch(batch.in,
                batch.device_frames,
                nf,
                batch.out,
                batch.soft_out,
                batch.device_status,
-               static_cast<cudaStream_t>(ctx.stream));
+               static_cast<cudaStream_t>(ctx.stream),
+               static_cast<uint32_t*>(ctx.device_workspace));
     }
 
+    //! `sc_first_list`: sc_first_words(nf) words of device memory (SC first only).
     void launch(const llr8_t* in,
                 const frame_extent* frames,
                 size_t nf,
                 uint8_t* out,
                 float* soft,
                 frame_status* status,
-                cudaStream_t stream) const
+                cudaStream_t stream,
+                uint32_t* sc_first_list = nullptr) const
     {
         polar_params p = d_params;
         p.in = in;
@@ -1029,9 +1082,26 @@ public:
         p.soft = soft;
         p.status = status;
         device_guard guard(d_device);
+        size_t scl_blocks_max = size_t(1) << 20;
+        if (d_first) {
+            // Fast-SSC decodes every frame (bits and status), the failed ones are
+            // listed on the device, and the list kernel decodes those again over them.
+            if (!sc_first_list)
+                throw error("polar decoder (cuda): sc_first without its frame list");
+            if (soft)
+                throw error("polar decoder (cuda): sc_first has no soft output");
+            GPUFEC_CUDA_CHECK(
+                cudaMemsetAsync(sc_first_list, 0, sizeof(uint32_t), stream));
+            d_first->launch(in, frames, nf, out, nullptr, status, stream);
+            collect_failed<<<static_cast<unsigned>((nf + 255) / 256), 256, 0, stream>>>(
+                status, static_cast<uint32_t>(nf), sc_first_list);
+            GPUFEC_CUDA_CHECK_LAUNCH();
+            p.frame_index = sc_first_list + 1;
+            scl_blocks_max = static_cast<size_t>(d_scl_resident);
+        }
         if (d_scl) {
             const size_t blocks =
-                std::min<size_t>((nf + d_scl_warps - 1) / d_scl_warps, size_t(1) << 20);
+                std::min<size_t>((nf + d_scl_warps - 1) / d_scl_warps, scl_blocks_max);
             const size_t bytes =
                 d_scl_warps * make_scl_layout(d_code.N(), d_list, d_fast_list).bytes;
             scl_kernel(soft != nullptr, d_list)<<<static_cast<unsigned>(blocks),
@@ -1104,7 +1174,7 @@ public:
 
     std::string name() const override
     {
-        return std::string("polar ") +
+        return std::string("polar ") + (d_first ? "sc-first " : "") +
                (d_bp     ? "bp"
                 : d_fast ? "fast-ssc"
                 : d_scl
@@ -1125,7 +1195,10 @@ public:
     std::string kernel_name() const
     {
         if (d_scl)
-            return "polar ca-scl-" + std::to_string(d_list) + ": 1 warp/frame, " +
+            return std::string(d_first
+                                   ? "fast-ssc (" + d_first->kernel_name() + "), then "
+                                   : "") +
+                   "polar ca-scl-" + std::to_string(d_list) + ": 1 warp/frame, " +
                    std::to_string(d_scl_warps) + " frames/block, " +
                    std::to_string(
                        make_scl_layout(d_code.N(), d_list, d_fast_list).bytes) +
@@ -1244,6 +1317,10 @@ private:
     bool d_fast_list = false; //!< fast-SCL (CA-SCL with rate-1 and SPC node steps)
     int d_list = 1;           //!< SCL list size
     int d_scl_warps = 1;      //!< SCL frames (warps) per block
+    //! SC first: the fast-SSC decoder run before the list, and the list kernel's
+    //! resident blocks (its grid; the count of failed frames is on the device)
+    std::unique_ptr<polar_decoder_cuda> d_first;
+    int d_scl_resident = 1;
     device_buffer<uint32_t> d_leaf_column, d_leaf_crc_bit, d_pc_mask, d_rnti_set;
     bool d_detects_rnti = false; //!< options.rntis: the output carries the RNTI
     device_buffer<int8_t> d_pc_row;
@@ -1477,7 +1554,7 @@ public:
     //! Workspace of a batch of `frames` frames: the block frames' table, status, bits
     //! and (soft) floats, each 256-byte aligned.
     struct layout {
-        size_t table, status, out, soft, bytes;
+        size_t table, status, out, soft, sc_first, bytes;
     };
     layout workspace_layout(size_t frames, bool soft) const
     {
@@ -1488,7 +1565,8 @@ public:
         w.status = up(w.table + blocks * sizeof(frame_extent));
         w.out = up(w.status + blocks * sizeof(frame_status));
         w.soft = up(w.out + blocks * block_bytes());
-        w.bytes = up(w.soft + (soft ? 8 * blocks * block_bytes() * sizeof(float) : 0));
+        w.sc_first = up(w.soft + (soft ? 8 * blocks * block_bytes() * sizeof(float) : 0));
+        w.bytes = up(w.sc_first + d_block.sc_first_words(blocks) * sizeof(uint32_t));
         return w;
     }
     size_t device_workspace_bytes(const batch_limits& limits) const override
@@ -1524,7 +1602,14 @@ public:
                                                  static_cast<uint32_t>(block_bytes()),
                                                  table);
         GPUFEC_CUDA_CHECK_LAUNCH();
-        d_block.launch(batch.in, table, 2 * nf, out, soft, status, stream);
+        d_block.launch(batch.in,
+                       table,
+                       2 * nf,
+                       out,
+                       soft,
+                       status,
+                       stream,
+                       reinterpret_cast<uint32_t*>(base + w.sc_first));
         const size_t items = nf * ((d_code.k() + 7) / 8);
         merge_segments<<<static_cast<unsigned>(
                              std::min<size_t>((items + 255) / 256, 4096)),
@@ -1600,6 +1685,7 @@ polar_kernel_timing time_polar_kernel(const nr_polar_code& code,
     device_guard guard(device);
     const size_t k = code.k();
     const timing_batch b(llrs, code.e(), dec.default_output_bits(), num_frames);
+    device_buffer<uint32_t> list(std::max<size_t>(dec.sc_first_words(num_frames), 1));
     stream s;
     const std::vector<double> times = time_launches(s, reps, [&](int) {
         dec.launch(b.llrs(),
@@ -1608,12 +1694,14 @@ polar_kernel_timing time_polar_kernel(const nr_polar_code& code,
                    b.out.get(),
                    nullptr,
                    b.status.get(),
-                   s.get());
+                   s.get(),
+                   list.get());
     });
     polar_kernel_timing t;
     t.median_ms = times[times.size() / 2];
     t.info_bits = static_cast<double>(num_frames * k);
     t.kernel = dec.kernel_name();
+    t.mean_iterations = b.mean_iterations();
     return t;
 }
 

@@ -44,6 +44,8 @@ struct polar_kernel_timing {
     double median_ms = 0; //!< median kernel time of one batch (device events)
     double info_bits = 0; //!< decoded payload bits per batch
     std::string kernel;
+    //! Mean frame_status iterations of the batch (SC first: 1 + the listed fraction).
+    double mean_iterations = 0;
 };
 
 //! Kernel-only timing: `num_frames` frames (the int8 `llrs`, one or more frames of e,

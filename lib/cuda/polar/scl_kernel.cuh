@@ -940,7 +940,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                 return ((u[i >> 5] >> (i & 31)) & 1u) != 0;
             });
         if (lane == 0)
-            p.status[f] = frame_status{ 1, best != 64 };
+            p.status[f] = frame_status{ p.frame_index ? 2 : 1, best != 64 };
         prof.lap(scl_phase_crc_output, lane);
         if (Soft) {
             // Replay the chosen path alone: its leaf LLRs, signed by its decisions.
@@ -1004,8 +1004,13 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block, scl_min_blocks(L
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
     unsigned char* base = reinterpret_cast<unsigned char*>(smem) +
                           warp * make_scl_layout(p.N, p.list_size).bytes;
-    for (uint32_t f = blockIdx.x * warps + warp; f < p.num_frames; f += gridDim.x * warps)
+    // SC first (polar_params::frame_index): the frames the device listed, a grid
+    // sized to the SMs rather than to the count (which only the device knows).
+    const uint32_t count = p.frame_index ? p.frame_index[-1] : p.num_frames;
+    for (uint32_t i = blockIdx.x * warps + warp; i < count; i += gridDim.x * warps) {
+        const uint32_t f = p.frame_index ? p.frame_index[i] : i;
         scl_decode_frame<Soft, LMax, true, true>(p, p.frames[f], f, base, lane);
+    }
 }
 
 //! The codes of a launch over frames of several lengths (a PDCCH blind search: one DCI

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(polar_decoder_pdu.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(f8e07f50e619cac5d55b7e6f365a29b2)                     */
+/* BINDTOOL_HEADER_FILE_HASH(99d936ca86240dcc6e03b954a02f9924)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

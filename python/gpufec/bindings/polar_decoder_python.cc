@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(polar_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(687a9fb1658b938a7fb79e01dc4a8799)                     */
+/* BINDTOOL_HEADER_FILE_HASH(5f092b39c3b1e6b644fbbf194195221b)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
