@@ -51,6 +51,11 @@ polar_decoder_options dci_search_decoding(const dci_search_space& space,
     if (!options.decoding.rntis.empty())
         throw error("dci search: decoding.rntis given; allowed: empty (the search "
                     "space's rntis are used)");
+    // Most candidates of a search are not addressed to the UE, fail fast-SSC's CRC and
+    // would be decoded twice; the GPU search kernel runs the list alone.
+    if (options.decoding.sc_first)
+        throw error("dci search: decoding.sc_first set; allowed: false (each candidate "
+                    "is list-decoded once)");
     polar_decoder_options o = options.decoding;
     o.rntis = space.rntis;
     return o;

@@ -1287,6 +1287,10 @@ TEST(PolarDecoderCpu, BlindSearchRefusesBadSpaces)
     twice.decoding.rntis = { 5 };
     expect_error([&] { gpufec::make_dci_search_decoder_cpu(space, twice); },
                  { "decoding.rntis", "allowed: empty" });
+    gpufec::dci_search_options adaptive;
+    adaptive.decoding.sc_first = true;
+    expect_error([&] { gpufec::make_dci_search_decoder_cpu(space, adaptive); },
+                 { "sc_first", "allowed: false" });
     polar_decoder_options uci;
     uci.rntis = { 5 };
     expect_error([&] { gpufec::make_polar_decoder_cpu(nr_polar_code(40, 216), uci); },
