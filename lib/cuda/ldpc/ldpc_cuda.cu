@@ -647,7 +647,6 @@ private:
         const bool* barrier_after = d_nr_graph == 1 ? nr::base_graph<1>::barrier_after
                                                     : nr::base_graph<2>::barrier_after;
         for (int r = 0; r < g.base_rows(); r++) {
-            p.row_end[r] = g.row_start[r + 1];
             p.row_info[r] = static_cast<uint32_t>(g.row_start[r]) |
                             static_cast<uint32_t>(g.row_start[r + 1] - g.row_start[r])
                                 << nr::row_degree_shift |
