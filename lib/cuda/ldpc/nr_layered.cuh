@@ -512,6 +512,10 @@ __device__ __forceinline__ void run_layers(const params& p,
 // the kernel; now 33): one constant load of the row's descriptor (row_info), a switch
 // over the degrees (a short compare tree), the state words at a pointer plus immediate
 // offsets (state_column, state_stride).
+//
+// (Tried and dropped, docs/ldpc-gpu.md: keeping the first pass's APP positions for the
+// second, which the compiler already does here; two rows without a barrier between
+// them as one pass of the loop, which ran slower.)
 template <int Deg, bool Half>
 __device__ __forceinline__ void update_row_of_degree(const params& p,
                                                      uint32_t* __restrict__ app,
@@ -527,49 +531,51 @@ __device__ __forceinline__ void update_row_of_degree(const params& p,
         update_row<Deg>(p, app, t4, e0, w0, w1, w2);
 }
 
-//! The update of a compact row of degree `deg` (TS 38.212 Tables 5.3.2-2/-3, counted:
-//! BG1's other rows have degree 3..10, BG2's 3..6, 8 and 10; the wide rows of degree 19
-//! run apart, run_layers_looped): a switch.
-template <int BG, bool Half>
-__device__ __forceinline__ void update_row_any(const params& p,
-                                               uint32_t* __restrict__ app,
-                                               unsigned t4,
-                                               int e0,
-                                               int deg,
-                                               uint32_t& w0,
-                                               uint32_t& w1,
-                                               uint32_t& w2)
+//! Calls body(std::integral_constant<int, D>{}) for the row degree D == deg of base
+//! graph BG (TS 38.212 Tables 5.3.2-2/-3, counted: BG1's rows have degree 3..10 and
+//! its four wide rows 19, BG2's 3..6, 8 and 10) and returns its result: one switch
+//! (a short compare tree) for every loop over rows of run-time degree. Wide: whether
+//! the wide degree is a case (the layers run the wide rows apart, run_layers_looped).
+template <int BG, bool Wide, class Body>
+__device__ __forceinline__ auto for_row_degree(int deg, Body&& body)
 {
-#define GPUFEC_NR_ROW_CASE(D)                                      \
-    case D:                                                        \
-        update_row_of_degree<D, Half>(p, app, t4, e0, w0, w1, w2); \
-        break
+#define GPUFEC_NR_DEGREE_CASE(D) \
+    case D:                      \
+        return body(std::integral_constant<int, D>{})
+    // The default case traps (the host checked the graph against the table, so it is
+    // not reached) and falls into the first, so that every path returns.
     if constexpr (BG == 1) {
         switch (deg) {
-            GPUFEC_NR_ROW_CASE(3);
-            GPUFEC_NR_ROW_CASE(4);
-            GPUFEC_NR_ROW_CASE(5);
-            GPUFEC_NR_ROW_CASE(6);
-            GPUFEC_NR_ROW_CASE(7);
-            GPUFEC_NR_ROW_CASE(8);
-            GPUFEC_NR_ROW_CASE(9);
-            GPUFEC_NR_ROW_CASE(10);
+            GPUFEC_NR_DEGREE_CASE(4);
+            GPUFEC_NR_DEGREE_CASE(5);
+            GPUFEC_NR_DEGREE_CASE(6);
+            GPUFEC_NR_DEGREE_CASE(7);
+            GPUFEC_NR_DEGREE_CASE(8);
+            GPUFEC_NR_DEGREE_CASE(9);
+            GPUFEC_NR_DEGREE_CASE(10);
+        case 19:
+            if constexpr (Wide)
+                return body(std::integral_constant<int, 19>{});
+            [[fallthrough]];
         default:
-            __trap(); // the host checked the graph against the table: unreachable
+            __trap();
+            [[fallthrough]];
+            GPUFEC_NR_DEGREE_CASE(3);
         }
     } else {
         switch (deg) {
-            GPUFEC_NR_ROW_CASE(3);
-            GPUFEC_NR_ROW_CASE(4);
-            GPUFEC_NR_ROW_CASE(5);
-            GPUFEC_NR_ROW_CASE(6);
-            GPUFEC_NR_ROW_CASE(8);
-            GPUFEC_NR_ROW_CASE(10);
+            GPUFEC_NR_DEGREE_CASE(4);
+            GPUFEC_NR_DEGREE_CASE(5);
+            GPUFEC_NR_DEGREE_CASE(6);
+            GPUFEC_NR_DEGREE_CASE(8);
+            GPUFEC_NR_DEGREE_CASE(10);
         default:
             __trap();
+            [[fallthrough]];
+            GPUFEC_NR_DEGREE_CASE(3);
         }
     }
-#undef GPUFEC_NR_ROW_CASE
+#undef GPUFEC_NR_DEGREE_CASE
 }
 
 //! The degree of every wide row (BG1's rows 0-3: 19; BG2 has none).
@@ -639,14 +645,17 @@ __device__ __forceinline__ void run_layers_looped(const params& p,
             n1 = __ldcg(words + 3 * s);
         }
         if (has_row) {
-            update_row_any<BG, Half>(p,
-                                     app,
-                                     t4,
-                                     static_cast<int>(info & row_first_edge_mask),
-                                     static_cast<int>(info >> row_degree_shift & 31u),
-                                     w0,
-                                     w1,
-                                     unused);
+            for_row_degree<BG, false>(
+                static_cast<int>(info >> row_degree_shift & 31u), [&](auto deg) {
+                    update_row_of_degree<decltype(deg)::value, Half>(
+                        p,
+                        app,
+                        t4,
+                        static_cast<int>(info & row_first_edge_mask),
+                        w0,
+                        w1,
+                        unused);
+                });
             __stcg(words, w0);
             __stcg(words + s, w1);
         }
@@ -674,45 +683,6 @@ row_syndrome(const params& p, const uint32_t* __restrict__ app, unsigned t4, int
     return x & 0x80008000u;
 }
 
-//! row_syndrome for a row of any degree of the base graph (a switch, as
-//! update_row_any: TS 38.212 Tables 5.3.2-2/-3, counted).
-template <int BG>
-__device__ __forceinline__ uint32_t row_syndrome_any(
-    const params& p, const uint32_t* __restrict__ app, unsigned t4, int e0, int deg)
-{
-#define GPUFEC_NR_SYNDROME_CASE(D) \
-    case D:                        \
-        return row_syndrome<D>(p, app, t4, e0)
-    if constexpr (BG == 1) {
-        switch (deg) {
-            GPUFEC_NR_SYNDROME_CASE(3);
-            GPUFEC_NR_SYNDROME_CASE(4);
-            GPUFEC_NR_SYNDROME_CASE(5);
-            GPUFEC_NR_SYNDROME_CASE(6);
-            GPUFEC_NR_SYNDROME_CASE(7);
-            GPUFEC_NR_SYNDROME_CASE(8);
-            GPUFEC_NR_SYNDROME_CASE(9);
-            GPUFEC_NR_SYNDROME_CASE(10);
-            GPUFEC_NR_SYNDROME_CASE(19);
-        default:
-            __trap(); // the host checked the graph against the table: unreachable
-        }
-    } else {
-        switch (deg) {
-            GPUFEC_NR_SYNDROME_CASE(3);
-            GPUFEC_NR_SYNDROME_CASE(4);
-            GPUFEC_NR_SYNDROME_CASE(5);
-            GPUFEC_NR_SYNDROME_CASE(6);
-            GPUFEC_NR_SYNDROME_CASE(8);
-            GPUFEC_NR_SYNDROME_CASE(10);
-        default:
-            __trap();
-        }
-    }
-#undef GPUFEC_NR_SYNDROME_CASE
-    return 0u;
-}
-
 //! The parity checks of thread t's rows: bit 15 / 31 set where one of codeword 0 / 1
 //! fails. It stops at the first row where every codeword of `needed` (bits 15, 31)
 //! fails: before convergence that is after a row or two, so the check costs a full
@@ -729,11 +699,11 @@ __device__ __forceinline__ uint32_t failed_checks(const params& p,
 #pragma unroll 1
     for (int r = 0; r < base_graph<BG>::rows && (failed & needed) != needed; r++) {
         const uint32_t info = p.row_info[r];
-        failed |= row_syndrome_any<BG>(p,
-                                       app,
-                                       t4,
-                                       static_cast<int>(info & row_first_edge_mask),
-                                       static_cast<int>(info >> row_degree_shift & 31u));
+        failed |= for_row_degree<BG, true>(
+            static_cast<int>(info >> row_degree_shift & 31u), [&](auto deg) {
+                return row_syndrome<decltype(deg)::value>(
+                    p, app, t4, static_cast<int>(info & row_first_edge_mask));
+            });
     }
     return failed;
 }
