@@ -636,8 +636,10 @@ void print_table(const block_options& opt,
         if (std::find(rows.begin(), rows.end(), key) == rows.end())
             rows.push_back(key);
     }
-    std::vector<std::string> backends = { "cpu x1" };
-    if (opt.threads > 1)
+    std::vector<std::string> backends;
+    if (opt.cpu_rows)
+        backends.push_back("cpu x1");
+    if (opt.cpu_rows && opt.threads > 1)
         backends.push_back("cpu x" + std::to_string(opt.threads));
     if (!opt.cuda_backend.empty())
         backends.push_back(opt.cuda_backend);
@@ -800,6 +802,8 @@ int run_block_code_bench(const block_options& opt)
             bench_variant(v, pool, 0, opt, results);
             continue;
         }
+        if (!opt.cpu_rows)
+            continue;
         for (int threads : thread_counts) {
             std::cerr << "[bench] " << v.label << " cpu x" << threads << "\n";
             bench_variant(v, pool, threads, opt, results);
@@ -905,7 +909,7 @@ int run_block_code_bench(const block_options& opt)
 
     // One-thread decoders side by side, their runs interleaved.
     std::vector<timed_case> side_by_side;
-    if (opt.use_int8)
+    if (opt.use_int8 && opt.cpu_rows)
         for (const variant& v : code.variants) {
             if (!v.cuda_backend.empty())
                 continue;
@@ -913,7 +917,7 @@ int run_block_code_bench(const block_options& opt)
             side_by_side.push_back(make_variant_decode_only(v, pool, opt));
         }
 #ifdef GPUFEC_HAVE_GNURADIO
-    if (opt.grfec && (code.polar || code.alist)) {
+    if (opt.grfec && opt.cpu_rows && (code.polar || code.alist)) {
         std::cerr << "[bench] gr-fec\n";
         std::vector<timed_case> g;
         if (code.polar) {

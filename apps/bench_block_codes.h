@@ -35,6 +35,9 @@ struct block_options : run_options {
     int dci_rntis = 4;
     //! "cuda:N" to add the rows of the code's CUDA decoders, "" for the CPU only.
     std::string cuda_backend;
+    //! The CPU decoders' rows (end to end, decode-only, gr-fec): off with --backend
+    //! cuda, as for the convolutional code, so that a GPU run spends no time on them.
+    bool cpu_rows = true;
     // Decoders: comma-separated lists, "" = the code's default set of rows.
     std::string algorithm;
     std::string arithmetic;

@@ -651,7 +651,7 @@ options parse_options(int argc, char** argv, bool& help)
     desc.add_options()
         ("help,h", "this help")
         ("backend", po::value(&opt.backend)->default_value(opt.backend),
-         "cpu | cuda | all (all: CUDA too when a device exists)")
+         "cpu | cuda | all (all: CUDA too when a device exists; cuda: the GPU rows only)")
         ("frame-sizes", po::value(&frame_sizes)->default_value(frame_sizes),
          "comma-separated frame lengths in information bits")
         ("frames-sizes", po::value(&frame_sizes), "alias of --frame-sizes")
@@ -833,12 +833,17 @@ int main(int argc, char** argv)
                 throw gpufec::error("--code " + opt.block.code +
                                     ": only the CPU backend has these decoders; use "
                                     "--backend cpu or all");
-            if (has_cuda_decoder && opt.backend != "cpu" &&
-                gpufec::cuda_device_count() > opt.device)
+            const bool have_cuda = gpufec::cuda_device_count() > opt.device;
+            if (opt.backend == "cuda" && !have_cuda)
+                throw gpufec::error("--backend cuda: no CUDA device " +
+                                    std::to_string(opt.device) +
+                                    "; use --backend cpu or all");
+            if (has_cuda_decoder && opt.backend != "cpu" && have_cuda)
                 opt.block.cuda_backend = "cuda:" + std::to_string(opt.device);
             gpufec_bench::block_options& b = opt.block;
             static_cast<run_options&>(b) = opt;
             b.stamp = info.stamp;
+            b.cpu_rows = opt.backend != "cuda";
             if (b.code == "dci-search")
                 return gpufec_bench::run_dci_search_bench(b);
             return gpufec_bench::run_block_code_bench(b);
