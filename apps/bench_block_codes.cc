@@ -874,6 +874,14 @@ int run_block_code_bench(const block_options& opt)
             *code.polar, row.second, device, llrs, 1, std::max(opt.runs, 20));
         notes.push_back(row.first + " latency: one frame per launch, kernel time " +
                         std::to_string(one.median_ms * 1e3) + " us");
+        if (row.second.algorithm == gpufec::polar_algorithm::sc ||
+            row.second.algorithm == gpufec::polar_algorithm::fast_ssc) {
+            // The throughput layout on one frame, against the small-batch one above.
+            const auto wide = gpufec::cuda::time_polar_kernel(
+                *code.polar, row.second, device, llrs, 1, std::max(opt.runs, 20), 2);
+            notes.push_back(row.first + " latency with the 2-frames-per-warp layout: " +
+                            std::to_string(wide.median_ms * 1e3) + " us");
+        }
         notes.push_back(row.first + " kernel-only: " + std::to_string(frames) +
                         " frames per launch, " + t.kernel + ", median " +
                         std::to_string(t.median_ms) + " ms");

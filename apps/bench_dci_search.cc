@@ -170,7 +170,8 @@ int run_dci_search_bench(const block_options& opt)
     std::vector<int> threads{ 1 };
     if (opt.threads > 1)
         threads.push_back(opt.threads);
-    if (opt.cuda_backend.empty() || opt.threads > 0)
+    // --backend cuda: the GPU rows only.
+    if (opt.cpu_rows && (opt.cuda_backend.empty() || opt.threads > 0))
         for (int t : threads) {
             size_t right = 0;
             const double rate = run_engine(

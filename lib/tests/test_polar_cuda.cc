@@ -349,14 +349,15 @@ TEST(PolarCuda, SclBlerAt2dB)
 #if GPUFEC_HAVE_CUDA
 TEST(PolarCuda, EveryFramesPerWarpLayoutMatchesCpu)
 {
-    // 2 or 4 frames side by side in one warp (the lanes split among them), a
-    // batch that does not fill the last warp: the CPU's bits and status on every frame.
+    // 2 or 4 frames side by side in one warp (the lanes split among them), or 1 (the
+    // small-batch layout, forced for every hard-output batch), a batch that does not
+    // fill the last warp: the CPU's bits and status on every frame.
     REQUIRE_GPU();
     for (const shape& sh : { shape{ 20, 32, "crc6", true },
                              shape{ 100, 150, "crc11", true },
                              shape{ 512, 1024, "crc11", true } })
         for (polar_algorithm alg : { polar_algorithm::sc, polar_algorithm::fast_ssc })
-            for (int fpw : { 2, 4 }) {
+            for (int fpw : { 1, 2, 4 }) {
                 polar_decoder_options o;
                 o.algorithm = alg;
                 const nr_polar_code code(sh.k, sh.e, sh.crc, sh.interleave);

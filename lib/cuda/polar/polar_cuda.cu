@@ -489,7 +489,9 @@ sc_leaf(const polar_params& p, const sc_frame<F>& fr, int first, float* soft, bo
 // clang-format on
 
 //! FPW frames per warp, 32 / FPW lanes each, all running the one program in lockstep:
-//! an op of s < 32 values keeps min(32, FPW s) lanes busy instead of s.
+//! an op of s < 32 values keeps min(32, FPW s) lanes busy instead of s. FPW = 1 is
+//! the small-batch layout (one warp per block, a frame on each SM): for latency, not
+//! throughput. Blocks of blockDim.x / 32 warps.
 template <bool Soft, int FPW, int MinBlocks>
 __global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
     polar_kernel(const polar_params p)
@@ -498,6 +500,7 @@ __global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
     constexpr int LPF = 32 / FPW; // lanes per frame
     extern __shared__ float smem[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int warps = blockDim.x / 32;
     const int sub = lane % LPF, fslot = lane / LPF;
     const int N = p.N, n = p.n;
     // The warp's frames: N floats, then three N-byte arrays, each interleaved.
@@ -514,8 +517,7 @@ __global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
     const auto left = fr.left;
     const auto u = fr.u;
     const uint32_t groups = (p.num_frames + FPW - 1) / FPW;
-    for (uint32_t g = blockIdx.x * warps_per_block + warp; g < groups;
-         g += gridDim.x * warps_per_block) {
+    for (uint32_t g = blockIdx.x * warps + warp; g < groups; g += gridDim.x * warps) {
         // A group's missing frames decode the last frame again and write nothing.
         const uint32_t f = g * FPW + fslot;
         const bool active = f < p.num_frames;
@@ -566,10 +568,11 @@ __global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
             default: {
                 // f_root / g_root: the root's children read the channel LLRs (not
                 // kept: shared memory holds more frames without them), RB of a lane's
-                // values at a time.
+                // values at a time (one frame per warp: more loads in flight, as its
+                // time is the chain of one warp).
                 const bool is_f = code / sc_op::levels == sc_op::f_root;
                 const int size = 1 << (n - 1);
-                constexpr int RB = 4;
+                constexpr int RB = FPW == 1 ? 8 : 4;
                 for (int j0 = sub; j0 < size; j0 += RB * LPF) {
                     int d[2 * RB];
                     float c[2 * RB];
@@ -1000,6 +1003,12 @@ public:
                                      static_cast<int>(bytes)));
         }
         set_frames_per_warp(frames_per_warp_for(N, d_fast));
+        {
+            int sms = 0;
+            GPUFEC_CUDA_CHECK(
+                cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+            d_single_max_frames = static_cast<size_t>(sms);
+        }
         if (options.sc_first) {
             // Fast-SSC first (its own decoder: program, tables, kernel), the list
             // kernel then over the frames whose CRC failed (launch()).
@@ -1129,6 +1138,16 @@ public:
             GPUFEC_CUDA_CHECK_LAUNCH();
             return;
         }
+        if (uses_single_layout(nf, soft != nullptr)) {
+            // A frame per warp and a warp per block: each frame on an SM of its own.
+            single_frame_kernel<<<static_cast<unsigned>(
+                                      std::min<size_t>(nf, size_t(1) << 20)),
+                                  32,
+                                  frame_bytes(d_code.N()),
+                                  stream>>>(p);
+            GPUFEC_CUDA_CHECK_LAUNCH();
+            return;
+        }
         const size_t groups = (nf + d_fpw - 1) / d_fpw;
         const unsigned blocks = static_cast<unsigned>(std::min<size_t>(
             (groups + warps_per_block - 1) / warps_per_block, size_t(1) << 20));
@@ -1138,14 +1157,35 @@ public:
         GPUFEC_CUDA_CHECK_LAUNCH();
     }
 
-    //! Frames per warp (2 or 4): the kernel-only benchmark compares them. One and
-    //! eight were slower on every code measured (docs/polar-gpu.md), and each layout
-    //! is four instantiations of a ~25 000-instruction kernel, so they are not built.
+    //! Whether a launch of `nf` frames takes the small-batch layout (one frame per
+    //! warp, a warp per block): batches of at most one frame per SM, where the
+    //! throughput layouts would leave SMs idle anyway and each frame's time is one
+    //! warp's dependent chain (docs/polar-gpu.md). Hard output only: its one
+    //! instantiation keeps the build short.
+    bool uses_single_layout(size_t nf, bool soft) const
+    {
+        return !soft && (d_single_always || nf <= d_single_max_frames);
+    }
+
+    //! One layout for every batch, instead of the decoder's choice (tests and the
+    //! kernel-only benchmark compare them): 2 or 4 frames per warp, or 1, the
+    //! small-batch layout, for every batch without soft output (2 with it).
+    void force_frames_per_warp(int fpw)
+    {
+        d_single_always = fpw == 1;
+        if (fpw != 1)
+            d_single_max_frames = 0;
+        set_frames_per_warp(fpw == 1 ? 2 : fpw);
+    }
+
+    //! Frames per warp of the throughput layout (2 or 4). One and eight were slower
+    //! on every code measured (docs/polar-gpu.md), and each layout is four
+    //! instantiations of a ~25 000-instruction kernel, so they are not built as such.
     void set_frames_per_warp(int fpw)
     {
         if (fpw != 2 && fpw != 4)
             throw error("polar decoder (cuda): frames per warp " + std::to_string(fpw) +
-                        "; allowed: 2, 4");
+                        "; allowed: 1, 2, 4");
         const size_t bytes = warps_per_block * fpw * frame_bytes(d_code.N());
         if (bytes > 227 * 1024)
             throw error("polar decoder (cuda): " + std::to_string(fpw) +
@@ -1217,10 +1257,14 @@ public:
                    " threads, " + std::to_string(bp_bytes()) +
                    " B shared memory per frame";
         return std::string(d_fast ? "polar fast-ssc" : "polar sc") + ": " +
-               std::to_string(d_num_ops) + " ops, " + std::to_string(d_fpw) +
-               " frame(s)/warp, " + std::to_string(warps_per_block * d_fpw) +
-               " frames/block, " + std::to_string(frame_bytes(d_code.N())) +
-               " B shared memory per frame";
+               std::to_string(d_num_ops) + " ops, " +
+               (d_single_always ? std::string("1 frame/warp without soft output, else ")
+                : d_single_max_frames ? "up to " + std::to_string(d_single_max_frames) +
+                                            " frames: 1 frame/warp, else "
+                                      : std::string()) +
+               std::to_string(d_fpw) + " frame(s)/warp, " +
+               std::to_string(warps_per_block * d_fpw) + " frames/block, " +
+               std::to_string(frame_bytes(d_code.N())) + " B shared memory per frame";
     }
 
 #ifdef GPUFEC_SCL_PROFILE
@@ -1257,6 +1301,8 @@ public:
 
 private:
     using kernel_fn = void (*)(polar_params);
+    //! The small-batch layout's kernel (uses_single_layout()).
+    static constexpr kernel_fn single_frame_kernel = polar_kernel<false, 1, 4>;
     //! The SC / fast-SSC kernel for `fpw` frames per warp whose launch bounds ask for
     //! `min_blocks` blocks per SM (4: up to 128 registers, 8: 64).
     static kernel_fn kernel(bool soft, int fpw, int min_blocks)
@@ -1308,15 +1354,18 @@ private:
     device_buffer<float> d_fill;
     device_buffer<uint32_t> d_begin, d_column, d_ops;
     int d_num_ops = 0;
-    int d_fpw = 1;            //!< frames per warp
-    int d_min_blocks = 8;     //!< the SC / fast-SSC kernel's launch bounds
-    bool d_fast = false;      //!< fast-SSC (no soft output)
-    bool d_bp = false;        //!< belief propagation
-    bool d_bp_int8 = false;   //!< BP with 8-bit messages
-    bool d_scl = false;       //!< CA-SCL
-    bool d_fast_list = false; //!< fast-SCL (CA-SCL with rate-1 and SPC node steps)
-    int d_list = 1;           //!< SCL list size
-    int d_scl_warps = 1;      //!< SCL frames (warps) per block
+    int d_fpw = 1; //!< frames per warp
+    //! Batches of up to this many frames take the small-batch layout (the SM count).
+    size_t d_single_max_frames = 0;
+    bool d_single_always = false; //!< force_frames_per_warp(1): every hard-output batch
+    int d_min_blocks = 8;         //!< the SC / fast-SSC kernel's launch bounds
+    bool d_fast = false;          //!< fast-SSC (no soft output)
+    bool d_bp = false;            //!< belief propagation
+    bool d_bp_int8 = false;       //!< BP with 8-bit messages
+    bool d_scl = false;           //!< CA-SCL
+    bool d_fast_list = false;     //!< fast-SCL (CA-SCL with rate-1 and SPC node steps)
+    int d_list = 1;               //!< SCL list size
+    int d_scl_warps = 1;          //!< SCL frames (warps) per block
     //! SC first: the fast-SSC decoder run before the list, and the list kernel's
     //! resident blocks (its grid; the count of failed frames is on the device)
     std::unique_ptr<polar_decoder_cuda> d_first;
@@ -1667,7 +1716,7 @@ std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,
                                                   int frames_per_warp)
 {
     auto dec = std::make_unique<polar_decoder_cuda>(code, options, device);
-    dec->set_frames_per_warp(frames_per_warp);
+    dec->force_frames_per_warp(frames_per_warp);
     return dec;
 }
 
@@ -1681,7 +1730,7 @@ polar_kernel_timing time_polar_kernel(const nr_polar_code& code,
 {
     polar_decoder_cuda dec(code, options, device);
     if (frames_per_warp)
-        dec.set_frames_per_warp(frames_per_warp);
+        dec.force_frames_per_warp(frames_per_warp);
     device_guard guard(device);
     const size_t k = code.k();
     const timing_batch b(llrs, code.e(), dec.default_output_bits(), num_frames);

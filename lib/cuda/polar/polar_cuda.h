@@ -34,7 +34,9 @@ std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,
                                                   const polar_decoder_options& options,
                                                   int device);
 //! The same with `frames_per_warp` (2 or 4) frames decoded side by side by one warp
-//! instead of the decoder's choice (tests and benchmarks).
+//! instead of the decoder's choice (tests and benchmarks); 1: the small-batch layout
+//! (a frame per warp, which batches of at most one frame per SM take) for every batch
+//! without soft output.
 std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,
                                                   const polar_decoder_options& options,
                                                   int device,
