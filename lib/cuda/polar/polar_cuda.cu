@@ -1172,10 +1172,10 @@ public:
     //! small-batch layout, for every batch without soft output (2 with it).
     void force_frames_per_warp(int fpw)
     {
+        set_frames_per_warp(fpw == 1 ? 2 : fpw); // checks fpw
         d_single_always = fpw == 1;
         if (fpw != 1)
             d_single_max_frames = 0;
-        set_frames_per_warp(fpw == 1 ? 2 : fpw);
     }
 
     //! Frames per warp of the throughput layout (2 or 4). One and eight were slower

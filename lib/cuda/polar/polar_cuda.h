@@ -34,7 +34,8 @@ std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,
                                                   const polar_decoder_options& options,
                                                   int device);
 //! The same with `frames_per_warp` (2 or 4) frames decoded side by side by one warp
-//! instead of the decoder's choice (tests and benchmarks); 1: the small-batch layout
+//! in every batch instead of the decoder's choice, small batches included (tests and
+//! benchmarks); 1: the small-batch layout
 //! (a frame per warp, which batches of at most one frame per SM take) for every batch
 //! without soft output.
 std::unique_ptr<batch_decoder> make_polar_decoder(const nr_polar_code& code,
@@ -52,8 +53,9 @@ struct polar_kernel_timing {
 
 //! Kernel-only timing: `num_frames` frames (the int8 `llrs`, one or more frames of e,
 //! repeated to fill the batch) on the device, decoded `reps` times after a warm-up.
-//! frames_per_warp: 2 or 4 frames decoded side by side by one warp; 0: the
-//! decoder's choice.
+//! frames_per_warp: 2 or 4 frames decoded side by side by one warp for every batch
+//! (no small-batch layout), 1 the small-batch layout for every batch without soft
+//! output (see make_polar_decoder); 0: the decoder's choice.
 polar_kernel_timing time_polar_kernel(const nr_polar_code& code,
                                       const polar_decoder_options& options,
                                       int device,
