@@ -118,17 +118,21 @@ void bench_variant(const variant& v,
         v.cuda_backend.empty() ? "cpu x" + std::to_string(threads) : v.cuda_backend;
     row.path = "end-to-end";
     row.info_bits = pool.bits_per_frame;
-    // A GPU needs far larger batches than a CPU core to fill.
+    // A GPU needs far larger batches than a CPU core to fill: the decoder's preferred
+    // batch (what a block with max_batch_frames = 0 takes), else 2^22 bits.
+    std::shared_ptr<gpufec::batch_decoder> decoder = v.make();
     block_options sized = opt;
     if (!v.cuda_backend.empty() && !opt.batch_bits)
         sized.batch_bits = size_t(1) << 22;
-    bench_engine(v.make(),
-                 pool,
-                 batch_frames(sized, pool.bits_per_frame),
-                 threads,
-                 row,
-                 opt,
-                 results);
+    const size_t preferred = decoder->preferred_batch_frames();
+    const size_t frames = opt.batch_bits || preferred == 0
+                              ? batch_frames(sized, pool.bits_per_frame)
+                              : preferred;
+    std::cout << "note: " << v.label << " on " << row.backend << ": " << frames
+              << " frames per engine batch"
+              << (opt.batch_bits || preferred == 0 ? "" : " (the decoder's preferred)")
+              << "\n";
+    bench_engine(decoder, pool, frames, threads, row, opt, results);
 }
 
 //! batch_decoder::decode() on int8 LLRs on one thread, no engine: the figure that

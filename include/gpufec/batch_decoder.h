@@ -163,6 +163,11 @@ public:
     virtual bool has_soft_output() const { return false; }
     //! CUDA device the decoder runs on (-1: CPU decoders, or the current device).
     virtual int device() const { return -1; }
+    //! Frames per batch with which the decoder keeps its device busy, 0 for no
+    //! preference. A CUDA decoder whose kernel runs a fixed number of frames at once
+    //! names a whole number of those rounds: a batch that ends in a part-filled round
+    //! leaves SMs idle. Blocks take it when their max_batch_frames is 0 ("auto").
+    virtual size_t preferred_batch_frames() const { return 0; }
     //! Per-slot scratch sizes (bytes), for batches within `limits`.
     virtual size_t device_workspace_bytes(const batch_limits& /*limits*/) const
     {

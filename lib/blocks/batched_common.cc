@@ -20,10 +20,11 @@ batched_engine make_batched_engine(const std::string& block_name,
                                    const batched_options& options,
                                    const gr::logger_ptr& logger)
 {
-    if (options.max_batch_frames < 1) {
+    if (options.max_batch_frames < 0) {
         throw ::gpufec::error(block_name + ": max_batch_frames = " +
                               std::to_string(options.max_batch_frames) +
-                              "; allowed: 1 or more");
+                              "; allowed: 0 (auto: the decoder's preferred batch) or "
+                              "1 or more");
     }
     if (!(options.max_latency_ms >= 0.0)) {
         throw ::gpufec::error(block_name + ": max_latency_ms must be >= 0");
@@ -52,8 +53,12 @@ batched_engine make_batched_engine(const std::string& block_name,
     used.kind = out.decoder->backend();
     used.device = std::max(0, out.decoder->device());
     out.backend_name = ::gpufec::describe_backend(used);
+    const size_t preferred = out.decoder->preferred_batch_frames();
+    out.max_batch_frames = options.max_batch_frames > 0
+                               ? static_cast<size_t>(options.max_batch_frames)
+                               : (preferred > 0 ? preferred : default_batch_frames);
     ::gpufec::engine_config config;
-    config.max_batch_frames = static_cast<size_t>(options.max_batch_frames);
+    config.max_batch_frames = out.max_batch_frames;
     config.llr_scale = static_cast<float>(options.llr_scale);
     // A 4-bit stage reads v as the int8 LLR int4_llr_step * v: its values are int8
     // values / step, so llr_scale keeps its meaning (int8 steps per LLR).
@@ -70,18 +75,20 @@ batched_engine make_batched_engine(const std::string& block_name,
     } catch (const std::bad_alloc&) {
         // The engine holds a few slots of max_batch_frames frames each, in and out.
         throw ::gpufec::error(
-            block_name + ": max_batch_frames = " +
-            std::to_string(options.max_batch_frames) + " frames of up to " +
+            block_name + ": max_batch_frames = " + std::to_string(out.max_batch_frames) +
+            " frames of up to " +
             std::to_string(out.decoder->max_input_items_per_frame()) +
             " LLRs need more host memory than is available; allowed: fewer frames per "
             "batch");
     }
     if (logger) {
-        logger->info("{}: {}backend {} ({})",
+        logger->info("{}: {}backend {} ({}), {} frames per batch{}",
                      block_name,
                      options.backend == "auto" ? "auto selected " : "",
                      out.backend_name,
-                     out.decoder->name());
+                     out.decoder->name(),
+                     out.max_batch_frames,
+                     options.max_batch_frames == 0 ? " (auto)" : "");
     }
     return out;
 }
@@ -149,10 +156,9 @@ std::string code_name(const code::sptr& code)
     return code ? "a '" + code->family() + "' code (" + code->describe() + ")" : "None";
 }
 
-size_t frames_per_call(int max_batch_frames, size_t upstream_bytes_per_frame)
+size_t frames_per_call(size_t max_batch_frames, size_t upstream_bytes_per_frame)
 {
-    const size_t by_batch =
-        std::max<size_t>(1, size_t(std::max(max_batch_frames, 0)) / 2);
+    const size_t by_batch = std::max<size_t>(1, max_batch_frames / 2);
     const size_t by_memory = std::max<size_t>(
         1, (size_t(8) << 20) / std::max<size_t>(1, upstream_bytes_per_frame));
     return std::min(by_batch, by_memory);

@@ -40,8 +40,14 @@ decoder_factory registry_factory(const typename Options::code_type& code,
     };
 }
 
+//! Frames per batch of a block whose max_batch_frames is 0 ("auto") when its decoder
+//! names no preferred batch.
+constexpr size_t default_batch_frames = 64;
+
 struct batched_options {
     std::string backend = "auto";
+    //! Frames per engine batch; 0: the decoder's preferred_batch_frames(), or
+    //! default_batch_frames when it names none.
     int max_batch_frames = 64;
     double max_latency_ms = 10.0;
     double llr_scale = 8.0;
@@ -88,7 +94,7 @@ std::string code_name(const code::sptr& code);
  * block's forecast must still ask for one frame only, so the stream's last frames go
  * through.
  */
-size_t frames_per_call(int max_batch_frames, size_t upstream_bytes_per_frame);
+size_t frames_per_call(size_t max_batch_frames, size_t upstream_bytes_per_frame);
 
 /*!
  * The output multiple of `frames` frames of `frame_items` output items, with fewer
@@ -120,6 +126,8 @@ struct batched_engine {
     std::shared_ptr<::gpufec::batch_decoder> decoder;
     std::unique_ptr<::gpufec::batch_engine> engine;
     std::string backend_name;
+    //! The engine's frames per batch: batched_options::max_batch_frames resolved.
+    size_t max_batch_frames = default_batch_frames;
     //! Decoder soft output (int8-input units, core convention) -> the block's soft
     //! output: the convention's sign / llr_scale.
     float soft_output_gain = 1.0f;

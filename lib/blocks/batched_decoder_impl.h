@@ -142,14 +142,14 @@ public:
                                 static_cast<uint64_t>(dec.default_input_items()));
         // Half a batch per call (frames_per_call() says why); forecast() asks for one
         // item only.
-        d_call_frames = frames_per_call(options.max_batch_frames, d_max_in * itemsize);
+        d_call_frames = frames_per_call(d_run.max_batch_frames, d_max_in * itemsize);
         this->set_output_multiple(static_cast<int>(d_call_frames * d_max_out));
         if (!len_tag_key.empty()) {
             this->set_min_noutput_items(static_cast<int>(d_max_out));
         }
         // Room for a whole batch, so a finished batch drains in one call.
         this->set_min_output_buffer(
-            static_cast<long>(d_max_out * static_cast<size_t>(options.max_batch_frames)));
+            static_cast<long>(d_max_out * d_run.max_batch_frames));
     }
 
     std::string backend_name() const override { return d_run.backend_name; }

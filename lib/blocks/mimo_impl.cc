@@ -195,10 +195,9 @@ public:
         const size_t upstream_bytes = coh * (static_cast<size_t>(d_setup.nr) *
                                                  (1 + d_setup.nt) * sizeof(gr_complex) +
                                              (noise_var_input ? sizeof(float) : 0));
-        d_call_blocks = frames_per_call(max_batch_frames, upstream_bytes);
+        d_call_blocks = frames_per_call(d_run.max_batch_frames, upstream_bytes);
         set_output_multiple(static_cast<int>(coh * d_call_blocks));
-        set_min_output_buffer(static_cast<long>(d_setup.coherence) *
-                              std::max(max_batch_frames, 1));
+        set_min_output_buffer(static_cast<long>(coh * d_run.max_batch_frames));
     }
 
     void set_noise_var(double noise_var) override
@@ -552,7 +551,8 @@ private:
             const float nv_float = static_cast<float>(nv);
             if (!(nv_float > 0.0f) || !std::isfinite(nv_float))
                 return "metadata \"noise_var\" = " + std::to_string(nv) +
-                       "; allowed: a finite value > 0 that stays so as a float (below 3.4e38)";
+                       "; allowed: a finite value > 0 that stays so as a float (below "
+                       "3.4e38)";
         }
         size_t len = 0;
         const auto* y =

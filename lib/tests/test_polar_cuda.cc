@@ -475,6 +475,16 @@ TEST(PolarCuda, BackendChoiceAndBadInput)
     }
     auto gpu = make_decoder(code, o, "auto");
     expect_error([&] { gpu->output_bits_for_input(199); }, { "allowed: e = 200" });
+    // The batch a block takes with max_batch_frames = 0: ~2^22 payload bits (the
+    // engine's host work per batch is what small batches pay), at most 2^16 frames.
+    EXPECT_EQ(make_decoder(code, o, "cpu")->preferred_batch_frames(), 0u);
+    EXPECT_EQ(gpu->preferred_batch_frames(), 41944u); // ceil(2^22 / 100)
+    EXPECT_EQ(
+        make_decoder(nr_polar_code(512, 1024), o, "cuda:0")->preferred_batch_frames(),
+        size_t(1) << 13);
+    EXPECT_EQ(make_decoder(nr_polar_code(15, 100, "crc6"), o, "cuda:0")
+                  ->preferred_batch_frames(),
+              size_t(1) << 16); // 2^22 / 15 > 2^16
     const nr_polar_code two(1200, 2400);
     ASSERT_EQ(two.segments(), 2);
     EXPECT_EQ(make_decoder(two, o, "auto")->backend(), backend_kind::cuda);

@@ -647,7 +647,7 @@ class qa_block_codes(gr_unittest.TestCase):
         refused(functools.partial(gpufec.turbo_decoder_pdu, turbo), ["synchronised"],
                 schedule="loose", backend="cpu")
         refused(t, ["float", "byte"], input_type="complex")
-        refused(t, [], max_batch_frames=0)
+        refused(t, ["0 (auto", "1 or more"], max_batch_frames=-1)
         refused(t, [], llr_scale=0.0)
         ld = functools.partial(gpufec.ldpc_decoder, ldpc)
         refused(ld, ["normalized", "offset"], algorithm="sum-product")

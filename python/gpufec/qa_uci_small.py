@@ -207,8 +207,10 @@ class qa_uci_small(gr_unittest.TestCase):
                 make(code, backend="gpu")
             for word in ("auto", "cpu", "cuda"):
                 self.assertIn(word, str(ctx.exception))
-            with self.assertRaises(ValueError):
-                make(code, max_batch_frames=0)
+            with self.assertRaises(ValueError) as ctx:
+                make(code, max_batch_frames=-1)
+            self.assertIn("0 (auto", str(ctx.exception))
+            self.assertTrue(make(code, max_batch_frames=0).backend_name())
             self.assertEqual(make(code, backend="cpu").backend_name(), "cpu")
             self.assertTrue(make(code).backend_name())  # auto: cpu or cuda:0
         with self.assertRaises(ValueError) as ctx:

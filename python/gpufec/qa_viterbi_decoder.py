@@ -174,8 +174,9 @@ class qa_viterbi_decoder(gr_unittest.TestCase):
             gpufec.viterbi_decoder(self.code, input_type="complex")
         self.assertIn("float", str(ctx.exception))
         self.assertIn("byte", str(ctx.exception))
-        with self.assertRaises(ValueError):
-            gpufec.viterbi_decoder(self.code, max_batch_frames=0)
+        with self.assertRaises(ValueError) as ctx:
+            gpufec.viterbi_decoder(self.code, max_batch_frames=-1)
+        self.assertIn("0 (auto", str(ctx.exception))
         with self.assertRaises(ValueError):
             gpufec.viterbi_decoder(self.code, llr_scale=0.0)
 

@@ -40,7 +40,9 @@ namespace gpufec {
  * and status equal the CPU decoder's of the same arithmetic), else the CPU.
  * Frames are batched up to
  * \p max_batch_frames, launched when a batch is full, the input is drained, or the
- * oldest frame waited \p max_latency_ms.
+ * oldest frame waited \p max_latency_ms. \p max_batch_frames = 0 (default): the
+ * decoder's preferred batch, on the GPU whole rounds of the codewords its kernel runs
+ * at once (528 frames of BG1 Z = 384 on an H200), on the CPU 64 frames.
  *
  * \p soft_convention: "gnuradio" (default): soft values in and out are positive for
  * bit 1, as gr-digital's constellation_soft_decoder_cf and gr-fec give them; "llr":
@@ -70,7 +72,7 @@ public:
                      const std::string& input_type = "float",
                      const std::string& len_tag_key = "",
                      const std::string& backend = "auto",
-                     int max_batch_frames = 64,
+                     int max_batch_frames = 0,
                      double max_latency_ms = 10.0,
                      double llr_scale = 8.0,
                      const std::string& soft_convention = "gnuradio",

@@ -31,11 +31,12 @@ namespace gpufec {
  * with \p soft_output, their a-posteriori LLRs (f32vector), with the input metadata
  * plus "iterations" (long) and "crc_ok" (bool: every parity check holds). Frames of a
  * wrong length are dropped with an error log. Queued PDUs are decoded together in
- * batches. \p backend: "auto" | "cpu" | "cuda" | "cuda:N": "auto" takes the GPU when
- * one is present and \p arithmetic is "int8" or "half", else the CPU. \p llr_bits: 8
- * (default) or 4: f32vector LLRs are quantized to 4-bit values, round(L * llr_scale / 8)
- * saturated at +/-7, half the bytes of int8 on the way to the GPU (docs/ldpc-gpu.md);
- * s8vector PDUs are then dropped with an error log.
+ * batches of up to \p max_batch_frames (0, the default: the decoder's preferred batch,
+ * as in ldpc_decoder). \p backend: "auto" | "cpu" | "cuda" | "cuda:N": "auto" takes the
+ * GPU when one is present and \p arithmetic is "int8" or "half", else the CPU.
+ * \p llr_bits: 8 (default) or 4: f32vector LLRs are quantized to 4-bit values,
+ * round(L * llr_scale / 8) saturated at +/-7, half the bytes of int8 on the way to the
+ * GPU (docs/ldpc-gpu.md); s8vector PDUs are then dropped with an error log.
  *
  * \p soft_convention: "gnuradio" (default): soft values in and out are positive for
  * bit 1, as gr-digital's constellation_soft_decoder_cf and gr-fec give them; "llr":
@@ -55,7 +56,7 @@ public:
                      bool early_termination = true,
                      bool soft_output = false,
                      const std::string& backend = "auto",
-                     int max_batch_frames = 64,
+                     int max_batch_frames = 0,
                      double llr_scale = 8.0,
                      const std::string& soft_convention = "gnuradio",
                      int llr_bits = 8);

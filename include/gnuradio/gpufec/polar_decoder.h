@@ -47,7 +47,9 @@ namespace gpufec {
  * "cuda:N"; every algorithm runs on the GPU too ("auto" takes it when present), with
  * the CPU's decisions bit for bit. Frames are batched up to
  * \p max_batch_frames, launched when a batch is full, the input is drained, or the oldest
- * frame waited \p max_latency_ms.
+ * frame waited \p max_latency_ms. \p max_batch_frames = 0 (default): the decoder's
+ * preferred batch, on the GPU about 2^22 payload bits (at most 65536 frames), on the
+ * CPU 64 frames.
  *
  * \p soft_convention: "gnuradio" (default): soft values in and out are positive for
  * bit 1, as gr-digital's constellation_soft_decoder_cf and gr-fec give them; "llr":
@@ -71,7 +73,7 @@ public:
                      const std::string& input_type = "float",
                      const std::string& len_tag_key = "",
                      const std::string& backend = "auto",
-                     int max_batch_frames = 64,
+                     int max_batch_frames = 0,
                      double max_latency_ms = 10.0,
                      double llr_scale = 8.0,
                      const std::string& soft_convention = "gnuradio",

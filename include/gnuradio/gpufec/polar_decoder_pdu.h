@@ -40,7 +40,8 @@ namespace gpufec {
  * with \p soft_output, their a-posteriori LLRs (f32vector), with the input metadata
  * plus "iterations" (long) and "crc_ok" (bool: the CRC holds; true without CRC). Frames
  * of a wrong length are dropped with an error log. Queued PDUs are decoded together in
- * batches.
+ * batches of up to \p max_batch_frames (0, the default: the decoder's preferred batch,
+ * as in polar_decoder).
  *
  * \p soft_convention: "gnuradio" (default): soft values in and out are positive for
  * bit 1, as gr-digital's constellation_soft_decoder_cf and gr-fec give them; "llr":
@@ -58,7 +59,7 @@ public:
                      bool early_termination = true,
                      bool soft_output = false,
                      const std::string& backend = "auto",
-                     int max_batch_frames = 64,
+                     int max_batch_frames = 0,
                      double llr_scale = 8.0,
                      const std::string& soft_convention = "gnuradio",
                      const std::string& bp_arithmetic = "float");

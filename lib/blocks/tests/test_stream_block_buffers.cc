@@ -61,6 +61,8 @@ public:
         return output_bits_for_input(d_max_items);
     }
     std::string name() const override { return "hard decisions"; }
+    size_t preferred_batch_frames() const override { return d_preferred; }
+    size_t d_preferred = 0; //!< what preferred_batch_frames() returns
     void decode(const ::gpufec::frame_batch& batch, ::gpufec::exec_ctx&) override
     {
         for (size_t f = 0; f < batch.num_frames; ++f) {
@@ -86,12 +88,16 @@ block_sptr make_block(size_t frame_items,
                       const std::string& input_type = "byte",
                       bool decide = true,
                       size_t rate_den = 1,
-                      bool status_tags = true)
+                      bool status_tags = true,
+                      size_t preferred_batch = 0)
 {
     batched_options options = block_decoder_options(
         false, "cpu", max_batch_frames, 10.0, 8.0, "llr", status_tags);
-    decoder_factory factory = [frame_items, decide, rate_den](const std::string&) {
-        return std::make_unique<hard_decision_decoder>(frame_items, decide, rate_den);
+    decoder_factory factory = [frame_items, decide, rate_den, preferred_batch](
+                                  const std::string&) {
+        auto d = std::make_unique<hard_decision_decoder>(frame_items, decide, rate_den);
+        d->d_preferred = preferred_batch;
+        return d;
     };
     // Any public decoder interface serves as the block's face; the factory decides.
     return gnuradio::make_block_sptr<batched_decoder_impl<ldpc_decoder>>(
@@ -146,6 +152,26 @@ TEST(StreamBlockBuffers, UpstreamBufferHoldsHalfABatch)
         tb->wait();
         EXPECT_GE(upstream, long(2 * frames_per_call * n))
             << "max_batch_frames " << batch;
+    }
+}
+
+// max_batch_frames = 0: the decoder's preferred batch, else default_batch_frames; the
+// output multiple (half a batch) shows which one the block took. Negative: refused.
+TEST(StreamBlockBuffers, AutoBatchTakesTheDecodersPreferredBatch)
+{
+    const size_t n = 100;
+    EXPECT_EQ(make_block(n, 0, "", "byte", true, 1, true, 528)->output_multiple(),
+              int(264 * n));
+    EXPECT_EQ(make_block(n, 0, "", "byte", true, 1, true, 0)->output_multiple(),
+              int(default_batch_frames / 2 * n));
+    // A batch the user sets wins over the preference.
+    EXPECT_EQ(make_block(n, 8, "", "byte", true, 1, true, 528)->output_multiple(),
+              int(4 * n));
+    try {
+        make_block(n, -1, "");
+        ADD_FAILURE() << "max_batch_frames = -1 was accepted";
+    } catch (const ::gpufec::error& e) {
+        EXPECT_NE(std::string(e.what()).find("0 (auto"), std::string::npos) << e.what();
     }
 }
 

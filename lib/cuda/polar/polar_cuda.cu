@@ -793,6 +793,19 @@ __global__ void __launch_bounds__(512) polar_bp_kernel(const polar_params p)
 #include "bp8_kernel.cuh"
 #include "scl_kernel.cuh"
 
+//! Frames per engine batch (batch_decoder::preferred_batch_frames): ~2^22 payload
+//! bits, at most 2^16 frames. A launch of the SC / fast-SSC and BP kernels is short, so
+//! the engine's host work per batch sets the pace of small batches. H200, k = 512, e =
+//! 1024, 3 dB, fast-SSC end to end with int8 input: 2^20 bits a batch 8.1 Gb/s, 2^22
+//! 7.3-11.8, 2^24 8.2-15.7, 2^26 9.6 (host-bound and noisy between runs and leases:
+//! docs/polar-gpu.md); 2^22 holds a quarter of 2^24's memory and latency.
+size_t preferred_polar_batch(int k)
+{
+    constexpr size_t bits = size_t(1) << 22, max_frames = size_t(1) << 16;
+    const size_t per_frame = static_cast<size_t>(std::max(1, k));
+    return std::min(max_frames, (bits + per_frame - 1) / per_frame);
+}
+
 class polar_decoder_cuda final : public batch_decoder
 {
 public:
@@ -1040,6 +1053,10 @@ public:
     bool has_soft_output() const override
     {
         return !d_fast && !d_detects_rnti && !d_first;
+    }
+    size_t preferred_batch_frames() const override
+    {
+        return preferred_polar_batch(d_code.k());
     }
     size_t output_bits_for_input(size_t items) const override
     {
@@ -1595,6 +1612,10 @@ public:
     size_t default_input_items() const override { return d_code.e(); }
     size_t default_output_bits() const override { return d_code.k(); }
     bool has_soft_output() const override { return d_block.has_soft_output(); }
+    size_t preferred_batch_frames() const override
+    {
+        return preferred_polar_batch(d_code.k());
+    }
     size_t output_bits_for_input(size_t items) const override
     {
         return d_cpu->output_bits_for_input(items);

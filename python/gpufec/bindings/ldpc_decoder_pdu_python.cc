@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(ldpc_decoder_pdu.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(84d62f876f74e2a8092f861423132bb5)                     */
+/* BINDTOOL_HEADER_FILE_HASH(999087ffaa802387ea0f403254903ad1)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -49,7 +49,7 @@ void bind_ldpc_decoder_pdu(py::module& m)
              py::arg("early_termination") = true,
              py::arg("soft_output") = false,
              py::arg("backend") = "auto",
-             py::arg("max_batch_frames") = 64,
+             py::arg("max_batch_frames") = 0,
              py::arg("llr_scale") = 8.,
              py::arg("soft_convention") = "gnuradio",
              py::arg("llr_bits") = 8,

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(ldpc_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(6262353545eeb328126f7810e1e10d9c)                     */
+/* BINDTOOL_HEADER_FILE_HASH(4a883d3c97a69f2ede56f0c00377ea36)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -48,7 +48,7 @@ void bind_ldpc_decoder(py::module& m)
              py::arg("input_type") = "float",
              py::arg("len_tag_key") = "",
              py::arg("backend") = "auto",
-             py::arg("max_batch_frames") = 64,
+             py::arg("max_batch_frames") = 0,
              py::arg("max_latency_ms") = 10.,
              py::arg("llr_scale") = 8.,
              py::arg("soft_convention") = "gnuradio",

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(polar_decoder_pdu.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(99d936ca86240dcc6e03b954a02f9924)                     */
+/* BINDTOOL_HEADER_FILE_HASH(e7a97a57881a0316a7e2b8e329ffaccd)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -47,7 +47,7 @@ void bind_polar_decoder_pdu(py::module& m)
              py::arg("early_termination") = true,
              py::arg("soft_output") = false,
              py::arg("backend") = "auto",
-             py::arg("max_batch_frames") = 64,
+             py::arg("max_batch_frames") = 0,
              py::arg("llr_scale") = 8.,
              py::arg("soft_convention") = "gnuradio",
              py::arg("bp_arithmetic") = "float",

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(polar_decoder.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(5f092b39c3b1e6b644fbbf194195221b)                     */
+/* BINDTOOL_HEADER_FILE_HASH(677fc4c138bb711d253aef99ed7dbead)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -46,7 +46,7 @@ void bind_polar_decoder(py::module& m)
              py::arg("input_type") = "float",
              py::arg("len_tag_key") = "",
              py::arg("backend") = "auto",
-             py::arg("max_batch_frames") = 64,
+             py::arg("max_batch_frames") = 0,
              py::arg("max_latency_ms") = 10.,
              py::arg("llr_scale") = 8.,
              py::arg("soft_convention") = "gnuradio",
