@@ -133,6 +133,10 @@ struct batch_limits {
     size_t max_side_bytes = 0; //!< side output bytes per batch
 };
 
+//! Input bytes (int8 LLRs) of a decoder's preferred batch at most: the engine holds a
+//! ring of slots of that size in pinned host memory and on the device.
+constexpr size_t preferred_batch_max_input_bytes = size_t(64) << 20;
+
 /*!
  * One decoder or detector on one backend. The default formats are those of a decoder:
  * int8 LLRs in, packed bits out.
@@ -166,7 +170,8 @@ public:
     //! Frames per batch with which the decoder keeps its device busy, 0 for no
     //! preference. A CUDA decoder whose kernel runs a fixed number of frames at once
     //! names a whole number of those rounds: a batch that ends in a part-filled round
-    //! leaves SMs idle. Blocks take it when their max_batch_frames is 0 ("auto").
+    //! leaves SMs idle. At most preferred_batch_max_input_bytes of full-length frames
+    //! (or one round). Blocks take it when their max_batch_frames is 0 ("auto").
     virtual size_t preferred_batch_frames() const { return 0; }
     //! Per-slot scratch sizes (bytes), for batches within `limits`.
     virtual size_t device_workspace_bytes(const batch_limits& /*limits*/) const

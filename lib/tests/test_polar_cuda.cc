@@ -485,6 +485,10 @@ TEST(PolarCuda, BackendChoiceAndBadInput)
     EXPECT_EQ(make_decoder(nr_polar_code(15, 100, "crc6"), o, "cuda:0")
                   ->preferred_batch_frames(),
               size_t(1) << 16); // 2^22 / 15 > 2^16
+    // Long frames: at most 64 MiB of LLRs a batch.
+    EXPECT_EQ(
+        make_decoder(nr_polar_code(200, 8192), o, "cuda:0")->preferred_batch_frames(),
+        size_t(8192));
     const nr_polar_code two(1200, 2400);
     ASSERT_EQ(two.segments(), 2);
     EXPECT_EQ(make_decoder(two, o, "auto")->backend(), backend_kind::cuda);

@@ -491,17 +491,19 @@ public:
     }
 
     //! Whole rounds of the codewords that run at once, the fewest that carry
-    //! min_batch_info_bits: a batch that ends in a part-filled round leaves SMs idle
-    //! while its last blocks run. H200, BG1 Z = 384, half, 5 iterations, end to end
-    //! with int8 input: 497 frames a batch (2^22 bits, 0.94 of a round) 14.7 Gb/s, 528
-    //! (one round) 15.3, 1056 15.4 (docs/ldpc-gpu.md).
+    //! min_batch_info_bits (within preferred_batch_max_input_bytes): a batch that ends in
+    //! a part-filled round leaves SMs idle while its last blocks run. H200, BG1 Z = 384,
+    //! half, 5 iterations, end to end with int8 input: 497 frames a batch (2^22 bits,
+    //! 0.94 of a round) 14.7 Gb/s, 528 (one round) 15.3, 1056 15.4 (docs/ldpc-gpu.md).
     size_t preferred_batch_frames() const override
     {
         const size_t round = frames_per_round();
         const size_t round_bits = round * static_cast<size_t>(d_graph.k());
+        const size_t round_bytes = round * static_cast<size_t>(d_graph.e());
         const size_t rounds =
-            std::max<size_t>(1, (min_batch_info_bits + round_bits - 1) / round_bits);
-        return round * rounds;
+            std::min((min_batch_info_bits + round_bits - 1) / round_bits,
+                     preferred_batch_max_input_bytes / round_bytes);
+        return round * std::max<size_t>(1, rounds);
     }
 
     //! Codewords the kernel decodes at once: resident blocks times codewords a block.

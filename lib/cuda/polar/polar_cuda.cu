@@ -384,8 +384,11 @@ __device__ __forceinline__ void sc_node(const sc_frame<32 / LPF>& fr, int first)
                 at = j;
             }
         });
+        // Only lanes sub < S hold values: the butterfly over min(LPF, S) lanes gives
+        // lane 0 the node's minimum and parity (fewer dependent rounds for small
+        // nodes; the rule is order-free: least |L|, then the first such position).
 #pragma unroll
-        for (int o = LPF / 2; o > 0; o /= 2) {
+        for (int o = (S < LPF ? S : LPF) / 2; o > 0; o /= 2) {
             const float w2 = __shfl_xor_sync(0xffffffffu, weakest, o);
             const int at2 = __shfl_xor_sync(0xffffffffu, at, o);
             if (w2 < weakest || (w2 == weakest && at2 < at)) {
@@ -794,16 +797,19 @@ __global__ void __launch_bounds__(512) polar_bp_kernel(const polar_params p)
 #include "scl_kernel.cuh"
 
 //! Frames per engine batch (batch_decoder::preferred_batch_frames): ~2^22 payload
-//! bits, at most 2^16 frames. A launch of the SC / fast-SSC and BP kernels is short, so
-//! the engine's host work per batch sets the pace of small batches. H200, k = 512, e =
-//! 1024, 3 dB, fast-SSC end to end with int8 input: 2^20 bits a batch 8.1 Gb/s, 2^22
-//! 7.3-11.8, 2^24 8.2-15.7, 2^26 9.6 (host-bound and noisy between runs and leases:
-//! docs/polar-gpu.md); 2^22 holds a quarter of 2^24's memory and latency.
-size_t preferred_polar_batch(int k)
+//! bits, at most 2^16 frames and preferred_batch_max_input_bytes of e LLRs each. A launch
+//! of the SC / fast-SSC and BP kernels is short, so the engine's host work per batch sets
+//! the pace of small batches. H200, k = 512, e = 1024, 3 dB, fast-SSC end to end with
+//! int8 input: 2^20 bits a batch 8.1 Gb/s, 2^22 7.3-11.8, 2^24 8.2-15.7, 2^26 9.6
+//! (host-bound and noisy between runs and leases: docs/polar-gpu.md); 2^22 holds a
+//! quarter of 2^24's memory and latency.
+size_t preferred_polar_batch(int k, int e)
 {
     constexpr size_t bits = size_t(1) << 22, max_frames = size_t(1) << 16;
     const size_t per_frame = static_cast<size_t>(std::max(1, k));
-    return std::min(max_frames, (bits + per_frame - 1) / per_frame);
+    const size_t by_bytes =
+        std::max<size_t>(1, preferred_batch_max_input_bytes / std::max(1, e));
+    return std::min({ max_frames, by_bytes, (bits + per_frame - 1) / per_frame });
 }
 
 class polar_decoder_cuda final : public batch_decoder
@@ -1056,7 +1062,7 @@ public:
     }
     size_t preferred_batch_frames() const override
     {
-        return preferred_polar_batch(d_code.k());
+        return preferred_polar_batch(d_code.k(), d_code.e());
     }
     size_t output_bits_for_input(size_t items) const override
     {
@@ -1614,7 +1620,7 @@ public:
     bool has_soft_output() const override { return d_block.has_soft_output(); }
     size_t preferred_batch_frames() const override
     {
-        return preferred_polar_batch(d_code.k());
+        return preferred_polar_batch(d_code.k(), d_code.e());
     }
     size_t output_bits_for_input(size_t items) const override
     {
