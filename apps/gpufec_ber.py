@@ -285,7 +285,7 @@ def check_decoder_options(family, options):
                          f"code; allowed: {', '.join(allowed) or 'none'}")
 
 
-def make_decoder(code, input_type="float", backend="auto", max_batch_frames=64,
+def make_decoder(code, input_type="float", backend="auto", max_batch_frames=0,
                  max_latency_ms=10.0, len_tag_key="", **options):
     """The stream decoder block for `code`'s family: viterbi_decoder (conv),
     turbo_decoder, ldpc_decoder (NR and alist codes) or polar_decoder; `options` are
@@ -314,7 +314,7 @@ def describe_decoder(family, options):
 
 
 def run_point(code, ebn0_db, backend="auto", max_errors=100, max_bits=1e7, seed=0,
-              input_type="float", max_batch_frames=64, max_latency_ms=10.0,
+              input_type="float", max_batch_frames=0, max_latency_ms=10.0,
               progress=None, poll_s=0.05, decoder_options=None):
     """Runs source -> decoder -> ber_counter at one Eb/N0 until `max_errors` bit errors
     or `max_bits` decoded bits (rounded up to whole frames; exact, so a run that stops
@@ -432,7 +432,7 @@ def run_mimo_point(ebn0_db, nt=4, nr=4, modulation="16qam", detector="mtt", code
     if code is None:
         tb.connect(det, to_stream, digital.binary_slicer_fb(), (counter, 0))
     else:
-        decoder = make_decoder(code, "float", backend, 64, **(decoder_options or {}))
+        decoder = make_decoder(code, "float", backend, 0, **(decoder_options or {}))
         tb.connect(det, to_stream, decoder, (counter, 0))
     return _run_flowgraph(tb, counter, ebn0_db, max_errors, total_bits, progress, poll_s,
                           det.backend_name())
@@ -579,8 +579,9 @@ def build_parser():
     parser.add_argument("--max-bits", type=float, default=1e7,
                         help="stop a point after this many decoded bits")
     parser.add_argument("--seed", type=int, default=0, help="source seed")
-    parser.add_argument("--batch-frames", type=int, default=64,
-                        help="decoder max_batch_frames")
+    parser.add_argument("--batch-frames", type=int, default=0,
+                        help="decoder max_batch_frames (0: the decoder's preferred batch, "
+                             "e.g. whole rounds of the GPU LDPC kernel; 64 on the CPU)")
     parser.add_argument("--stop-at-zero", action="store_true",
                         help="end the sweep after the first point without errors")
     parser.add_argument("--out-dir", default=".", help="where the CSV and PNG go")

@@ -53,10 +53,20 @@ batched_engine make_batched_engine(const std::string& block_name,
     used.kind = out.decoder->backend();
     used.device = std::max(0, out.decoder->device());
     out.backend_name = ::gpufec::describe_backend(used);
+    // Auto: the decoder's batch, within max_auto_output_bytes of a stream block's
+    // output buffer (which holds a batch: soft output takes 4 bytes a bit).
     const size_t preferred = out.decoder->preferred_batch_frames();
-    out.max_batch_frames = options.max_batch_frames > 0
-                               ? static_cast<size_t>(options.max_batch_frames)
-                               : (preferred > 0 ? preferred : default_batch_frames);
+    const size_t out_bytes =
+        out.decoder->default_output_bits() * (options.soft_output ? sizeof(float) : 1);
+    out.max_batch_frames =
+        options.max_batch_frames > 0
+            ? static_cast<size_t>(options.max_batch_frames)
+            : (preferred > 0
+                   ? std::min(preferred,
+                              std::max<size_t>(1,
+                                               max_auto_output_bytes /
+                                                   std::max<size_t>(1, out_bytes)))
+                   : default_batch_frames);
     ::gpufec::engine_config config;
     config.max_batch_frames = out.max_batch_frames;
     config.llr_scale = static_cast<float>(options.llr_scale);

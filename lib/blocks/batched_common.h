@@ -43,11 +43,15 @@ decoder_factory registry_factory(const typename Options::code_type& code,
 //! Frames per batch of a block whose max_batch_frames is 0 ("auto") when its decoder
 //! names no preferred batch.
 constexpr size_t default_batch_frames = 64;
+//! An auto batch's output at most (a stream block's output buffer holds a batch; 16 MiB
+//! is what GNU Radio's buffers are known to map on the GPU machines).
+constexpr size_t max_auto_output_bytes = size_t(16) << 20;
 
 struct batched_options {
     std::string backend = "auto";
-    //! Frames per engine batch; 0: the decoder's preferred_batch_frames(), or
-    //! default_batch_frames when it names none.
+    //! Frames per engine batch; 0: the decoder's preferred_batch_frames() (within
+    //! max_auto_output_bytes of output), or default_batch_frames when it names none.
+    //! The blocks pass their own default (0 for LDPC and polar, 64 or more elsewhere).
     int max_batch_frames = 64;
     double max_latency_ms = 10.0;
     double llr_scale = 8.0;

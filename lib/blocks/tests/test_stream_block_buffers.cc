@@ -167,6 +167,15 @@ TEST(StreamBlockBuffers, AutoBatchTakesTheDecodersPreferredBatch)
     // A batch the user sets wins over the preference.
     EXPECT_EQ(make_block(n, 8, "", "byte", true, 1, true, 528)->output_multiple(),
               int(4 * n));
+    // An auto batch keeps its output within 16 MiB (the output buffer holds a batch):
+    // frames of 2^16 bits out, one byte each, so 256 frames instead of 1000.
+    const size_t long_frame = size_t(1) << 16;
+    EXPECT_EQ(
+        make_block(long_frame, 0, "", "byte", true, 1, true, 1000)->min_output_buffer(0),
+        long(256 * long_frame));
+    EXPECT_EQ(
+        make_block(long_frame, 8, "", "byte", true, 1, true, 1000)->min_output_buffer(0),
+        long(8 * long_frame));
     try {
         make_block(n, -1, "");
         ADD_FAILURE() << "max_batch_frames = -1 was accepted";
