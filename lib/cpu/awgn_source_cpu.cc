@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // CPU AWGN/BPSK source (the reference of the CUDA one).
+#include "cpu/awgn_noise_avx2.h"
 #include "cpu/awgn_source_common.h"
 #include "cpu/cpu_features.h"
 #include <gpufec/awgn_source.h>
@@ -22,17 +23,19 @@ namespace {
 #define GPUFEC_ALWAYS_INLINE inline
 #endif
 
-//! LLRs of one frame from its coded bits (the inner loop of the CPU source).
+//! LLRs of one frame's coded bits `first` (a multiple of 4) onwards (the inner loop
+//! of the CPU source).
 GPUFEC_ALWAYS_INLINE void noisy_llrs_body(uint64_t seed,
                                           uint64_t frame,
                                           const uint8_t* coded,
+                                          size_t first,
                                           size_t coded_bits,
                                           float sigma,
                                           float llr_scale,
                                           float* llrs)
 {
     float g[4];
-    for (size_t j = 0; j < coded_bits; j += 4) {
+    for (size_t j = first; j < coded_bits; j += 4) {
         philox::noise4(seed, frame, static_cast<uint32_t>(j / 4), g);
         for (size_t m = 0; m < 4 && j + m < coded_bits; ++m)
             llrs[j + m] = philox::bpsk_llr(coded[j + m], g[m], sigma, llr_scale);
@@ -45,14 +48,22 @@ GPUFEC_ALWAYS_INLINE void noisy_llrs_body(uint64_t seed,
 __attribute__((target("fma"))) void noisy_llrs_fma(uint64_t seed,
                                                    uint64_t frame,
                                                    const uint8_t* coded,
+                                                   size_t first,
                                                    size_t coded_bits,
                                                    float sigma,
                                                    float llr_scale,
                                                    float* llrs)
 {
-    noisy_llrs_body(seed, frame, coded, coded_bits, sigma, llr_scale, llrs);
+    noisy_llrs_body(seed, frame, coded, first, coded_bits, sigma, llr_scale, llrs);
 }
 #endif
+
+//! Whether the noise runs in AVX2 lanes: the CPU has AVX2 and FMA and GPUFEC_CPU_SIMD
+//! does not say "portable" (tests compare the two paths).
+bool noise_in_avx2()
+{
+    return cpu::has_fma() && cpu::simd_level_in_use() != cpu::simd_level::portable;
+}
 
 void noisy_llrs(uint64_t seed,
                 uint64_t frame,
@@ -60,15 +71,21 @@ void noisy_llrs(uint64_t seed,
                 size_t coded_bits,
                 float sigma,
                 float llr_scale,
-                float* llrs)
+                float* llrs,
+                bool avx2)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     if (cpu::has_fma()) {
-        noisy_llrs_fma(seed, frame, coded, coded_bits, sigma, llr_scale, llrs);
+        const size_t first =
+            avx2 ? cpu::noisy_llrs_avx2(
+                       seed, frame, coded, coded_bits, sigma, llr_scale, llrs)
+                 : 0;
+        noisy_llrs_fma(seed, frame, coded, first, coded_bits, sigma, llr_scale, llrs);
         return;
     }
 #endif
-    noisy_llrs_body(seed, frame, coded, coded_bits, sigma, llr_scale, llrs);
+    (void)avx2;
+    noisy_llrs_body(seed, frame, coded, 0, coded_bits, sigma, llr_scale, llrs);
 }
 
 class awgn_source_cpu final : public awgn_bpsk_source
@@ -78,7 +95,8 @@ public:
         : d_code(code),
           d_seed(seed),
           d_info_bits(code.info_bits),
-          d_coded_bits(code.coded_bits)
+          d_coded_bits(code.coded_bits),
+          d_avx2(noise_in_avx2())
     {
         if (d_info_bits == 0 || d_coded_bits == 0 || !d_code.encode)
             throw error(
@@ -171,7 +189,8 @@ private:
                    d_coded_bits,
                    constants.sigma,
                    constants.llr_scale,
-                   llrs);
+                   llrs,
+                   d_avx2);
     }
 
     //! Same arithmetic as detail::awgn_constants (the CUDA source), for any code.
@@ -186,6 +205,7 @@ private:
     const uint64_t d_seed;
     const size_t d_info_bits;
     const size_t d_coded_bits;
+    const bool d_avx2; //!< noise_in_avx2() at construction
     std::atomic<double> d_ebn0_db{ 0.0 };
 };
 

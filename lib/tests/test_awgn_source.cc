@@ -260,6 +260,55 @@ TEST(AwgnSource, FrameCodeUsesItsEncoderAndRate)
     }
 }
 
+// Every LLR is the frame definition's (philox::noise4, then bpsk_llr) bit for bit, in
+// the CPU's AVX2 lanes (32 samples at a time, where the CPU has them) and in its scalar
+// loop (GPUFEC_CPU_SIMD=portable), over frame lengths with and without a tail, seeds
+// and frame numbers with both 32-bit halves set.
+TEST(AwgnSource, LlrsAreTheNoiseDefinitionBitForBit)
+{
+    for (const char* simd : { "portable", "avx512" }) { // avx512: no cap
+        test::scoped_env env("GPUFEC_CPU_SIMD", simd);
+        for (size_t n : { size_t{ 1 },
+                          size_t{ 3 },
+                          size_t{ 31 },
+                          size_t{ 32 },
+                          size_t{ 33 },
+                          size_t{ 100 },
+                          size_t{ 4099 } }) {
+            frame_code fc; // coded = info: the coded bits are the info bits
+            fc.info_bits = fc.coded_bits = n;
+            fc.encode = [n](const uint8_t* in, uint8_t* out) {
+                std::copy(in, in + n, out);
+            };
+            fc.description = "identity";
+            for (uint64_t seed : { uint64_t{ 0 }, uint64_t{ 0x0123456789abcdefu } }) {
+                SCOPED_TRACE(std::string(simd) + " n=" + std::to_string(n));
+                auto src = make_awgn_bpsk_source(fc, 1.0, seed, cpu_backend());
+                const uint64_t first = (uint64_t{ 5 } << 32) + 7;
+                const frames f = generate(*src, first, 3);
+                const double sigma_d = awgn_sigma(1.0, 1.0);
+                const float sigma = float(sigma_d),
+                            scale = float(2.0 / (sigma_d * sigma_d));
+                size_t mismatches = 0;
+                for (size_t fr = 0; fr < 3; ++fr) {
+                    for (size_t j = 0; j < n; j += 4) {
+                        float g[4];
+                        philox::noise4(seed, first + fr, uint32_t(j / 4), g);
+                        for (size_t m = 0; m < 4 && j + m < n; ++m) {
+                            const float want = philox::bpsk_llr(
+                                f.bits[fr * n + j + m], g[m], sigma, scale);
+                            mismatches += std::memcmp(&want,
+                                                      &f.llrs[fr * n + j + m],
+                                                      sizeof want) != 0;
+                        }
+                    }
+                }
+                EXPECT_EQ(mismatches, 0u);
+            }
+        }
+    }
+}
+
 TEST(AwgnSource, FramesArePureFunctionsOfSeedAndIndex)
 {
     const conv_code code(512, 7, { 0171, 0133 }, termination::terminated, "2/3");
