@@ -23,7 +23,10 @@
 //   combine the parent's beta = [left ^ right, right] from its children's;
 //   pc      a parity-check leaf (5.3.1.2): its bit is the parity of earlier decisions
 //           (nr_polar_code::parity_check_bit), not its LLR's sign; nodes that hold one
-//           take no node rule.
+//           take no node rule;
+//   subtree a whole node of at most 32 leaves as one op (node_rules::subtree_level;
+//           only the GPU's small-batch layout asks for it): the ops its recursion
+//           would emit, run in the lanes' registers; beta and decisions as they give.
 // Decisions of the node's leaves: u = beta G (the transform is its own inverse).
 #ifndef INCLUDED_GPUFEC_POLAR_PROGRAM_H
 #define INCLUDED_GPUFEC_POLAR_PROGRAM_H
@@ -44,7 +47,8 @@ enum op_kind : uint8_t {
     rep_op,
     spc_op,
     combine_op,
-    pc_op
+    pc_op,
+    subtree_op
 };
 
 struct op {
@@ -56,6 +60,10 @@ struct op {
 //! Which fast-SSC node rules the program uses (SC: none; rate-0 is always exact).
 struct node_rules {
     bool rate1 = false, rep = false, spc = false;
+    //! If > 0: a node at this level (2^level <= 32 leaves, below the root's children,
+    //! no parity-check leaf) that no rule above takes is one subtree_op, its
+    //! recursion left to the op. 0: the plain recursion (the CPU decoders).
+    int subtree_level = 0;
 };
 
 inline void build(const std::vector<uint8_t>& frozen,
@@ -94,6 +102,10 @@ inline void build(const std::vector<uint8_t>& frozen,
         }
         if (rules.spc && level >= 2 && frozen_count == 1 && frozen[first]) {
             emit(spc_op, level, first);
+            return;
+        }
+        if (level == rules.subtree_level && level + 1 < n) {
+            emit(subtree_op, level, first);
             return;
         }
     }
@@ -164,15 +176,21 @@ inline void split_root_children(std::vector<op>& program,
  *    the first): combines in a row, each one level up (after a combine, or after a
  *    right node, which did the combine below), and f ops in a row, each one level down
  *    (after an f or a g).
+ *  - a subtree op (rules.subtree_level) is fused like a node: subtree_own,
+ *    subtree_left (LLRs f of the parent's), subtree_right (g of the parent's, then
+ *    the parent's combine and the chain of combines above).
  * Every value is computed by the same expression from the same operands as in the
  * program, so decisions do not change (test_polar_cpu runs the words on the CPU).
  */
 namespace gpu {
-constexpr int f_root = pc_op + 1;               //!< f of the root's left child
+constexpr int f_root = subtree_op + 1;          //!< f of the root's left child
 constexpr int g_root = f_root + 1;              //!< g of the root's right child
 constexpr int left_node = g_root + 1 - leaf_op; //!< + leaf_op .. spc_op
 constexpr int right_node = left_node + spc_op - leaf_op + 1; //!< + leaf_op .. spc_op
-constexpr int kinds = right_node + spc_op + 1;
+constexpr int subtree_own = right_node + spc_op + 1;
+constexpr int subtree_left = subtree_own + 1;
+constexpr int subtree_right = subtree_left + 1;
+constexpr int kinds = subtree_right + 1;
 constexpr int max_level = 9; //!< N <= 1024: nodes below the root
 constexpr int levels = max_level + 1;
 constexpr int max_chain = 15;
@@ -193,7 +211,16 @@ constexpr int first_of(uint32_t w) { return static_cast<int>(w >> 16); }
 inline bool is_node(int kind)
 {
     return kind == leaf_op || kind == rate0_op || kind == rate1_op || kind == rep_op ||
-           kind == spc_op;
+           kind == spc_op || kind == subtree_op;
+}
+
+//! The word kind of node `kind` whose LLRs come from its own level (src 0), the f of
+//! its parent's (1) or the g of its parent's (2).
+inline int fused_node(int kind, int src)
+{
+    if (kind == subtree_op)
+        return subtree_own + src;
+    return src == 0 ? kind : src == 1 ? left_node + kind : right_node + kind;
 }
 
 //! The words of `program` (make(), a code of N = 2^n <= 1024).
@@ -206,14 +233,14 @@ inline std::vector<uint32_t> words(const std::vector<op>& program, int n)
         if (o.kind == f_op && o.level + 1 < n && after >= 1 &&
             is_node(program[t + 1].kind)) {
             const op node = program[++t];
-            out.push_back(word(left_node + node.kind, node.level, node.first));
+            out.push_back(word(fused_node(node.kind, 1), node.level, node.first));
             continue;
         }
         if (o.kind == g_op && o.level + 1 < n && after >= 2 &&
             is_node(program[t + 1].kind) && program[t + 2].kind == combine_op) {
             const op node = program[t + 1];
             t += 2;
-            out.push_back(word(right_node + node.kind, node.level, node.first));
+            out.push_back(word(fused_node(node.kind, 2), node.level, node.first));
             continue;
         }
         if (!out.empty() && chain_of(out.back()) < max_chain) {
@@ -221,7 +248,7 @@ inline std::vector<uint32_t> words(const std::vector<op>& program, int n)
             const int prev_kind = kind_of(prev), prev_level = level_of(prev);
             const int chain = chain_of(prev);
             const bool after_combine =
-                prev_kind == combine_op ||
+                prev_kind == combine_op || prev_kind == subtree_right ||
                 (prev_kind >= right_node + leaf_op && prev_kind <= right_node + spc_op);
             // The next combine up: one level above the chain's top, of the node that
             // holds it (its first leaf).
@@ -238,7 +265,7 @@ inline std::vector<uint32_t> words(const std::vector<op>& program, int n)
                 continue;
             }
         }
-        int kind = o.kind;
+        int kind = is_node(o.kind) ? fused_node(o.kind, 0) : o.kind;
         if (o.level + 1 == n && kind == f_op)
             kind = f_root;
         if (o.level + 1 == n && kind == g_op)

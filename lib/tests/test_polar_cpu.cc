@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -203,8 +204,13 @@ std::vector<uint8_t> reference_sc_payload(const nr_polar_code& code,
 // frame's channel LLRs, one scalar op at a time with the kernel's expressions, and
 // returns the decisions u. Independent of the kernel's lanes and layout: it checks
 // the translation of the program, which the CPU decoders do not run.
-std::vector<uint8_t>
-run_gpu_words(const std::vector<uint32_t>& words, const std::vector<float>& ch, int n)
+// Subtree words (node_rules::subtree_level) run as the ops that build() emits for the
+// node under `rules` without subtrees: the kernel's registers give the same values.
+std::vector<uint8_t> run_gpu_words(const std::vector<uint32_t>& words,
+                                   const std::vector<float>& ch,
+                                   int n,
+                                   const std::vector<uint8_t>& frozen,
+                                   gpufec::polar_program::node_rules rules)
 {
     namespace pp = gpufec::polar_program;
     namespace gw = pp::gpu;
@@ -243,77 +249,98 @@ run_gpu_words(const std::vector<uint32_t>& words, const std::vector<float>& ch, 
                 x[j] ^= x[j + st];
             }
     };
-    for (const uint32_t w : words) {
-        const int kind = gw::kind_of(w), level = gw::level_of(w);
-        const int chain = gw::chain_of(w), first = gw::first_of(w);
-        const int S = 1 << level;
-        if (kind == gw::f_root || kind == gw::g_root) {
+    rules.subtree_level = 0;
+    std::function<void(const std::vector<uint32_t>&)> run;
+    run = [&](const std::vector<uint32_t>& program_words) {
+        for (const uint32_t w : program_words) {
+            const int kind = gw::kind_of(w), level = gw::level_of(w);
+            const int chain = gw::chain_of(w), first = gw::first_of(w);
+            const int S = 1 << level;
+            if (kind == gw::f_root || kind == gw::g_root) {
+                for (int j = 0; j < S; j++)
+                    L[S + j] =
+                        kind == gw::f_root ? f(ch[j], ch[j + S]) : g(ch.data(), S, j);
+                continue;
+            }
+            if (kind == pp::f_op || kind == pp::g_op) {
+                for (int j = 0; j < S && kind == pp::g_op; j++)
+                    L[S + j] = g(&L[2 * S], S, j);
+                if (kind == pp::f_op)
+                    f_at(level);
+                for (int c = 1; c <= chain; c++)
+                    f_at(level - c);
+                continue;
+            }
+            if (kind == pp::combine_op) {
+                for (int c = 0; c <= chain; c++)
+                    combine_at(level + c, first & ~((2 << (level + c)) - 1));
+                continue;
+            }
+            if (kind == pp::pc_op)
+                throw std::logic_error("codes with parity-check bits are not run here");
+            // A node: its LLRs, its bits, then where they go.
+            const bool subtree = kind >= gw::subtree_own && kind <= gw::subtree_right;
+            const bool from_f = (kind >= gw::left_node + pp::leaf_op &&
+                                 kind <= gw::left_node + pp::spc_op) ||
+                                kind == gw::subtree_left;
+            const bool from_g = (kind >= gw::right_node + pp::leaf_op &&
+                                 kind <= gw::right_node + pp::spc_op) ||
+                                kind == gw::subtree_right;
+            const int node = subtree  ? int(pp::subtree_op)
+                             : from_g ? kind - gw::right_node
+                             : from_f ? kind - gw::left_node
+                                      : kind;
+            std::vector<float> v(S);
             for (int j = 0; j < S; j++)
-                L[S + j] = kind == gw::f_root ? f(ch[j], ch[j + S]) : g(ch.data(), S, j);
-            continue;
-        }
-        if (kind == pp::f_op || kind == pp::g_op) {
-            for (int j = 0; j < S && kind == pp::g_op; j++)
-                L[S + j] = g(&L[2 * S], S, j);
-            if (kind == pp::f_op)
-                f_at(level);
-            for (int c = 1; c <= chain; c++)
-                f_at(level - c);
-            continue;
-        }
-        if (kind == pp::combine_op) {
-            for (int c = 0; c <= chain; c++)
-                combine_at(level + c, first & ~((2 << (level + c)) - 1));
-            continue;
-        }
-        if (kind == pp::pc_op)
-            throw std::logic_error("codes with parity-check bits are not run here");
-        // A node: its LLRs, its bits, then where they go.
-        const bool from_f =
-            kind >= gw::left_node + pp::leaf_op && kind <= gw::left_node + pp::spc_op;
-        const bool from_g = kind >= gw::right_node + pp::leaf_op;
-        const int node = from_g   ? kind - gw::right_node
-                         : from_f ? kind - gw::left_node
-                                  : kind;
-        std::vector<float> v(S);
-        for (int j = 0; j < S; j++)
-            v[j] = from_f   ? f(L[2 * S + j], L[3 * S + j])
-                   : from_g ? g(&L[2 * S], S, j)
-                            : L[S + j];
-        std::vector<uint8_t> b(S, 0);
-        if (node == pp::leaf_op || node == pp::rate1_op || node == pp::spc_op) {
-            for (int j = 0; j < S; j++)
-                b[j] = v[j] < 0.0f;
-            if (node == pp::spc_op) { // Wagner: flip the first least reliable
-                int at = 0, parity = 0;
-                for (int j = 0; j < S; j++) {
-                    parity ^= b[j];
-                    if (std::fabs(v[j]) < std::fabs(v[at]))
-                        at = j;
+                v[j] = from_f   ? f(L[2 * S + j], L[3 * S + j])
+                       : from_g ? g(&L[2 * S], S, j)
+                                : L[S + j];
+            std::vector<uint8_t> b(S, 0);
+            if (node == pp::subtree_op) { // the node's own ops, from its own LLRs
+                if (!from_f && !from_g && level + 1 >= n)
+                    throw std::logic_error("a subtree at the root's level");
+                std::copy(v.begin(), v.end(), L.begin() + S);
+                std::vector<pp::op> ops;
+                pp::build(frozen, level, first, n, rules, ops);
+                run(pp::gpu::words(ops, n));
+                const uint8_t* beta = beta_of(first, level);
+                std::copy(beta, beta + S, b.begin());
+            } else if (node == pp::leaf_op || node == pp::rate1_op ||
+                       node == pp::spc_op) {
+                for (int j = 0; j < S; j++)
+                    b[j] = v[j] < 0.0f;
+                if (node == pp::spc_op) { // Wagner: flip the first least reliable
+                    int at = 0, parity = 0;
+                    for (int j = 0; j < S; j++) {
+                        parity ^= b[j];
+                        if (std::fabs(v[j]) < std::fabs(v[at]))
+                            at = j;
+                    }
+                    b[at] ^= parity;
                 }
-                b[at] ^= parity;
+                std::copy(b.begin(), b.end(), u.begin() + first);
+                transform(u.data() + first, S);
+            } else if (node == pp::rep_op) { // pairwise sums, as SC's g chain
+                for (int h = S / 2; h >= 1; h /= 2)
+                    for (int j = 0; j < h; j++)
+                        v[j] = v[j + h] + v[j];
+                std::fill(b.begin(), b.end(), v[0] < 0.0f);
+                u[first + S - 1] = b[0];
             }
-            std::copy(b.begin(), b.end(), u.begin() + first);
-            transform(u.data() + first, S);
-        } else if (node == pp::rep_op) { // pairwise sums, as SC's g chain
-            for (int h = S / 2; h >= 1; h /= 2)
-                for (int j = 0; j < h; j++)
-                    v[j] = v[j + h] + v[j];
-            std::fill(b.begin(), b.end(), v[0] < 0.0f);
-            u[first + S - 1] = b[0];
-        }
-        if (from_g) {
-            uint8_t* parent = beta_of(first, level + 1);
-            for (int j = 0; j < S; j++) {
-                parent[j] = left[S + j] ^ b[j];
-                parent[j + S] = b[j];
+            if (from_g) {
+                uint8_t* parent = beta_of(first, level + 1);
+                for (int j = 0; j < S; j++) {
+                    parent[j] = left[S + j] ^ b[j];
+                    parent[j + S] = b[j];
+                }
+                for (int c = 1; c <= chain; c++)
+                    combine_at(level + c, first & ~((2 << (level + c)) - 1));
+            } else {
+                std::copy(b.begin(), b.end(), beta_of(first, level));
             }
-            for (int c = 1; c <= chain; c++)
-                combine_at(level + c, first & ~((2 << (level + c)) - 1));
-        } else {
-            std::copy(b.begin(), b.end(), beta_of(first, level));
         }
-    }
+    };
+    run(words);
     return u;
 }
 
@@ -692,32 +719,47 @@ TEST(PolarDecoderCpu, GpuProgramWordsDecodeAsTheCpu)
             pp::node_rules rules;
             rules.rate1 = rules.rep = rules.spc = alg == polar_algorithm::fast_ssc;
             const auto program = pp::make(code.frozen(), n, rules);
-            const auto words = pp::gpu::words(program, n);
-            EXPECT_LE(words.size(), program.size());
-            if (n >= 9) // fewer than half the ops (N = 1024: SC 2560 -> 997, fast-SSC 344
-                        // -> 133)
-                EXPECT_LT(2 * words.size(), program.size());
             auto cpu = gpufec::make_polar_decoder_cpu(code, { alg });
             const decoded want = decode_all(*cpu, code, noisy.llrs, 200);
-            size_t differ = 0, errors = 0;
-            for (size_t f = 0; f < 200; f++) {
-                std::vector<float> ch = fill; // the CPU's sums, in its order
-                for (int j = 0; j < sh.e; j++)
-                    ch[code.output_to_codeword()[j]] +=
-                        static_cast<float>(noisy.llrs[f * sh.e + j]);
-                const std::vector<uint8_t> u = run_gpu_words(words, ch, n);
-                bool same = true, right = true;
-                for (int j = 0; j < sh.k; j++) {
-                    const uint8_t bit = u[code.bit_positions()[j]];
-                    same = same && bit == want.bits[f * sh.k + j];
-                    right = right && bit == noisy.payload[f * sh.k + j];
+            // The plain words, and the small-batch layout's with subtree ops (level 5,
+            // its 32 lanes; 4 and 3 as 16 and 8 lanes would take them).
+            for (const int subtree_level : { 0, 5, 4, 3 }) {
+                SCOPED_TRACE("subtree level " + std::to_string(subtree_level));
+                pp::node_rules with = rules;
+                with.subtree_level = subtree_level;
+                const auto words = pp::gpu::words(pp::make(code.frozen(), n, with), n);
+                EXPECT_LE(words.size(), program.size());
+                if (n >= 9) // fewer than half the ops (N = 1024: SC 2560 -> 997,
+                            // fast-SSC 344 -> 133)
+                    EXPECT_LT(2 * words.size(), program.size());
+                size_t subtrees = 0;
+                for (const uint32_t w : words)
+                    subtrees += pp::gpu::kind_of(w) >= pp::gpu::subtree_own;
+                if (subtree_level == 0 || n < subtree_level + 2)
+                    EXPECT_EQ(subtrees, 0u);
+                else if (alg == polar_algorithm::sc)
+                    EXPECT_GT(subtrees, 0u); // SC: every non-frozen node of the level
+                size_t differ = 0, errors = 0;
+                for (size_t f = 0; f < 200; f++) {
+                    std::vector<float> ch = fill; // the CPU's sums, in its order
+                    for (int j = 0; j < sh.e; j++)
+                        ch[code.output_to_codeword()[j]] +=
+                            static_cast<float>(noisy.llrs[f * sh.e + j]);
+                    const std::vector<uint8_t> u =
+                        run_gpu_words(words, ch, n, code.frozen(), rules);
+                    bool same = true, right = true;
+                    for (int j = 0; j < sh.k; j++) {
+                        const uint8_t bit = u[code.bit_positions()[j]];
+                        same = same && bit == want.bits[f * sh.k + j];
+                        right = right && bit == noisy.payload[f * sh.k + j];
+                    }
+                    differ += !same;
+                    errors += !right;
                 }
-                differ += !same;
-                errors += !right;
+                EXPECT_EQ(differ, 0u);
+                if (sh.k == 512)
+                    EXPECT_GT(errors, 0u); // the point is in the waterfall
             }
-            EXPECT_EQ(differ, 0u);
-            if (sh.k == 512)
-                EXPECT_GT(errors, 0u); // the point is in the waterfall
         }
     }
 }

@@ -30,10 +30,14 @@
 #include "cpu/polar_program.h"
 #include "polar_cuda.h"
 
+#include <cuda_pipeline.h>
 #include <type_traits>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
 
 namespace gpufec {
 namespace cuda {
@@ -44,6 +48,12 @@ constexpr int warps_per_block = 4;
 //! (docs/polar-gpu.md): four fill the warp's lanes in the small ops; fast-SSC at
 //! N = 1024, whose nodes are larger, does best with two.
 constexpr int frames_per_warp_for(int N, bool fast) { return fast && N >= 1024 ? 2 : 4; }
+
+//! The fast-SSC node rules of a program (polar_program::node_rules), for the subtree
+//! ops, which decide their nodes' kinds from the frozen flags at run time.
+struct subtree_rules {
+    bool rate1, rep, spc;
+};
 
 struct polar_params {
     const llr8_t* in;
@@ -58,6 +68,12 @@ struct polar_params {
     const uint16_t* src;       //!< src[src_begin[d] .. src_begin[d + 1]) (increasing)
     const uint32_t* ops;       //!< the program: kind | level << 8 | first leaf << 16
     int num_ops;
+    const uint32_t* frozen_words; //!< N / 32: bit j of word i, leaf 32 i + j frozen
+    //! GPUFEC_POLAR_OP_PROFILE=1: the small-batch layout's cycles per op (num_ops
+    //! counters), then its frame count and the cycles before and after the ops; null:
+    //! not measured.
+    unsigned long long* op_cycles;
+    subtree_rules rules;        //!< the program's node rules (subtree ops)
     const uint16_t* info;       //!< K information positions, increasing
     const int16_t* payload_of;  //!< N: payload index j < k of leaf i, else -1
     const uint32_t* crc_column; //!< k: parity of payload bit j alone, XOR crc_zero
@@ -82,28 +98,14 @@ struct polar_params {
     const uint32_t* rnti_set;
     uint32_t rnti_ref; //!< the code's RNTI: the syndrome's reference
     //! SC first: the list kernel decodes only frames frame_index[0 .. frame_index[-1])
-    //! (listed by collect_failed; their status says iterations 2); null: every frame.
+    //! (listed by the fast-SSC kernel, failed_list; their status says iterations 2);
+    //! null: every frame.
     const uint32_t* frame_index;
+    //! SC first, in the fast-SSC kernel: null, or where it lists the frames whose CRC
+    //! failed (failed_list[0]: their count, set to 0 before; then the frame numbers in
+    //! no particular order: each frame's decoding is independent of the others').
+    uint32_t* failed_list;
 };
-
-//! SC first: appends the frames whose CRC failed to `list` (list[0]: their count, set
-//! to 0 before; then the frame numbers, in no particular order: each frame's decoding
-//! is independent of the others').
-__global__ void collect_failed(const frame_status* status, uint32_t nf, uint32_t* list)
-{
-    const uint32_t f = blockIdx.x * blockDim.x + threadIdx.x;
-    const bool failed = f < nf && !status[f].ok;
-    const unsigned mask = __ballot_sync(0xffffffffu, failed);
-    if (!mask)
-        return;
-    const int lane = threadIdx.x % 32, leader = __ffs(mask) - 1;
-    uint32_t first = 0;
-    if (lane == leader)
-        first = atomicAdd(list, static_cast<unsigned>(__popc(mask)));
-    first = __shfl_sync(0xffffffffu, first, leader);
-    if (failed)
-        list[1 + first + __popc(mask & ((1u << lane) - 1u))] = f;
-}
 
 //! polar_crc_rule::accepts on the device: a syndrome (decided XOR computed CRC) of 0,
 //! or with RNTI detection, 0 in its first 8 bits and an accepted RNTI in its last 16.
@@ -407,6 +409,146 @@ __device__ __forceinline__ void sc_node(const sc_frame<32 / LPF>& fr, int first)
     }
 }
 
+//! u = beta G over the S <= 32 bits of `beta` (bit j: value j), the transform of
+//! `transform` on a word: stage St XORs bit j + St into bit j where j's bit St is 0.
+__device__ __forceinline__ uint32_t transform_bits(uint32_t beta, int S)
+{
+    constexpr uint32_t keep[5] = {
+        0x55555555u, 0x33333333u, 0x0f0f0f0fu, 0x00ff00ffu, 0x0000ffffu
+    };
+#pragma unroll
+    for (int t = 0; t < 5; t++)
+        if ((1 << t) < S)
+            beta ^= (beta >> (1 << t)) & keep[t];
+    return beta;
+}
+
+/*!
+ * A subtree of S = 2^Lvl <= LPF values decoded in the registers of the frame's lanes,
+ * value j on lane sub = j (lanes from S on hold values no result reads): the ops that
+ * polar_program::build emits for it (f, g, leaves, combines and the node rules, tested
+ * in build's order on its frozen flags `fm`, bit j for leaf j) with the same
+ * expressions, so the same decisions; no shared memory and no warp barrier between
+ * them, which is what a lone frame's time is made of (docs/polar-gpu.md). `shift`:
+ * the frame's first lane in the warp. Returns the subtree's beta, bit j for value j,
+ * the same on each of the frame's lanes.
+ *
+ * Levels 3 and up are functions, not inlined: the few KB of code stay in the
+ * instruction cache across a frame's subtree ops, where the inlined tree (63 node
+ * bodies at each of the three call sites) made the small-batch kernel ~160 KB larger
+ * and a lone warp waited on instruction fetches (H200, docs/polar-gpu.md).
+ */
+template <int LPF, int Lvl>
+__device__ __forceinline__ uint32_t
+subtree_decode(float v, uint32_t fm, subtree_rules r, int sub, int shift);
+
+template <int LPF, int Lvl>
+__device__ __noinline__ uint32_t
+subtree_decode_call(float v, uint32_t fm, subtree_rules r, int sub, int shift)
+{
+    return subtree_decode<LPF, Lvl>(v, fm, r, sub, shift);
+}
+
+//! A leaf of a subtree (lane sub = 0's value): its bit, or 0 if frozen.
+__device__ __forceinline__ uint32_t subtree_leaf(float v, uint32_t fm, int shift)
+{
+    return fm ? 0u : (__ballot_sync(0xffffffffu, v < 0.0f) >> shift) & 1u;
+}
+
+//! A child of a subtree node: a leaf, a subtree of up to 4 leaves inline (most calls
+//! would be there), a larger one called.
+template <int LPF, int Lvl>
+__device__ __forceinline__ uint32_t
+subtree_child(float v, uint32_t fm, subtree_rules r, int sub, int shift)
+{
+    if constexpr (Lvl == 0)
+        return subtree_leaf(v, fm, shift);
+    else if constexpr (Lvl <= 2)
+        return subtree_decode<LPF, Lvl>(v, fm, r, sub, shift);
+    else
+        return subtree_decode_call<LPF, Lvl>(v, fm, r, sub, shift);
+}
+
+template <int LPF, int Lvl>
+__device__ __forceinline__ uint32_t
+subtree_decode(float v, uint32_t fm, subtree_rules r, int sub, int shift)
+{
+    static_assert(Lvl >= 1, "leaves: subtree_leaf");
+    constexpr int S = 1 << Lvl;
+    constexpr uint32_t full = S == 32 ? 0xffffffffu : (1u << S) - 1u;
+    auto ballot = [&](bool b) { return (__ballot_sync(0xffffffffu, b) >> shift) & full; };
+    if (fm == full) // rate 0
+        return 0u;
+    if (r.rate1 && fm == 0u)
+        return ballot(v < 0.0f);
+    if (r.rep && fm == (full >> 1)) { // only the last leaf free
+        float t = v;                  // pairwise, as repetition_sum
+#pragma unroll
+        for (int h = S / 2; h >= 1; h /= 2)
+            t = __shfl_down_sync(0xffffffffu, t, h, LPF) + t;
+        return __shfl_sync(0xffffffffu, t, 0, LPF) < 0.0f ? full : 0u;
+    }
+    if constexpr (Lvl >= 2) {
+        if (r.spc && fm == 1u) { // only the first leaf frozen: Wagner's rule
+            const uint32_t hard = ballot(v < 0.0f);
+            // |L| as an unsigned key orders as the float (non-negative, no NaN: sums
+            // of int8 values); the first lane of the least flips.
+            const uint32_t key = sub < S ? __float_as_uint(fabsf(v)) : 0xffffffffu;
+            const uint32_t lanes = LPF == 32 ? 0xffffffffu : ((1u << LPF) - 1u) << shift;
+            const uint32_t least = __reduce_min_sync(lanes, key);
+            const int at = __ffs(ballot(key == least)) - 1;
+            return hard ^ ((__popc(hard) & 1u) << at);
+        }
+    }
+    constexpr int H = S / 2;
+    const float hi = __shfl_down_sync(0xffffffffu, v, H, LPF);
+    const uint32_t left_beta = subtree_child<LPF, Lvl - 1>(
+        f_minsum(v, hi), fm & ((1u << H) - 1u), r, sub, shift);
+    const float right = ((left_beta >> sub) & 1u) ? hi - v : hi + v;
+    const uint32_t right_beta =
+        subtree_child<LPF, Lvl - 1>(right, fm >> H, r, sub, shift);
+    return (left_beta ^ right_beta) | (right_beta << H);
+}
+
+//! A subtree op (polar_program::subtree_op) at level `Lvl`, 2^Lvl == LPF values, its
+//! LLRs from `Src`: decoded in registers, then its decisions and beta written where
+//! the ops it stands for would have left them (a right child: its parent's beta).
+template <int LPF, int Lvl, node_llrs Src>
+__device__ __forceinline__ void sc_subtree(const polar_params& p,
+                                           const sc_frame<32 / LPF>& fr,
+                                           const uint32_t* frozen_words,
+                                           int first)
+{
+    constexpr int S = 1 << Lvl;
+    static_assert(S == LPF, "a subtree takes one value a lane");
+    const int j = fr.sub;
+    const auto a = fr.L + 2 * S;
+    uint8_t s = 0;
+    float v;
+    if constexpr (Src == node_llrs::f_of_parent) {
+        v = f_minsum(a[j], a[j + S]);
+    } else if constexpr (Src == node_llrs::g_of_parent) {
+        s = fr.left[S + j];
+        v = s ? a[j + S] - a[j] : a[j + S] + a[j];
+    } else {
+        v = fr.L[S + j];
+    }
+    const uint32_t fm =
+        S == 32 ? frozen_words[first >> 5]
+                : (frozen_words[first >> 5] >> (first & 31)) & ((1u << S) - 1u);
+    const int shift = static_cast<int>(threadIdx.x % 32) - j;
+    const uint32_t beta = subtree_decode_call<LPF, Lvl>(v, fm, p.rules, j, shift);
+    const uint8_t b = static_cast<uint8_t>((beta >> j) & 1u);
+    fr.u[first + j] = static_cast<uint8_t>((transform_bits(beta, S) >> j) & 1u);
+    if constexpr (Src == node_llrs::g_of_parent) {
+        const auto parent = ((first >> (Lvl + 1)) & 1 ? fr.right : fr.left) + 2 * S;
+        parent[j] = s ^ b;
+        parent[j + S] = b;
+    } else {
+        (((first >> Lvl) & 1 ? fr.right : fr.left) + S)[j] = b;
+    }
+}
+
 //! After a right child at level `Lvl` (node `first`) that did its parent's combine:
 //! the `count` combines above it that follow in the program.
 template <int LPF, int Lvl>
@@ -500,7 +642,8 @@ __global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
     polar_kernel(const polar_params p)
 {
     namespace pp = polar_program;
-    constexpr int LPF = 32 / FPW; // lanes per frame
+    constexpr int LPF = 32 / FPW;                                  // lanes per frame
+    constexpr int subtree_level = FPW == 1 ? 5 : FPW == 2 ? 4 : 3; // 2^level == LPF
     extern __shared__ float smem[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int warps = blockDim.x / 32;
@@ -519,6 +662,41 @@ __global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
     const auto L = fr.L;
     const auto left = fr.left;
     const auto u = fr.u;
+    // The small-batch layout (a warp alone on its SM, each step a dependent chain)
+    // keeps in shared memory, after its frame (single_layout_bytes): the channel LLRs,
+    // gathered once per frame with every load in flight (the root's two ops read them
+    // there), the frozen flags as words and the program, so that no op waits for a
+    // global load. The throughput layouts read the channel in each root op and the
+    // rest through the cache, which their many warps hide.
+    float* const channel = reinterpret_cast<float*>(warp_base + frame_bytes(N));
+    const uint32_t* frozen_words = p.frozen_words;
+    const uint32_t* ops = p.ops;
+    const uint32_t* crc_column = p.crc_column;
+    const uint16_t* info = p.info;
+    if constexpr (FPW == 1) {
+        // Copied without waiting (cp.async), so that the copies overlap the first
+        // frame's channel gather; the gather's wait and barrier cover them.
+        uint32_t* const words = reinterpret_cast<uint32_t*>(channel + N);
+        const int info_words = (p.k + p.crc_len + 1) / 2; // d_info is padded
+        const struct {
+            const uint32_t* from;
+            int count;
+        } tables[] = { { p.frozen_words, N / 32 },
+                       { p.ops, p.num_ops },
+                       { p.crc_column, p.k },
+                       { reinterpret_cast<const uint32_t*>(p.info), info_words } };
+        uint32_t* to = words;
+        for (const auto& t : tables) {
+            for (int i = lane; i < t.count; i += 32)
+                __pipeline_memcpy_async(to + i, t.from + i, sizeof(uint32_t));
+            to += t.count;
+        }
+        __pipeline_commit();
+        frozen_words = words;
+        ops = words + N / 32;
+        crc_column = ops + p.num_ops;
+        info = reinterpret_cast<const uint16_t*>(crc_column + p.k);
+    }
     const uint32_t groups = (p.num_frames + FPW - 1) / FPW;
     for (uint32_t g = blockIdx.x * warps + warp; g < groups; g += gridDim.x * warps) {
         // A group's missing frames decode the last frame again and write nothing.
@@ -527,11 +705,36 @@ __global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
         const frame_extent fe = p.frames[active ? f : p.num_frames - 1];
         const llr8_t* x = p.in + fe.in_offset;
         float* soft = Soft ? p.soft + 8 * fe.out_offset : nullptr;
+        const long long frame_start = FPW == 1 && p.op_cycles ? clock64() : 0;
+        if constexpr (FPW == 1) {
+            constexpr int RB = 16; // positions a lane gathers at a time
+            for (int d0 = lane; d0 < N; d0 += RB * 32) {
+                int d[RB];
+                float c[RB];
+#pragma unroll
+                for (int i = 0; i < RB; i++)
+                    d[i] = min(d0 + i * 32, N - 1);
+                channel_llrs(p, x, d, c);
+#pragma unroll
+                for (int i = 0; i < RB; i++)
+                    if (d0 + i * 32 < N)
+                        channel[d0 + i * 32] = c[i];
+            }
+            __pipeline_wait_prior(0);
+            __syncwarp();
+            if (p.op_cycles && lane == 0)
+                atomicAdd(p.op_cycles + p.num_ops + 1,
+                          static_cast<unsigned long long>(clock64() - frame_start));
+        }
         // The next op's word is loaded while this one runs.
-        uint32_t next_word = __ldg(p.ops);
+        uint32_t next_word = ops[0];
+        long long op_start = 0;
         for (int pc = 0; pc < p.num_ops; pc++) {
+            if constexpr (FPW == 1)
+                if (p.op_cycles)
+                    op_start = clock64();
             const uint32_t word = next_word;
-            next_word = __ldg(p.ops + min(pc + 1, p.num_ops - 1));
+            next_word = ops[min(pc + 1, p.num_ops - 1)];
             const int code = word & 0xffu;
             const int first = static_cast<int>(word >> 16);
             switch (code) {
@@ -552,6 +755,24 @@ __global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
             case sc_op::code(sc_op::right_node + pp::leaf_op, 0):
                 sc_leaf<Soft, node_llrs::g_of_parent>(p, fr, first, soft, active);
                 combines_above<LPF, 0>(fr, first, sc_op::chain_of(word));
+                break;
+            // Subtree ops (one value a lane): only in the hard-output programs.
+            case sc_op::code(sc_op::subtree_own, subtree_level):
+                if constexpr (!Soft)
+                    sc_subtree<LPF, subtree_level, node_llrs::own>(
+                        p, fr, frozen_words, first);
+                break;
+            case sc_op::code(sc_op::subtree_left, subtree_level):
+                if constexpr (!Soft)
+                    sc_subtree<LPF, subtree_level, node_llrs::f_of_parent>(
+                        p, fr, frozen_words, first);
+                break;
+            case sc_op::code(sc_op::subtree_right, subtree_level):
+                if constexpr (!Soft) {
+                    sc_subtree<LPF, subtree_level, node_llrs::g_of_parent>(
+                        p, fr, frozen_words, first);
+                    combines_above<LPF, subtree_level>(fr, first, sc_op::chain_of(word));
+                }
                 break;
             case sc_op::code(pp::pc_op, 0): {
                 // A parity-check leaf: the XOR of the decided information bits in its
@@ -575,6 +796,15 @@ __global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
                 // time is the chain of one warp).
                 const bool is_f = code / sc_op::levels == sc_op::f_root;
                 const int size = 1 << (n - 1);
+                if constexpr (FPW == 1) { // gathered at the frame's start
+                    for (int j = sub; j < size; j += LPF) {
+                        const float c0 = channel[j], c1 = channel[j + size];
+                        L[size + j] = is_f             ? f_minsum(c0, c1)
+                                      : left[size + j] ? c1 - c0
+                                                       : c1 + c0;
+                    }
+                    break;
+                }
                 constexpr int RB = FPW == 1 ? 8 : 4;
                 for (int j0 = sub; j0 < size; j0 += RB * LPF) {
                     int d[2 * RB];
@@ -598,18 +828,23 @@ __global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
             }
             }
             __syncwarp();
+            if constexpr (FPW == 1)
+                if (p.op_cycles && lane == 0)
+                    atomicAdd(p.op_cycles + pc,
+                              static_cast<unsigned long long>(clock64() - op_start));
         }
+        const long long ops_end = FPW == 1 && p.op_cycles ? clock64() : 0;
 
         // Payload bits, CRC over them (linear: XOR of the set bits' columns).
         uint32_t parity = 0;
         for (int j = sub; j < p.k; j += LPF)
-            if (u[p.info[j]])
-                parity ^= p.crc_column[j];
+            if (u[info[j]])
+                parity ^= crc_column[j];
         for (int o = LPF / 2; o > 0; o /= 2)
             parity ^= __shfl_xor_sync(0xffffffffu, parity, o);
         uint32_t received = 0;
         for (int t = sub; t < p.crc_len; t += LPF)
-            received |= static_cast<uint32_t>(u[p.info[p.k + t]]) << t;
+            received |= static_cast<uint32_t>(u[info[p.k + t]]) << t;
         for (int o = LPF / 2; o > 0; o /= 2)
             received |= __shfl_xor_sync(0xffffffffu, received, o);
         const uint32_t syndrome = parity ^ p.crc_zero ^ received;
@@ -618,9 +853,18 @@ __global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
         uint8_t* out = p.out + fe.out_offset;
         for (int byte = sub; active && byte < output_bytes(p); byte += LPF)
             out[byte] =
-                output_byte(p, byte, rnti, [&](int j) { return u[p.info[j]] != 0; });
+                output_byte(p, byte, rnti, [&](int j) { return u[info[j]] != 0; });
         if (active && sub == 0)
             p.status[f] = frame_status{ 1, ok != 0 };
+        if (p.failed_list && active && sub == 0 && !ok) // SC first: the list's frames
+            p.failed_list[1 + atomicAdd(p.failed_list, 1u)] = f;
+        if constexpr (FPW == 1) {
+            if (p.op_cycles && lane == 0) {
+                atomicAdd(p.op_cycles + p.num_ops, 1ull); // frames
+                atomicAdd(p.op_cycles + p.num_ops + 2,
+                          static_cast<unsigned long long>(clock64() - ops_end));
+            }
+        }
         __syncwarp(); // the buffers are reused by the next frame
     }
 }
@@ -812,6 +1056,74 @@ size_t preferred_polar_batch(int k, int e)
     return std::min({ max_frames, by_bytes, (bits + per_frame - 1) / per_frame });
 }
 
+/*!
+ * GPUFEC_POLAR_OP_PROFILE=1 (a measurement switch): the small-batch layout's kernel
+ * adds up each op's cycles (clock64, lane 0), and this prints them by op kind and
+ * level, per frame, to stderr when the decoder goes (docs/polar-gpu.md).
+ */
+struct polar_op_profile {
+    device_buffer<unsigned long long> cycles; //!< ops, frames, before, after
+    std::vector<uint32_t> words;              //!< the small-batch layout's program
+    int device = 0;
+
+    ~polar_op_profile()
+    {
+        namespace gw = polar_program::gpu;
+        if (words.empty())
+            return;
+        std::vector<unsigned long long> c(words.size() + 3, 0);
+        device_guard guard(device);
+        if (cudaMemcpy(c.data(),
+                       cycles.get(),
+                       c.size() * sizeof(c[0]),
+                       cudaMemcpyDeviceToHost) != cudaSuccess ||
+            c[words.size()] == 0)
+            return;
+        static const char* base[] = { "f",     "g",       "leaf",   "rate0",
+                                      "rate1", "rep",     "spc",    "combine",
+                                      "pc",    "subtree", "f_root", "g_root" };
+        auto name = [&](int kind) {
+            if (kind < gw::left_node + polar_program::leaf_op)
+                return std::string(base[kind]);
+            if (kind < gw::right_node + polar_program::leaf_op)
+                return "left " + std::string(base[kind - gw::left_node]);
+            if (kind < gw::subtree_own)
+                return "right " + std::string(base[kind - gw::right_node]);
+            return std::string(kind == gw::subtree_own    ? "subtree"
+                               : kind == gw::subtree_left ? "left subtree"
+                                                          : "right subtree");
+        };
+        std::map<std::pair<int, int>, std::pair<int, unsigned long long>> by_kind;
+        unsigned long long total = 0;
+        for (size_t t = 0; t < words.size(); t++) {
+            auto& e = by_kind[{ gw::kind_of(words[t]), gw::level_of(words[t]) }];
+            e.first++;
+            e.second += c[t];
+            total += c[t];
+        }
+        const double frames = static_cast<double>(c[words.size()]);
+        std::fprintf(stderr,
+                     "polar op profile: %zu ops, %.0f cycles/frame over %.0f frames; "
+                     "before the ops (channel gather, tables) %.0f, after (CRC, "
+                     "output) %.0f\n",
+                     words.size(),
+                     total / frames,
+                     frames,
+                     c[words.size() + 1] / frames,
+                     c[words.size() + 2] / frames);
+        for (const auto& [key, e] : by_kind)
+            std::fprintf(stderr,
+                         "  %-16s level %d: %3d ops, %7.0f cycles/frame (%4.1f%%), "
+                         "%6.0f per op\n",
+                         name(key.first).c_str(),
+                         key.second,
+                         e.first,
+                         e.second / frames,
+                         100.0 * e.second / total,
+                         e.second / frames / e.first);
+    }
+};
+
 class polar_decoder_cuda final : public batch_decoder
 {
 public:
@@ -877,8 +1189,22 @@ public:
         namespace pp = polar_program;
         if (d_fast_list) // as the CPU's fast-SCL (its nodes below level n - 1)
             pp::split_root_children(program, frozen, n, rules, &pc);
-        if (!d_scl)
+        // Without soft output, nodes of as many leaves as a frame has lanes are one
+        // subtree op each, decoded in the lanes' registers: a program per layout (32,
+        // 16 and 8 lanes). GPUFEC_POLAR_SUBTREES=off keeps the plain program, for
+        // measurement.
+        std::vector<uint32_t> subtree_ops[3];
+        d_subtrees = env_switch("GPUFEC_POLAR_SUBTREES",
+                                { "on", "off" },
+                                "polar decoder (cuda)") != "off";
+        if (!d_scl) {
             ops = polar_program::gpu::words(program, n);
+            for (int i = 0; i < 3; i++) {
+                pp::node_rules with = rules;
+                with.subtree_level = d_subtrees ? 5 - i : 0;
+                subtree_ops[i] = pp::gpu::words(pp::make(frozen, n, with, &pc), n);
+            }
+        }
         for (size_t t = 0; d_scl && t < program.size(); t++) {
             const pp::op o = program[t];
             // SCL walks the leaves, rate-0 and repetition nodes only (its f / g descend
@@ -903,6 +1229,23 @@ public:
                 push(o.kind, o.level, o.first);
         }
         d_num_ops = static_cast<int>(ops.size());
+        for (int i = 0; i < 3; i++) {
+            d_num_subtree_ops[i] = static_cast<int>(subtree_ops[i].size());
+            upload(d_subtree_ops[i], subtree_ops[i]);
+        }
+        if (!d_scl &&
+            env_switch("GPUFEC_POLAR_OP_PROFILE", { "1" }, "polar decoder (cuda)") ==
+                "1") {
+            d_op_profile.words = subtree_ops[0];
+            d_op_profile.device = device;
+            upload(d_op_profile.cycles,
+                   std::vector<unsigned long long>(subtree_ops[0].size() + 3, 0ull));
+        }
+        std::vector<uint32_t> frozen_words(std::max(N / 32, 1), 0u);
+        for (int i = 0; i < N; i++)
+            if (frozen[i])
+                frozen_words[i / 32] |= 1u << (i % 32);
+        upload(d_frozen_words, frozen_words);
         const auto& info = code.bit_positions();
         std::vector<int16_t> payload_of(N, -1);
         for (int j = 0; j < k; j++)
@@ -954,7 +1297,10 @@ public:
         upload(d_begin, begin);
         upload(d_src, src);
         upload(d_ops, ops);
-        upload(d_info, std::vector<uint16_t>(info.begin(), info.end()));
+        // Padded to whole words: the small-batch kernel copies it 4 bytes at a time.
+        std::vector<uint16_t> info_padded(info.begin(), info.end());
+        info_padded.resize((info_padded.size() + 1) / 2 * 2, 0);
+        upload(d_info, info_padded);
         upload(d_payload_of, payload_of);
         upload(d_column, column);
         d_params = polar_params{};
@@ -967,6 +1313,9 @@ public:
         d_params.src = d_src.get();
         d_params.ops = d_ops.get();
         d_params.num_ops = d_num_ops;
+        d_params.frozen_words = d_frozen_words.get();
+        d_params.op_cycles = d_op_profile.cycles.get(); // null unless profiling
+        d_params.rules = subtree_rules{ rules.rate1, rules.rep, rules.spc };
         d_params.info = d_info.get();
         d_params.payload_of = d_payload_of.get();
         d_params.crc_column = d_column.get();
@@ -1097,6 +1446,8 @@ public:
     }
 
     //! `sc_first_list`: sc_first_words(nf) words of device memory (SC first only).
+    //! `failed_list` (SC first's fast-SSC decoder): where its kernel lists the frames
+    //! whose CRC failed (polar_params::failed_list), for the list kernel after it.
     void launch(const llr8_t* in,
                 const frame_extent* frames,
                 size_t nf,
@@ -1104,9 +1455,11 @@ public:
                 float* soft,
                 frame_status* status,
                 cudaStream_t stream,
-                uint32_t* sc_first_list = nullptr) const
+                uint32_t* sc_first_list = nullptr,
+                uint32_t* failed_list = nullptr) const
     {
         polar_params p = d_params;
+        p.failed_list = failed_list;
         p.in = in;
         p.frames = frames;
         p.num_frames = static_cast<uint32_t>(nf);
@@ -1124,10 +1477,8 @@ public:
                 throw error("polar decoder (cuda): sc_first has no soft output");
             GPUFEC_CUDA_CHECK(
                 cudaMemsetAsync(sc_first_list, 0, sizeof(uint32_t), stream));
-            d_first->launch(in, frames, nf, out, nullptr, status, stream);
-            collect_failed<<<static_cast<unsigned>((nf + 255) / 256), 256, 0, stream>>>(
-                status, static_cast<uint32_t>(nf), sc_first_list);
-            GPUFEC_CUDA_CHECK_LAUNCH();
+            d_first->launch(
+                in, frames, nf, out, nullptr, status, stream, nullptr, sc_first_list);
             p.frame_index = sc_first_list + 1;
             scl_blocks_max = static_cast<size_t>(d_scl_resident);
         }
@@ -1163,13 +1514,20 @@ public:
         }
         if (uses_single_layout(nf, soft != nullptr)) {
             // A frame per warp and a warp per block: each frame on an SM of its own.
+            p.ops = d_subtree_ops[0].get();
+            p.num_ops = d_num_subtree_ops[0];
             single_frame_kernel<<<static_cast<unsigned>(
                                       std::min<size_t>(nf, size_t(1) << 20)),
                                   32,
-                                  frame_bytes(d_code.N()),
+                                  single_layout_bytes(),
                                   stream>>>(p);
             GPUFEC_CUDA_CHECK_LAUNCH();
             return;
+        }
+        if (!soft) {
+            const int layout = d_fpw == 2 ? 1 : 2;
+            p.ops = d_subtree_ops[layout].get();
+            p.num_ops = d_num_subtree_ops[layout];
         }
         const size_t groups = (nf + d_fpw - 1) / d_fpw;
         const unsigned blocks = static_cast<unsigned>(std::min<size_t>(
@@ -1178,6 +1536,20 @@ public:
                d_fpw,
                d_min_blocks)<<<blocks, 32 * warps_per_block, smem(), stream>>>(p);
         GPUFEC_CUDA_CHECK_LAUNCH();
+    }
+
+    //! The small-batch layout's shared memory: its frame, then the channel LLRs (N
+    //! floats), the frozen flags (N / 32 words), its program, the CRC's columns (k
+    //! words) and the information positions (k + crc bits, 16 bits each, padded to
+    //! words) (polar_kernel).
+    size_t single_layout_bytes() const
+    {
+        const size_t N = static_cast<size_t>(d_code.N());
+        const size_t k = static_cast<size_t>(d_code.k());
+        const size_t info = k + static_cast<size_t>(d_code.crc_bits());
+        return frame_bytes(d_code.N()) + 4 * N + 4 * (N / 32) +
+               4 * static_cast<size_t>(d_num_subtree_ops[0]) + 4 * k +
+               4 * ((info + 1) / 2);
     }
 
     //! Whether a launch of `nf` frames takes the small-batch layout (one frame per
@@ -1280,7 +1652,11 @@ public:
                    " threads, " + std::to_string(bp_bytes()) +
                    " B shared memory per frame";
         return std::string(d_fast ? "polar fast-ssc" : "polar sc") + ": " +
-               std::to_string(d_num_ops) + " ops, " +
+               std::to_string(d_num_ops) + " ops (hard output, 1/2/4 frames/warp: " +
+               std::to_string(d_num_subtree_ops[0]) + "/" +
+               std::to_string(d_num_subtree_ops[1]) + "/" +
+               std::to_string(d_num_subtree_ops[2]) +
+               (d_subtrees ? " with subtree ops), " : ", subtree ops off), ") +
                (d_single_always ? std::string("1 frame/warp without soft output, else ")
                 : d_single_max_frames ? "up to " + std::to_string(d_single_max_frames) +
                                             " frames: 1 frame/warp, else "
@@ -1377,7 +1753,13 @@ private:
     device_buffer<float> d_fill;
     device_buffer<uint32_t> d_begin, d_column, d_ops;
     int d_num_ops = 0;
-    int d_fpw = 1; //!< frames per warp
+    //! The hard-output programs with subtree ops, for 32, 16 and 8 lanes a frame (1, 2
+    //! and 4 frames a warp), and the frozen flags as words, which those ops read.
+    device_buffer<uint32_t> d_subtree_ops[3], d_frozen_words;
+    int d_num_subtree_ops[3] = {};
+    polar_op_profile d_op_profile; //!< GPUFEC_POLAR_OP_PROFILE
+    bool d_subtrees = true;        //!< GPUFEC_POLAR_SUBTREES (on)
+    int d_fpw = 1;                 //!< frames per warp
     //! Batches of up to this many frames take the small-batch layout (the SM count).
     size_t d_single_max_frames = 0;
     bool d_single_always = false; //!< force_frames_per_warp(1): every hard-output batch
