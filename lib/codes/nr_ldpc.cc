@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace gpufec {
 
@@ -46,11 +47,12 @@ void accumulate(uint8_t* acc, const uint8_t* x, int z, int shift)
         acc[r] ^= x[r - head];
 }
 
-// Solves x from acc[r] = x[(r + shift) mod Z].
+// Solves x from acc[r] = x[(r + shift) mod Z]: two copies, no division per bit.
 void solve(uint8_t* x, const uint8_t* acc, int z, int shift)
 {
-    for (int r = 0; r < z; r++)
-        x[(r + shift) % z] = acc[r];
+    const int head = z - shift;
+    std::copy(acc, acc + head, x + shift);
+    std::copy(acc + head, acc + z, x);
 }
 
 } // namespace
@@ -172,18 +174,19 @@ void nr_ldpc_code::encode_full(const uint8_t* info, uint8_t* cw) const
     // blocks by back-substitution through rows 0..3, then one extension row each.
     auto solve_row = [&](int i) {
         int unknown = -1;
-        std::fill(acc.begin(), acc.end(), 0);
         for (int c = d_row_start[i]; c < d_row_start[i + 1]; c++) {
-            const auto& t = d_circ[c];
-            if (known[t.col])
-                accumulate(acc.data(), cw + t.col * z, z, t.shift);
-            else if (unknown < 0)
-                unknown = c;
-            else
-                return false;
+            if (known[d_circ[c].col])
+                continue;
+            if (unknown >= 0)
+                return false; // two unknowns: not yet (before summing anything)
+            unknown = c;
         }
         if (unknown < 0)
             return false;
+        std::fill(acc.begin(), acc.end(), 0);
+        for (int c = d_row_start[i]; c < d_row_start[i + 1]; c++)
+            if (c != unknown)
+                accumulate(acc.data(), cw + d_circ[c].col * z, z, d_circ[c].shift);
         solve(cw + d_circ[unknown].col * z, acc.data(), z, d_circ[unknown].shift);
         known[d_circ[unknown].col] = 1;
         return true;
@@ -206,17 +209,19 @@ void nr_ldpc_code::encode_full(const uint8_t* info, uint8_t* cw) const
 
 void nr_ldpc_code::rate_match(const uint8_t* cw, uint8_t* out) const
 {
-    // Circular buffer d = cw[2Z ..), N_cb = N, k0 = 0 (rv 0); fillers are skipped.
+    // Circular buffer d = cw[2Z ..), N_cb = N, k0 = 0 (rv 0); fillers are skipped:
+    // the buffer is two runs, [0, filler_begin) and [filler_end, N_cb), copied whole
+    // until e bits are out.
     const uint8_t* d = cw + 2 * d_z;
     const int n_cb = n();
     const int filler_begin = d_k - 2 * d_z, filler_end = k_max() - 2 * d_z;
-    int j = 0;
-    for (int i = 0; i < d_e;) {
-        if (j < filler_begin || j >= filler_end)
-            out[i++] = d[j];
-        if (++j == n_cb)
-            j = 0;
-    }
+    const std::pair<int, int> runs[] = { { 0, filler_begin }, { filler_end, n_cb } };
+    for (int i = 0; i < d_e;)
+        for (const auto& [begin, end] : runs) {
+            const int count = std::min(end - begin, d_e - i);
+            std::copy(d + begin, d + begin + count, out + i);
+            i += count;
+        }
 }
 
 void nr_ldpc_code::encode(const uint8_t* info, uint8_t* out) const
