@@ -25,14 +25,17 @@
 //           (nr_polar_code::parity_check_bit), not its LLR's sign; nodes that hold one
 //           take no node rule;
 //   subtree a whole node of at most 32 leaves as one op (node_rules::subtree_level;
-//           only the GPU's small-batch layout asks for it): the ops its recursion
-//           would emit, run in the lanes' registers; beta and decisions as they give.
+//           only the GPU kernel's hard-output programs ask for it, a level per
+//           layout): the ops its recursion would emit, run in the lanes' registers;
+//           beta and decisions as they give.
 // Decisions of the node's leaves: u = beta G (the transform is its own inverse).
 #ifndef INCLUDED_GPUFEC_POLAR_PROGRAM_H
 #define INCLUDED_GPUFEC_POLAR_PROGRAM_H
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace gpufec {
@@ -74,6 +77,10 @@ inline void build(const std::vector<uint8_t>& frozen,
                   std::vector<op>& out,
                   const std::vector<uint8_t>* pc = nullptr)
 {
+    if (rules.subtree_level < 0 || rules.subtree_level > 5)
+        throw std::logic_error("polar_program: subtree level " +
+                               std::to_string(rules.subtree_level) +
+                               "; allowed: 0 (none) .. 5 (32 leaves)");
     const int size = 1 << level;
     int frozen_count = 0, pc_count = 0;
     for (int j = 0; j < size; j++) {

@@ -721,24 +721,30 @@ TEST(PolarDecoderCpu, GpuProgramWordsDecodeAsTheCpu)
             const auto program = pp::make(code.frozen(), n, rules);
             auto cpu = gpufec::make_polar_decoder_cpu(code, { alg });
             const decoded want = decode_all(*cpu, code, noisy.llrs, 200);
-            // The plain words, and the small-batch layout's with subtree ops (level 5,
-            // its 32 lanes; 4 and 3 as 16 and 8 lanes would take them).
+            // The plain words, and the hard-output kernels' with subtree ops (level 5
+            // for the small-batch layout's 32 lanes a frame, 4 and 3 for the
+            // throughput layouts' 16 and 8).
             for (const int subtree_level : { 0, 5, 4, 3 }) {
                 SCOPED_TRACE("subtree level " + std::to_string(subtree_level));
                 pp::node_rules with = rules;
                 with.subtree_level = subtree_level;
                 const auto words = pp::gpu::words(pp::make(code.frozen(), n, with), n);
                 EXPECT_LE(words.size(), program.size());
-                if (n >= 9) // fewer than half the ops (N = 1024: SC 2560 -> 997,
-                            // fast-SSC 344 -> 133)
+                if (n >= 9) // fewer than half the ops (N = 1024, plain words: SC
+                            // 2560 -> 997, fast-SSC 344 -> 133)
                     EXPECT_LT(2 * words.size(), program.size());
                 size_t subtrees = 0;
-                for (const uint32_t w : words)
+                for (const uint32_t w : words) {
                     subtrees += pp::gpu::kind_of(w) >= pp::gpu::subtree_own;
+                    // A subtree is below the root's children: always fused with the
+                    // f or g of its parent (the kernel has no own-LLR case to test).
+                    EXPECT_NE(pp::gpu::kind_of(w), pp::gpu::subtree_own);
+                }
                 if (subtree_level == 0 || n < subtree_level + 2)
                     EXPECT_EQ(subtrees, 0u);
-                else if (alg == polar_algorithm::sc)
-                    EXPECT_GT(subtrees, 0u); // SC: every non-frozen node of the level
+                else if (alg == polar_algorithm::sc || sh.k == 512)
+                    EXPECT_GT(subtrees, 0u); // SC: every non-frozen node of the level;
+                                             // fast-SSC at k 512: nodes of mixed kinds
                 size_t differ = 0, errors = 0;
                 for (size_t f = 0; f < 200; f++) {
                     std::vector<float> ch = fill; // the CPU's sums, in its order

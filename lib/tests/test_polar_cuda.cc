@@ -152,10 +152,11 @@ size_t expect_gpu_matches_cpu(const nr_polar_code& code,
 #if GPUFEC_HAVE_CUDA
     // The engine's test batches (64 frames) are no larger than the SM count, so hard
     // output above took SC / fast-SSC's small-batch layout; the throughput layouts
-    // (2 and 4 frames per warp) decode the same frames here.
+    // (2 and 4 frames per warp, each with its subtree ops) decode the same frames
+    // here, SC first's fast-SSC pass too (its kernel lists the failed frames).
     const bool sc_kernel = (o.algorithm == polar_algorithm::sc ||
-                            o.algorithm == polar_algorithm::fast_ssc) &&
-                           !o.sc_first && code.segments() == 1;
+                            o.algorithm == polar_algorithm::fast_ssc || o.sc_first) &&
+                           code.segments() == 1;
     for (int fpw : { 2, 4 }) {
         if (!sc_kernel)
             break;

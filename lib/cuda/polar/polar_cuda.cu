@@ -66,7 +66,7 @@ struct polar_params {
     const float* fill;         //!< N: channel LLR before the received values
     const uint32_t* src_begin; //!< N + 1: position d's received LLRs are
     const uint16_t* src;       //!< src[src_begin[d] .. src_begin[d + 1]) (increasing)
-    const uint32_t* ops;       //!< the program: kind | level << 8 | first leaf << 16
+    const uint32_t* ops;       //!< the program: polar_program::gpu::word()s
     int num_ops;
     const uint32_t* frozen_words; //!< N / 32: bit j of word i, leaf 32 i + j frozen
     //! GPUFEC_POLAR_OP_PROFILE=1: the small-batch layout's cycles per op (num_ops
@@ -790,10 +790,10 @@ __global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
                 break;
             }
             default: {
-                // f_root / g_root: the root's children read the channel LLRs (not
-                // kept: shared memory holds more frames without them), RB of a lane's
-                // values at a time (one frame per warp: more loads in flight, as its
-                // time is the chain of one warp).
+                // f_root / g_root (every other code has its case): the root's
+                // children read the channel LLRs, gathered at the frame's start in
+                // the small-batch layout, else here (not kept: shared memory holds
+                // more frames without them), RB of a lane's values at a time.
                 const bool is_f = code / sc_op::levels == sc_op::f_root;
                 const int size = 1 << (n - 1);
                 if constexpr (FPW == 1) { // gathered at the frame's start
@@ -1072,12 +1072,19 @@ struct polar_op_profile {
         if (words.empty())
             return;
         std::vector<unsigned long long> c(words.size() + 3, 0);
-        device_guard guard(device);
-        if (cudaMemcpy(c.data(),
-                       cycles.get(),
-                       c.size() * sizeof(c[0]),
-                       cudaMemcpyDeviceToHost) != cudaSuccess ||
-            c[words.size()] == 0)
+        // No throwing in a destructor: the CUDA calls' codes are checked by hand. The
+        // kernels ran on the engine's streams: wait for them.
+        int previous = 0;
+        if (cudaGetDevice(&previous) != cudaSuccess)
+            return;
+        const bool read = cudaSetDevice(device) == cudaSuccess &&
+                          cudaDeviceSynchronize() == cudaSuccess &&
+                          cudaMemcpy(c.data(),
+                                     cycles.get(),
+                                     c.size() * sizeof(c[0]),
+                                     cudaMemcpyDeviceToHost) == cudaSuccess;
+        (void)cudaSetDevice(previous);
+        if (!read || c[words.size()] == 0)
             return;
         static const char* base[] = { "f",     "g",       "leaf",   "rate0",
                                       "rate1", "rep",     "spc",    "combine",
@@ -1571,6 +1578,8 @@ public:
         d_single_always = fpw == 1;
         if (fpw != 1)
             d_single_max_frames = 0;
+        if (d_first) // SC first: the layout of its fast-SSC pass
+            d_first->force_frames_per_warp(fpw);
     }
 
     //! Frames per warp of the throughput layout (2 or 4). One and eight were slower
