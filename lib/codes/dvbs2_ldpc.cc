@@ -146,28 +146,35 @@ void dvbs2_ldpc_code::for_each_info_edge(F&& f) const
 void dvbs2_ldpc_code::encode(const uint8_t* info, uint8_t* codeword) const
 {
     const int K = k(), parity = m(), step = q();
-    uint8_t* p = codeword + K;
-    std::fill(p, p + parity, 0);
     for (int i = 0; i < K; i++)
         codeword[i] = info[i] & 1;
-    // Accumulate address by address: bit b of the group goes to x + b q (mod n - k),
-    // so one address walks its 360 targets with one add and a conditional wrap.
+    // Bit b of a group goes to parity x + b q (mod n - k = 360 q), i.e. residue
+    // c = x mod q, column (x / q + b) mod 360: a group lands on one residue's 360
+    // parity bits rotated by x / q. Summed residue by residue (rows of 360 bytes, two
+    // runs an address, which the compiler vectorizes), then read back in the natural
+    // order r = c + q t through the accumulator p[r] ^= p[r - 1].
+    std::vector<uint8_t> by_residue(static_cast<size_t>(parity), 0);
     const uint16_t* a = d_table->addresses;
     for (int j = 0; j < rows_of(*d_table); j++) {
         const int deg = degree_of(*d_table, j);
         const uint8_t* u = codeword + group * j;
         for (int e = 0; e < deg; e++) {
-            int r = a[e];
-            for (int b = 0; b < group; b++) {
-                p[r] ^= u[b];
-                r += step;
-                r -= r >= parity ? parity : 0;
-            }
+            uint8_t* row = by_residue.data() + (a[e] % step) * group;
+            const int rotation = a[e] / step, head = group - rotation;
+            for (int b = 0; b < head; b++)
+                row[rotation + b] ^= u[b];
+            for (int b = head; b < group; b++)
+                row[b - head] ^= u[b];
         }
         a += deg;
     }
-    for (int r = 1; r < parity; r++)
-        p[r] ^= p[r - 1];
+    uint8_t* p = codeword + K;
+    uint8_t sum = 0;
+    for (int t = 0; t < group; t++)
+        for (int c = 0; c < step; c++) {
+            sum ^= by_residue[c * group + t];
+            p[t * step + c] = sum;
+        }
 }
 
 bool dvbs2_ldpc_code::is_codeword(const uint8_t* codeword) const
