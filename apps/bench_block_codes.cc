@@ -876,8 +876,12 @@ int run_block_code_bench(const block_options& opt)
         }
         const auto one = gpufec::cuda::time_polar_kernel(
             *code.polar, row.second, device, llrs, 1, std::max(opt.runs, 20));
-        notes.push_back(row.first + " latency: one frame per launch, kernel time " +
-                        std::to_string(one.median_ms * 1e3) + " us");
+        notes.push_back(
+            row.first + " latency: one frame per launch, kernel time " +
+            std::to_string(one.median_ms * 1e3) +
+            " us (events on an idle GPU: the host's launch calls included); " +
+            std::to_string(one.gpu_side_median_ms * 1e3) +
+            " us on the GPU side (launches enqueued behind a hold kernel)");
         if (row.second.algorithm == gpufec::polar_algorithm::sc ||
             row.second.algorithm == gpufec::polar_algorithm::fast_ssc) {
             // The throughput layout on one frame, against the small-batch one above.

@@ -68,6 +68,24 @@ void* allocate_pinned_bytes(size_t bytes)
     throw gpufec::error(msg.str());
 }
 
+namespace {
+__global__ void gpu_hold_kernel(unsigned long long nanoseconds)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        __nanosleep(500);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < nanoseconds);
+}
+} // namespace
+
+void enqueue_gpu_hold(cudaStream_t s, unsigned microseconds)
+{
+    gpu_hold_kernel<<<1, 1, 0, s>>>(1000ull * microseconds);
+    GPUFEC_CUDA_CHECK_LAUNCH();
+}
+
 void launch_failing_kernel_for_test(cudaStream_t stream)
 {
     empty_kernel_for_test<<<1, 4096, 0, stream>>>(); // > 1024 threads: refused

@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 #include <gpufec/common.h>
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -199,6 +200,56 @@ std::vector<double> time_launches(const stream& s, int reps, Run&& run)
         stop.record(s.get());
         stop.synchronize();
         times.push_back(stop.elapsed_ms_since(start));
+    }
+    std::sort(times.begin(), times.end());
+    return times;
+}
+
+/*!
+ * Enqueues on `s` a one-thread kernel that spins for `microseconds` of the GPU's global
+ * timer. Work enqueued behind it meanwhile starts the moment it ends, so events around
+ * that work time the GPU alone: not the host's launch calls, which an idle GPU would
+ * otherwise wait for between the start event and the first kernel.
+ */
+void enqueue_gpu_hold(cudaStream_t s, unsigned microseconds);
+
+/*!
+ * Latency timing on the GPU side: like time_launches, but each launch is enqueued
+ * behind a hold (enqueue_gpu_hold) that outlasts the host's enqueueing of it (checked:
+ * a hold that the host outlasted is doubled and that launch timed again). The times are
+ * then the GPU's from the start event to the stop event: the kernels, their gaps and
+ * their memsets, without the host's launch overhead, which time_launches includes for
+ * an idle GPU. Sorted milliseconds, median at size() / 2.
+ */
+template <typename Run>
+std::vector<double> time_launches_gpu_side(const stream& s, int reps, Run&& run)
+{
+    for (int i = 0; i < 3; i++)
+        run(i);
+    s.synchronize();
+    event start(true), stop(true);
+    std::vector<double> times;
+    unsigned hold_us = 200;
+    for (int r = 0; r < reps;) {
+        enqueue_gpu_hold(s.get(), hold_us);
+        const auto t0 = std::chrono::steady_clock::now();
+        start.record(s.get());
+        run(r);
+        stop.record(s.get());
+        const auto host_us = std::chrono::duration<double, std::micro>(
+                                 std::chrono::steady_clock::now() - t0)
+                                 .count();
+        stop.synchronize();
+        if (host_us > 0.5 * hold_us) { // the GPU may have waited for the host
+            if (hold_us >= 100000)
+                throw gpufec::error(
+                    "time_launches_gpu_side: enqueueing one launch took " +
+                    std::to_string(host_us) + " us");
+            hold_us *= 2;
+            continue;
+        }
+        times.push_back(stop.elapsed_ms_since(start));
+        r++;
     }
     std::sort(times.begin(), times.end());
     return times;

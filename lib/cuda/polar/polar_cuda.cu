@@ -105,7 +105,22 @@ struct polar_params {
     //! failed (failed_list[0]: their count, set to 0 before; then the frame numbers in
     //! no particular order: each frame's decoding is independent of the others').
     uint32_t* failed_list;
+    //! SC first's list pass: its frames' status says iterations 2.
+    bool second_pass;
 };
+
+//! Code parameters `code` with the launch's frames, input and output (hard output).
+__host__ __device__ inline polar_params with_launch(polar_params code,
+                                                    const polar_params& launch)
+{
+    code.in = launch.in;
+    code.frames = launch.frames;
+    code.num_frames = launch.num_frames;
+    code.out = launch.out;
+    code.soft = nullptr;
+    code.status = launch.status;
+    return code;
+}
 
 //! polar_crc_rule::accepts on the device: a syndrome (decided XOR computed CRC) of 0,
 //! or with RNTI detection, 0 in its first 8 bits and an accepted RNTI in its last 16.
@@ -155,6 +170,19 @@ __device__ __forceinline__ float f_minsum(float a, float b)
 
 //! Shared-memory bytes of one frame.
 constexpr size_t frame_bytes(int N) { return 7 * static_cast<size_t>(N); }
+
+//! The small-batch layout's shared memory (polar_kernel, FPW = 1): its frame, then the
+//! channel LLRs (N floats), the frozen flags (N / 32 words), its program (num_ops
+//! words), the CRC's columns (k words) and the information positions (k + crc_len, 16
+//! bits each, padded to words), rounded up to 16 bytes (SC first's list frame follows).
+__host__ __device__ constexpr size_t
+single_layout_bytes(int N, int k, int crc_len, int num_ops)
+{
+    const size_t bytes = frame_bytes(N) + 4 * static_cast<size_t>(N) +
+                         4 * static_cast<size_t>(N / 32 + num_ops + k) +
+                         4 * static_cast<size_t>((k + crc_len + 1) / 2);
+    return (bytes + 15) & ~size_t(15);
+}
 
 //! The channel LLRs of B mother positions d[i] of one frame: the fill plus the
 //! position's received int8 LLRs in increasing order (the CPU's sum, in its order).
@@ -637,10 +665,23 @@ sc_leaf(const polar_params& p, const sc_frame<F>& fr, int first, float* soft, bo
 //! an op of s < 32 values keeps min(32, FPW s) lanes busy instead of s. FPW = 1 is
 //! the small-batch layout (one warp per block, a frame on each SM): for latency, not
 //! throughput. Blocks of blockDim.x / 32 warps.
-template <bool Soft, int FPW, int MinBlocks>
-__global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
-    polar_kernel(const polar_params p)
+template <bool Soft, int LMax, bool Network, bool ListNodes>
+__device__ __forceinline__ void scl_decode_frame(const polar_params& p,
+                                                 const frame_extent& fe,
+                                                 uint32_t f,
+                                                 unsigned char* base,
+                                                 int lane); // scl_kernel.cuh
+
+//! The frames of an SC / fast-SSC launch (polar_kernel). ListMax > 0 (SC first in the
+//! small-batch layout, polar_sc_first_kernel): a frame whose CRC fails is decoded again
+//! at once by the same warp with the list decoder `list` (at most ListMax paths), its
+//! state after the layout's (single_layout_bytes); else such frames go to
+//! p.failed_list where there is one.
+template <bool Soft, int FPW, int ListMax>
+__device__ __forceinline__ void sc_decode_frames(const polar_params& p,
+                                                 const polar_params& list)
 {
+    static_assert(ListMax == 0 || (FPW == 1 && !Soft), "SC first: small-batch layout");
     namespace pp = polar_program;
     constexpr int LPF = 32 / FPW;                                  // lanes per frame
     constexpr int subtree_level = FPW == 1 ? 5 : FPW == 2 ? 4 : 3; // 2^level == LPF
@@ -856,8 +897,20 @@ __global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
                 output_byte(p, byte, rnti, [&](int j) { return u[info[j]] != 0; });
         if (active && sub == 0)
             p.status[f] = frame_status{ 1, ok != 0 };
-        if (p.failed_list && active && sub == 0 && !ok) // SC first: the list's frames
+        if constexpr (ListMax > 0) {
+            if (active && !ok) { // the same on every lane: one frame per warp
+                __syncwarp();
+                scl_decode_frame<false, ListMax, true, true>(
+                    list,
+                    fe,
+                    f,
+                    reinterpret_cast<unsigned char*>(smem) +
+                        single_layout_bytes(N, p.k, p.crc_len, p.num_ops),
+                    lane);
+            }
+        } else if (p.failed_list && active && sub == 0 && !ok) { // SC first's list
             p.failed_list[1 + atomicAdd(p.failed_list, 1u)] = f;
+        }
         if constexpr (FPW == 1) {
             if (p.op_cycles && lane == 0) {
                 atomicAdd(p.op_cycles + p.num_ops, 1ull); // frames
@@ -867,6 +920,24 @@ __global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
         }
         __syncwarp(); // the buffers are reused by the next frame
     }
+}
+
+template <bool Soft, int FPW, int MinBlocks>
+__global__ void __launch_bounds__(32 * warps_per_block, MinBlocks)
+    polar_kernel(const polar_params p)
+{
+    sc_decode_frames<Soft, FPW, 0>(p, p);
+}
+
+//! SC first for a small batch (a frame per warp and per block): fast-SSC (p), and on
+//! the same warp the list decoder (list, at most LMax paths) over each frame whose CRC
+//! fails. One launch: no list of failed frames in memory to reset, no second kernel,
+//! which were ~5 us of a lone frame's 50 (docs/polar-gpu.md).
+template <int LMax>
+__global__ void __launch_bounds__(32)
+    polar_sc_first_kernel(const polar_params p, const polar_params list)
+{
+    sc_decode_frames<false, 1, LMax>(p, list);
 }
 #undef GPUFEC_SC_NODES_FROM1
 #undef GPUFEC_SC_NODES_AT
@@ -1400,6 +1471,16 @@ public:
             GPUFEC_CUDA_CHECK(
                 cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
             d_scl_resident = std::max(1, per_sm) * sms;
+            const size_t small_bytes = sc_first_small_bytes();
+            if (small_bytes > 227 * 1024)
+                throw error("polar decoder (cuda): sc_first with list_size " +
+                            std::to_string(d_list) + " at N = " + std::to_string(N) +
+                            " needs " + std::to_string(small_bytes) +
+                            " bytes of shared memory per frame; allowed: up to 232448");
+            GPUFEC_CUDA_CHECK(
+                cudaFuncSetAttribute(sc_first_kernel(d_list),
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(small_bytes)));
         }
         (void)K;
     }
@@ -1482,11 +1563,16 @@ public:
                 throw error("polar decoder (cuda): sc_first without its frame list");
             if (soft)
                 throw error("polar decoder (cuda): sc_first has no soft output");
+            if (d_first->uses_single_layout(nf, false)) {
+                launch_sc_first_small(p, stream);
+                return;
+            }
             GPUFEC_CUDA_CHECK(
                 cudaMemsetAsync(sc_first_list, 0, sizeof(uint32_t), stream));
             d_first->launch(
                 in, frames, nf, out, nullptr, status, stream, nullptr, sc_first_list);
             p.frame_index = sc_first_list + 1;
+            p.second_pass = true;
             scl_blocks_max = static_cast<size_t>(d_scl_resident);
         }
         if (d_scl) {
@@ -1545,18 +1631,33 @@ public:
         GPUFEC_CUDA_CHECK_LAUNCH();
     }
 
-    //! The small-batch layout's shared memory: its frame, then the channel LLRs (N
-    //! floats), the frozen flags (N / 32 words), its program, the CRC's columns (k
-    //! words) and the information positions (k + crc bits, 16 bits each, padded to
-    //! words) (polar_kernel).
+    //! The small-batch layout's shared memory (single_layout_bytes above).
     size_t single_layout_bytes() const
     {
-        const size_t N = static_cast<size_t>(d_code.N());
-        const size_t k = static_cast<size_t>(d_code.k());
-        const size_t info = k + static_cast<size_t>(d_code.crc_bits());
-        return frame_bytes(d_code.N()) + 4 * N + 4 * (N / 32) +
-               4 * static_cast<size_t>(d_num_subtree_ops[0]) + 4 * k +
-               4 * ((info + 1) / 2);
+        return cuda::single_layout_bytes(
+            d_code.N(), d_code.k(), d_code.crc_bits(), d_num_subtree_ops[0]);
+    }
+
+    //! SC first over a small batch (d_first's small-batch layout): one launch of
+    //! polar_sc_first_kernel, fast-SSC with its program and the list decoder `list`
+    //! (this decoder's parameters, launch fields set) where the CRC fails.
+    void launch_sc_first_small(polar_params list, cudaStream_t stream) const
+    {
+        const polar_decoder_cuda& first = *d_first;
+        polar_params p = with_launch(first.d_params, list);
+        p.ops = first.d_subtree_ops[0].get();
+        p.num_ops = first.d_num_subtree_ops[0];
+        list.second_pass = true;
+        sc_first_kernel(d_list)<<<static_cast<unsigned>(
+                                      std::min<size_t>(list.num_frames, size_t(1) << 20)),
+                                  32,
+                                  sc_first_small_bytes(),
+                                  stream>>>(p, list);
+        GPUFEC_CUDA_CHECK_LAUNCH();
+    }
+    size_t sc_first_small_bytes() const
+    {
+        return d_first->single_layout_bytes() + scl_frame_bytes();
     }
 
     //! Whether a launch of `nf` frames takes the small-batch layout (one frame per
@@ -1639,9 +1740,10 @@ public:
     std::string kernel_name() const
     {
         if (d_scl)
-            return std::string(d_first
-                                   ? "fast-ssc (" + d_first->kernel_name() + "), then "
-                                   : "") +
+            return std::string(d_first ? "fast-ssc (" + d_first->kernel_name() +
+                                             "), then (small batches: in the same "
+                                             "launch, a frame per block) "
+                                       : "") +
                    "polar ca-scl-" + std::to_string(d_list) + ": 1 warp/frame, " +
                    std::to_string(d_scl_warps) + " frames/block, " +
                    std::to_string(
@@ -1709,6 +1811,14 @@ public:
 
 private:
     using kernel_fn = void (*)(polar_params);
+    using sc_first_kernel_fn = void (*)(polar_params, polar_params);
+    //! SC first's small-batch kernel for `list` paths: two instantiations, lists of up
+    //! to 8 and of up to 32 (the list loops run to list_size; each instantiation
+    //! carries the whole fast-SSC kernel, ~10 s of nvcc time, so not one per size).
+    static sc_first_kernel_fn sc_first_kernel(int list)
+    {
+        return list <= 8 ? polar_sc_first_kernel<8> : polar_sc_first_kernel<32>;
+    }
     //! The small-batch layout's kernel (uses_single_layout()).
     static constexpr kernel_fn single_frame_kernel = polar_kernel<false, 1, 4>;
     //! The SC / fast-SSC kernel for `fpw` frames per warp whose launch bounds ask for
@@ -2154,7 +2264,7 @@ polar_kernel_timing time_polar_kernel(const nr_polar_code& code,
     const timing_batch b(llrs, code.e(), dec.default_output_bits(), num_frames);
     device_buffer<uint32_t> list(std::max<size_t>(dec.sc_first_words(num_frames), 1));
     stream s;
-    const std::vector<double> times = time_launches(s, reps, [&](int) {
+    auto run = [&](int) {
         dec.launch(b.llrs(),
                    b.frames.get(),
                    num_frames,
@@ -2163,9 +2273,12 @@ polar_kernel_timing time_polar_kernel(const nr_polar_code& code,
                    b.status.get(),
                    s.get(),
                    list.get());
-    });
+    };
+    const std::vector<double> times = time_launches(s, reps, run);
+    const std::vector<double> gpu_times = time_launches_gpu_side(s, reps, run);
     polar_kernel_timing t;
     t.median_ms = times[times.size() / 2];
+    t.gpu_side_median_ms = gpu_times[gpu_times.size() / 2];
     t.info_bits = static_cast<double>(num_frames * k);
     t.kernel = dec.kernel_name();
     t.mean_iterations = b.mean_iterations();

@@ -940,7 +940,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                 return ((u[i >> 5] >> (i & 31)) & 1u) != 0;
             });
         if (lane == 0)
-            p.status[f] = frame_status{ p.frame_index ? 2 : 1, best != 64 };
+            p.status[f] = frame_status{ p.second_pass ? 2 : 1, best != 64 };
         prof.lap(scl_phase_crc_output, lane);
         if (Soft) {
             // Replay the chosen path alone: its leaf LLRs, signed by its decisions.
@@ -1039,13 +1039,7 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block, scl_min_blocks(L
         for (int t = 1; t < max_launch_codes; t++)
             if (t < set.count && set.e[t] == fe.in_items)
                 c = t;
-        polar_params p = set.codes[c];
-        p.in = launch.in;
-        p.frames = launch.frames;
-        p.num_frames = launch.num_frames;
-        p.out = launch.out;
-        p.soft = nullptr;
-        p.status = launch.status;
+        const polar_params p = with_launch(set.codes[c], launch);
         scl_decode_frame<false, LMax, false, false>(p, fe, f, base, lane);
     }
 }
