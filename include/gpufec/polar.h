@@ -205,6 +205,10 @@ private:
     polar_rate_matching d_mode;
     std::vector<uint8_t> d_frozen;
     std::vector<uint16_t> d_info, d_subblock, d_select, d_chan, d_out_map;
+    //! The CRC register is linear in the payload: d_crc_zero (the all-zero payload's,
+    //! with DCI's ones prefix) XOR d_crc_columns[j] for each payload bit j set.
+    std::vector<uint32_t> d_crc_columns;
+    uint32_t d_crc_zero = 0;
 };
 
 } // namespace gpufec

@@ -6,6 +6,8 @@
 // LTE turbo code: QPP table, validation, CRC24B and the CPU encoder (TS 36.212 5.1).
 #include <gpufec/turbo.h>
 
+#include <array>
+#include <cstring>
 #include <sstream>
 
 namespace gpufec {
@@ -22,14 +24,65 @@ struct lte_qpp_entry {
 
 //! A 24-bit CRC of TS 36.212 5.1.1 (register from 0, bits first to last, no final
 //! inversion); `poly` is g(D) without its D^24 term.
-uint32_t crc24(uint32_t poly, const uint8_t* bits, size_t n)
+uint32_t crc24_bitwise(uint32_t poly, uint32_t reg, const uint8_t* bits, size_t n)
 {
-    uint32_t reg = 0;
     for (size_t i = 0; i < n; ++i) {
         const uint32_t fb = ((reg >> 23) ^ bits[i]) & 1;
-        reg = (reg << 1) & 0xFFFFFF;
-        if (fb)
-            reg ^= poly;
+        reg = ((reg << 1) & 0xFFFFFF) ^ (poly & (0u - fb));
+    }
+    return reg;
+}
+
+//! Bit 0 of each of the 8 bytes at `p` (one bit a byte), the first byte's at bit 7:
+//! a CRC's byte, first bit most significant.
+inline uint32_t pack_msb_first(const uint8_t* p)
+{
+    uint64_t x;
+    std::memcpy(&x, p, 8);
+    x &= 0x0101010101010101ull;
+    // Byte i's bit lands at bit 56 + (7 - i); the partial products do not carry.
+    return static_cast<uint32_t>((x * 0x8040201008040201ull) >> 56);
+}
+
+//! Bit 0 of each of the 8 bytes at `p`, the first byte's at bit 0.
+inline uint32_t pack_lsb_first(const uint8_t* p)
+{
+    uint64_t x;
+    std::memcpy(&x, p, 8);
+    x &= 0x0101010101010101ull;
+    return static_cast<uint32_t>((x * 0x0102040810204080ull) >> 56);
+}
+
+//! The register after 8 bits of a CRC whose register's top byte is i (the rest 0).
+std::array<uint32_t, 256> crc24_byte_table(uint32_t poly)
+{
+    std::array<uint32_t, 256> t{};
+    for (uint32_t i = 0; i < 256; ++i) {
+        uint32_t reg = i << 16;
+        for (int b = 0; b < 8; ++b)
+            reg = ((reg << 1) & 0xFFFFFF) ^ (poly & (0u - (reg >> 23)));
+        t[i] = reg;
+    }
+    return t;
+}
+
+//! A 24-bit CRC of TS 36.212 5.1.1 (register from 0, bits first to last, no final
+//! inversion); `poly` is g(D) without its D^24 term. Eight bits a step through a table
+//! for the two polynomials of 5.1.1 (CRC24A, CRC24B), bit by bit otherwise.
+uint32_t crc24(uint32_t poly, const uint8_t* bits, size_t n)
+{
+    static const std::array<uint32_t, 256> table_a = crc24_byte_table(0x864CFB);
+    static const std::array<uint32_t, 256> table_b = crc24_byte_table(0x800063);
+    const uint32_t* table = poly == 0x864CFB   ? table_a.data()
+                            : poly == 0x800063 ? table_b.data()
+                                               : nullptr;
+    if (!table)
+        return crc24_bitwise(poly, 0, bits, n);
+    const size_t head = n % 8; // the first bits one at a time, then whole bytes
+    uint32_t reg = crc24_bitwise(poly, 0, bits, head);
+    for (size_t i = head; i < n; i += 8) {
+        const uint32_t byte = pack_msb_first(bits + i);
+        reg = ((reg << 8) & 0xFFFFFF) ^ table[((reg >> 16) ^ byte) & 0xFF];
     }
     return reg;
 }
@@ -141,12 +194,45 @@ struct rsc_tail {
     int z[3];
 };
 
+//! The RSC eight input bits at a time: entry [state][b] for the bits of b (first bit
+//! at bit 0) from `state` holds the next state (bits 8..10) and the 8 parity bits
+//! (first at bit 0), as rsc_step gives them.
+struct rsc_byte_table {
+    uint16_t next[8][256];
+    uint64_t spread[256]; //!< byte j = bit j of the index: 8 bits as 8 bytes
+    rsc_byte_table()
+    {
+        for (uint32_t s = 0; s < 8; ++s)
+            for (uint32_t b = 0; b < 256; ++b) {
+                uint32_t state = s, z = 0;
+                for (int j = 0; j < 8; ++j)
+                    z |= static_cast<uint32_t>(
+                             lte_turbo_code::rsc_step(state, (b >> j) & 1))
+                         << j;
+                next[s][b] = static_cast<uint16_t>((state << 8) | z);
+            }
+        for (uint32_t b = 0; b < 256; ++b) {
+            spread[b] = 0;
+            for (int j = 0; j < 8; ++j)
+                spread[b] |= static_cast<uint64_t>((b >> j) & 1) << (8 * j);
+        }
+    }
+};
+
+//! Input(i0) gives the bits i0 .. i0 + 7 packed (first at bit 0).
 template <typename Input>
-rsc_tail rsc_encode(int k, Input input, uint8_t* parity)
+rsc_tail rsc_encode(int k, Input input_byte, uint8_t* parity)
 {
+    static const rsc_byte_table table;
+    if (k % 8 != 0) // every LTE K is a multiple of 8 (Table 5.1.3-3)
+        throw error("lte turbo encoder: K = " + std::to_string(k) +
+                    "; allowed: multiples of 8");
     uint32_t state = 0;
-    for (int i = 0; i < k; ++i)
-        parity[i] = static_cast<uint8_t>(lte_turbo_code::rsc_step(state, input(i)));
+    for (int i = 0; i < k; i += 8) {
+        const uint32_t step = table.next[state][input_byte(i)];
+        state = step >> 8;
+        std::memcpy(parity + i, &table.spread[step & 0xFF], 8);
+    }
     rsc_tail t;
     for (int j = 0; j < 3; ++j) {
         // Termination input equals the feedback, so the register shifts in a zero.
@@ -192,9 +278,17 @@ void encode_streams(const lte_turbo_code& code, const uint8_t* in, uint8_t* out)
     const auto& pi = code.interleaver();
 
     const rsc_tail t1 = rsc_encode(
-        K, [c](int i) { return c[i]; }, d1);
+        K, [c](int i) { return pack_lsb_first(c + i); }, d1);
+    const auto* p = pi.data();
     const rsc_tail t2 = rsc_encode(
-        K, [c, &pi](int i) { return c[pi[i]]; }, d2);
+        K,
+        [c, p](int i) {
+            uint32_t b = 0;
+            for (int j = 0; j < 8; ++j)
+                b |= static_cast<uint32_t>(c[p[i + j]] & 1u) << j;
+            return b;
+        },
+        d2);
 
     // Tail layout of TS 36.212 5.1.3.2.2.
     d0[K] = t1.x[0];

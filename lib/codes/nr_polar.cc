@@ -7,6 +7,7 @@
 #include <gpufec/polar.h>
 
 #include <algorithm>
+#include <cstring>
 #include <sstream>
 
 namespace gpufec {
@@ -108,22 +109,36 @@ int crc_length(polar_crc c)
     }
 }
 
+namespace {
+
+//! The CRC register (LFSR form of the long division of a(D) D^L by g(D)) after the
+//! bits in[0, n) from `reg`.
+uint32_t crc_register(polar_crc c, uint32_t reg, const uint8_t* in, size_t n)
+{
+    const int len = crc_length(c);
+    const uint32_t gen = crc_generator(c);
+    const uint32_t mask = (1u << len) - 1;
+    for (size_t i = 0; i < n; ++i) {
+        const uint32_t feedback = (in[i] & 1u) ^ ((reg >> (len - 1)) & 1u);
+        reg = ((reg << 1) & mask) ^ (gen & (0u - feedback));
+    }
+    return reg;
+}
+
+void crc_register_bits(uint32_t reg, int len, uint8_t* parity)
+{
+    for (int i = 0; i < len; ++i)
+        parity[i] = (reg >> (len - 1 - i)) & 1u;
+}
+
+} // namespace
+
 void nr_crc_parity(polar_crc c, const uint8_t* in, size_t n, uint8_t* parity)
 {
     const int len = crc_length(c);
     if (len == 0)
         return;
-    const uint32_t gen = crc_generator(c);
-    const uint32_t mask = (1u << len) - 1;
-    uint32_t reg = 0; // LFSR form of the long division of a(D) D^L by g(D)
-    for (size_t i = 0; i < n; ++i) {
-        const uint32_t feedback = (in[i] & 1u) ^ ((reg >> (len - 1)) & 1u);
-        reg = (reg << 1) & mask;
-        if (feedback)
-            reg ^= gen;
-    }
-    for (int i = 0; i < len; ++i)
-        parity[i] = (reg >> (len - 1 - i)) & 1u;
+    crc_register_bits(crc_register(c, 0, in, n), len, parity);
 }
 
 const uint16_t* nr_polar_reliability_sequence() { return nr_polar_reliability_table; }
@@ -253,13 +268,15 @@ std::vector<uint16_t> nr_polar_code::input_interleaver_pattern(int K)
 void nr_polar_code::crc_parity(const uint8_t* a, uint8_t* parity) const
 {
     require_one_block(__func__);
-    if (!d_ones_prefix) {
-        nr_crc_parity(d_crc, a, d_k, parity);
-    } else {
-        std::vector<uint8_t> prefixed(24 + d_k, 1);
-        std::copy(a, a + d_k, prefixed.begin() + 24);
-        nr_crc_parity(d_crc, prefixed.data(), prefixed.size(), parity);
-    }
+    if (d_crc_len == 0)
+        return;
+    // The register's columns (construct()): a loop without a branch per bit, which
+    // the compiler vectorizes, in place of the bit-serial division (nr_crc_parity).
+    uint32_t reg = d_crc_zero;
+    const uint32_t* column = d_crc_columns.data();
+    for (int j = 0; j < d_k; ++j)
+        reg ^= column[j] & (0u - static_cast<uint32_t>(a[j] & 1u));
+    crc_register_bits(reg, d_crc_len, parity);
     if (d_rnti >= 0)
         for (int i = 0; i < 16; ++i)
             parity[d_crc_len - 16 + i] ^= (d_rnti >> (15 - i)) & 1;
@@ -381,6 +398,24 @@ void nr_polar_code::construct()
         for (int k = 0; k < K; ++k) // info_positions()[k] carries c'_k = c_Pi(k)
             d_bit_positions[pi[k]] = d_info[k];
     }
+    // The CRC register's columns: payload bit j alone leaves g(D)'s register shifted
+    // through the k - 1 - j bits after it; the all-zero payload leaves 0, or with the
+    // ones prefix what the 24 ones leave, shifted through k zeros.
+    if (d_crc_len > 0) {
+        const uint8_t one = 1, zero = 0;
+        d_crc_columns.assign(d_k, 0);
+        uint32_t reg = crc_register(d_crc, 0, &one, 1);
+        for (int j = d_k - 1; j >= 0; --j) {
+            d_crc_columns[j] = reg;
+            reg = crc_register(d_crc, reg, &zero, 1);
+        }
+        d_crc_zero = 0;
+        if (d_ones_prefix) {
+            const std::vector<uint8_t> ones(24, 1), zeros(d_k, 0);
+            d_crc_zero = crc_register(d_crc, 0, ones.data(), ones.size());
+            d_crc_zero = crc_register(d_crc, d_crc_zero, zeros.data(), zeros.size());
+        }
+    }
     d_chan = channel_interleaver_pattern(d_e);
     d_out_map.resize(d_e);
     for (int i = 0; i < d_e; ++i) {
@@ -400,10 +435,34 @@ void nr_polar_code::transform(uint8_t* bits, int n_bits)
 {
     // x = u G_N with G_2 = [1 0; 1 1]: each butterfly sets x_j = u_j ^ u_{j+h}, x_{j+h} =
     // u_{j+h}.
-    for (int h = 1; h < n_bits; h <<= 1)
-        for (int b = 0; b < n_bits; b += 2 * h)
+    if (n_bits < 8) {
+        for (int h = 1; h < n_bits; h <<= 1)
+            for (int b = 0; b < n_bits; b += 2 * h)
+                for (int j = b; j < b + h; ++j)
+                    bits[j] ^= bits[j + h];
+        return;
+    }
+    // Eight bytes a word: h = 1, 2, 4 inside each word (byte j + h is h bytes higher
+    // in the little-endian word), then whole words; both loops vectorize.
+    static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "byte j at bits 8 j");
+    const int words = n_bits / 8;
+    uint64_t w[1024 / 8];
+    if (words > 1024 / 8)
+        fail("transform: n_bits = " + std::to_string(n_bits) +
+             "; allowed: powers of two up to 1024");
+    std::memcpy(w, bits, static_cast<size_t>(n_bits));
+    for (int i = 0; i < words; ++i) {
+        uint64_t x = w[i];
+        x ^= (x >> 8) & 0x00ff00ff00ff00ffull;
+        x ^= (x >> 16) & 0x0000ffff0000ffffull;
+        x ^= (x >> 32) & 0x00000000ffffffffull;
+        w[i] = x;
+    }
+    for (int h = 1; h < words; h <<= 1)
+        for (int b = 0; b < words; b += 2 * h)
             for (int j = b; j < b + h; ++j)
-                bits[j] ^= bits[j + h];
+                w[j] ^= w[j + h];
+    std::memcpy(bits, w, static_cast<size_t>(n_bits));
 }
 
 void nr_polar_code::polar_encode(const uint8_t* c, uint8_t* d) const
@@ -460,9 +519,9 @@ void nr_polar_code::encode(const uint8_t* a, uint8_t* out) const
             out[d_e - 1] = 0;
         return;
     }
-    std::vector<uint8_t> c(K()), d(N());
-    attach_crc(a, c.data());
-    polar_encode(c.data(), d.data());
+    uint8_t c[1024], d[1024]; // K <= N <= 1024 (n_max <= 10)
+    attach_crc(a, c);
+    polar_encode(c, d);
     for (int i = 0; i < d_e; ++i)
         out[i] = d[d_out_map[i]];
 }
