@@ -89,6 +89,8 @@ void usage()
         "                   fast kernel, the same decisions on the CPU)\n"
         "  --source-frames  frames the source generates per batch (default: batch/2,\n"
         "                   between 64 and 1024)\n"
+        "  --llr-buffer N   room for N frames in the LLR buffer between the source and\n"
+        "                   the decoder (default 0: what the blocks ask for)\n"
         "  --llr-type       LLR stream items: float (default) or byte (int8, quantized\n"
         "                   with scale 8 by the source: a quarter of the traffic)\n"
         "  --stream-buffer  minimum buffer (items) of the bit streams after the decoder\n"
@@ -136,6 +138,7 @@ struct options {
     int frame_bits = 2048;
     int batch = 512;
     int source_frames = 0; //!< 0: batch / 2 in [64, 1024]
+    long llr_buffer_frames = 0; //!< 0: the blocks' own minimum
     double max_latency_ms = 10.0;
     std::vector<double> ebn0s{ 3.0, 4.0, 6.0 };
     std::string llr_type = "float";
@@ -322,6 +325,9 @@ int run_full(const options& o, const gr::gpufec::code::sptr& code)
         auto ber = gr::gpufec::ber_counter::make(o.frame_bits, 0);
         size_stream_buffer(o, head_decoded);
         size_stream_buffer(o, head_info);
+        if (o.llr_buffer_frames > 0)
+            src->set_min_output_buffer(
+                0, o.llr_buffer_frames * static_cast<long>(code->coded_bits()));
         tb->connect(src, 0, dec, 0);
         tb->connect(dec, 0, head_decoded, 0);
         tb->connect(head_decoded, 0, ber, 0);
@@ -536,6 +542,8 @@ int main(int argc, char** argv)
             o.batch = std::stoi(next());
         else if (a == "--source-frames")
             o.source_frames = std::stoi(next());
+        else if (a == "--llr-buffer")
+            o.llr_buffer_frames = std::stol(next());
         else if (a == "--max-latency-ms")
             o.max_latency_ms = std::stod(next());
         else if (a == "--llr-type")

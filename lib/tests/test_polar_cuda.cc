@@ -199,28 +199,32 @@ TEST(PolarCuda, EveryAlgorithmMatchesCpuBitForBit)
 // its rate-1 half into two nodes, as the CPU does). The list kernel's measurement
 // variants make the same decisions, for fast-SCL and plain CA-SCL alike
 // (EveryAlgorithmMatchesCpuBitForBit runs the defaults): the forks' survivors by
-// counting instead of the sorting network.
+// counting instead of the sorting network, and level n - 2 stored or computed from the
+// channel where read (2 where the program allows: no fast-SCL node that high).
 TEST(PolarCuda, FastSclMatchesCpu)
 {
     REQUIRE_GPU();
     struct variant {
         polar_algorithm algorithm;
-        const char* forks; // GPUFEC_POLAR_SCL_FORKS
+        const char* forks;    // GPUFEC_POLAR_SCL_FORKS
+        const char* unstored; // GPUFEC_POLAR_SCL_UNSTORED: levels from the channel
     };
-    const variant variants[] = { { polar_algorithm::fast_scl, "network" },
-                                 { polar_algorithm::fast_scl, "count" },
-                                 { polar_algorithm::scl, "count" } };
+    const variant variants[] = { { polar_algorithm::fast_scl, "network", "1" },
+                                 { polar_algorithm::fast_scl, "count", "2" },
+                                 { polar_algorithm::scl, "count", "1" },
+                                 { polar_algorithm::scl, "network", "2" } };
     for (const variant& var : variants)
         for (const shape& sh : every_shape)
             for (int list : { 1, 2, 8, 32 }) {
                 test::scoped_env forks("GPUFEC_POLAR_SCL_FORKS", var.forks);
+                test::scoped_env unstored("GPUFEC_POLAR_SCL_UNSTORED", var.unstored);
                 polar_decoder_options o;
                 o.algorithm = var.algorithm;
                 o.list_size = list;
                 const nr_polar_code code(sh.k, sh.e, sh.crc, sh.interleave);
-                SCOPED_TRACE(describe(o) + " forks " + var.forks + " k " +
-                             std::to_string(sh.k) + " e " + std::to_string(sh.e) + " N " +
-                             std::to_string(code.N()));
+                SCOPED_TRACE(describe(o) + " forks " + var.forks + " unstored " +
+                             var.unstored + " k " + std::to_string(sh.k) + " e " +
+                             std::to_string(sh.e) + " N " + std::to_string(code.N()));
                 auto frames = draw_frames(code, static_cast<uint32_t>(sh.k * 5 + sh.e));
                 if (list == 32)
                     frames.resize(frames.size() / 3); // the CPU reference is slow
@@ -473,6 +477,9 @@ TEST(PolarCuda, BackendChoiceAndBadInput)
         test::scoped_env bad("GPUFEC_POLAR_SCL_FORKS", "bitonic");
         expect_error([&] { make_decoder(code, fast_list, "cuda:0"); },
                      { "GPUFEC_POLAR_SCL_FORKS=bitonic", "allowed: count, network" });
+        test::scoped_env levels("GPUFEC_POLAR_SCL_UNSTORED", "3");
+        expect_error([&] { make_decoder(code, fast_list, "cuda:0"); },
+                     { "GPUFEC_POLAR_SCL_UNSTORED=3", "allowed: 1, 2" });
     }
     auto gpu = make_decoder(code, o, "auto");
     expect_error([&] { gpu->output_bits_for_input(199); }, { "allowed: e = 200" });

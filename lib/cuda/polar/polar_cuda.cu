@@ -84,6 +84,10 @@ struct polar_params {
     bool early_termination;
     // CA-SCL
     int list_size;
+    //! Tree levels the list kernel does not store but computes from the channel where
+    //! read: 1 (level n - 1) or 2 (n - 1 and n - 2, where that fits more frames on an
+    //! SM; scl_kernel.cuh, make_scl_layout).
+    int scl_unstored;
     //! The one-code list kernel ranks a fork's candidates by counting against their
     //! metrics in shared memory (counted_survivors), else by its sorting network.
     bool scl_forks_by_count;
@@ -1267,6 +1271,8 @@ public:
         namespace pp = polar_program;
         if (d_fast_list) // as the CPU's fast-SCL (its nodes below level n - 1)
             pp::split_root_children(program, frozen, n, rules, &pc);
+        if (d_scl)
+            d_scl_unstored = scl_unstored_levels(program, n);
         // Without soft output, nodes of as many leaves as a frame has lanes are one
         // subtree op each, decoded in the lanes' registers: a program per layout (32,
         // 16 and 8 lanes). GPUFEC_POLAR_SUBTREES=off keeps the plain program, for
@@ -1286,19 +1292,22 @@ public:
         for (size_t t = 0; d_scl && t < program.size(); t++) {
             const pp::op o = program[t];
             // SCL walks the leaves, rate-0 and repetition nodes only (its f / g descend
-            // from them), all below level n - 1 (which it does not store): a frozen half
-            // is two rate-0 quarters, the same leaves in the same order, and a
-            // repetition node that high is walked leaf by leaf.
-            if (o.kind == polar_program::rep_op && o.level >= n - 1) {
+            // from them), all below the levels it does not store (U = n - 1 or n - 2,
+            // scl_unstored): a frozen node that high is rate-0 nodes of level U - 1,
+            // the same leaves in the same order, and a repetition node that high is
+            // walked leaf by leaf; neither changes a value.
+            const int stored_top = n - 1 - d_scl_unstored;
+            if (o.kind == polar_program::rep_op && o.level > stored_top) {
                 std::vector<polar_program::op> plain;
                 polar_program::build(frozen, o.level, o.first, n, {}, plain, &pc);
                 program.insert(program.begin() + t + 1, plain.begin(), plain.end());
                 continue;
             }
-            if (o.kind == polar_program::rate0_op && o.level >= n - 1) {
-                const uint32_t quarter = 1u << (n - 2);
-                for (uint32_t first : { uint32_t(o.first), o.first + quarter })
-                    push(polar_program::rate0_op, n - 2, first);
+            if (o.kind == polar_program::rate0_op && o.level > stored_top) {
+                const uint32_t part = 1u << stored_top;
+                for (uint32_t first = o.first; first < o.first + (1u << o.level);
+                     first += part)
+                    push(polar_program::rate0_op, stored_top, first);
                 continue;
             }
             if (o.kind == polar_program::leaf_op || o.kind == polar_program::rate0_op ||
@@ -1402,6 +1411,7 @@ public:
         d_params.iterations = options.bp_iterations;
         d_params.early_termination = options.bp_early_termination;
         d_params.list_size = options.list_size;
+        d_params.scl_unstored = d_scl_unstored;
         // How the list kernel picks a fork's survivors (the same ones either way): by its
         // sorting network, 13-15 % faster than counting at L = 8 on an H200 (docs/polar-
         // gpu.md); GPUFEC_POLAR_SCL_FORKS=count|network overrides it, for measurement.
@@ -1420,7 +1430,7 @@ public:
             d_params.rnti_ref = static_cast<uint32_t>(rule.code_rnti());
         }
         if (d_scl) {
-            const size_t bytes = make_scl_layout(N, d_list, d_fast_list).bytes;
+            const size_t bytes = scl_frame_bytes();
             if (bytes > 227 * 1024)
                 throw error("polar decoder (cuda): scl with list_size " +
                             std::to_string(d_list) + " at N = " + std::to_string(N) +
@@ -1578,8 +1588,7 @@ public:
         if (d_scl) {
             const size_t blocks =
                 std::min<size_t>((nf + d_scl_warps - 1) / d_scl_warps, scl_blocks_max);
-            const size_t bytes =
-                d_scl_warps * make_scl_layout(d_code.N(), d_list, d_fast_list).bytes;
+            const size_t bytes = d_scl_warps * scl_frame_bytes();
             scl_kernel(soft != nullptr, d_list)<<<static_cast<unsigned>(blocks),
                                                   32 * d_scl_warps,
                                                   bytes,
@@ -1734,7 +1743,45 @@ public:
     //! Shared memory of one CA-SCL frame.
     size_t scl_frame_bytes() const
     {
-        return make_scl_layout(d_code.N(), d_list, d_fast_list).bytes;
+        return make_scl_layout(d_code.N(), d_list, d_fast_list, d_scl_unstored).bytes;
+    }
+
+    /*!
+     * The list kernel's unstored levels (polar_params::scl_unstored) for `program` (the
+     * list program before its ops): 2 where leaving level n - 2 to be computed from the
+     * channel fits more frames (warps) on an SM and no fast-SCL node is at level n - 2
+     * or above (rate-0 and repetition nodes that high are split, which changes no
+     * value; fast-SCL's node rule would change), else 1. The frames are latency-bound
+     * (a warp walks its steps one after another), so more of them per SM is more
+     * throughput. GPUFEC_POLAR_SCL_UNSTORED=1|2 fixes it (2 where the program allows),
+     * for measurement and tests.
+     */
+    int scl_unstored_levels(const std::vector<polar_program::op>& program, int n) const
+    {
+        const std::string forced =
+            env_switch("GPUFEC_POLAR_SCL_UNSTORED", { "1", "2" }, "polar decoder (cuda)");
+        for (const polar_program::op& o : program)
+            if ((o.kind == polar_program::rate1_op || o.kind == polar_program::spc_op) &&
+                o.level >= n - 2)
+                return 1;
+        if (!forced.empty())
+            return forced == "2" ? 2 : 1;
+        int frames[3] = { 0, 0, 0 };
+        const int N = 1 << n;
+        const size_t most = make_scl_layout(N, d_list, d_fast_list, 1).bytes;
+        if (most > 227 * 1024)
+            return 2; // the constructor refuses what still does not fit
+        GPUFEC_CUDA_CHECK(
+            cudaFuncSetAttribute(scl_kernel(false, d_list),
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(most)));
+        for (int u : { 1, 2 })
+            GPUFEC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &frames[u],
+                scl_kernel(false, d_list),
+                32,
+                make_scl_layout(N, d_list, d_fast_list, u).bytes));
+        return frames[2] > frames[1] ? 2 : 1;
     }
 
     std::string kernel_name() const
@@ -1746,9 +1793,9 @@ public:
                                        : "") +
                    "polar ca-scl-" + std::to_string(d_list) + ": 1 warp/frame, " +
                    std::to_string(d_scl_warps) + " frames/block, " +
-                   std::to_string(
-                       make_scl_layout(d_code.N(), d_list, d_fast_list).bytes) +
-                   " B shared memory per frame" +
+                   std::to_string(scl_frame_bytes()) +
+                   " B shared memory per frame (levels from n - " +
+                   std::to_string(d_scl_unstored) + " up from the channel)" +
                    (d_params.scl_forks_by_count ? ", forks by count" : "");
         if (d_bp && d_bp_int8)
             return "polar bp int8: " +
@@ -1872,6 +1919,7 @@ private:
     device_buffer<float> d_fill;
     device_buffer<uint32_t> d_begin, d_column, d_ops;
     int d_num_ops = 0;
+    int d_scl_unstored = 1; //!< polar_params::scl_unstored
     //! The hard-output programs with subtree ops, for 32, 16 and 8 lanes a frame (1, 2
     //! and 4 frames a warp), and the frozen flags as words, which those ops read.
     device_buffer<uint32_t> d_subtree_ops[3], d_frozen_words;

@@ -88,18 +88,22 @@ struct scl_profiler {
 //! takes (228 KB / frame), up to 32, rather than a multiple of a larger block's.
 constexpr int scl_max_warps_per_block = 1;
 
-//! Byte offsets of one frame's shared memory (one warp).
+//! Byte offsets of one frame's shared memory (one warp). Levels below `first unstored`
+//! U (n - 1, or n - 2 where that fits more frames on an SM: polar_params::scl_unstored)
+//! are stored per slot; level U and above are computed from the channel when read.
 struct scl_layout {
-    uint32_t llr;   //!< L x N/2 floats: slot s, level l < n - 1 at s N/2 + 2^l
-    uint32_t chan;  //!< N floats: the channel (level n)
-    uint32_t bits;  //!< L x (N / 32 + 4) words: slot s's decisions, then its pointers
-    uint32_t enc;   //!< L x max(N / 64, 1) words: a left sibling's re-encoded bits
-    uint32_t top;   //!< L x max(N / 64, 1) words: u[0, N/2) G, for level n - 1
-    uint32_t ctl;   //!< per-path bookkeeping of a fork (6 x 32 words)
-    uint32_t cand;  //!< a fork's 2 L candidate metrics (16-byte aligned, 64 floats)
-    uint32_t mag;   //!< fast-SCL nodes: L x L floats, |a| of path q's ranked positions
-    uint32_t order; //!< fast-SCL nodes: L x L uint16, path q's least reliable positions
-    uint32_t bytes; //!< total, a multiple of 16
+    uint32_t llr;     //!< L x N/2^u floats: slot s, level l < U = n - u at s N/2^u + 2^l
+    uint32_t chan;    //!< N floats: the channel (level n)
+    uint32_t bits;    //!< L x (N / 32 + 4) words: slot s's decisions, then its pointers
+    uint32_t enc;     //!< L x max(N / 64, 1) words: a left sibling's re-encoded bits
+    uint32_t top;     //!< L x max(N / 64, 1) words: u[0, N/2) G, for level n - 1
+    uint32_t quarter; //!< u = 2 only: L x max(N / 64, 1) words, u[Q - N/4, Q) G for
+                      //!< the g of an odd quarter Q of level n - 2
+    uint32_t ctl;     //!< per-path bookkeeping of a fork (6 x 32 words)
+    uint32_t cand;    //!< a fork's 2 L candidate metrics (16-byte aligned, 64 floats)
+    uint32_t mag;     //!< fast-SCL nodes: L x L floats, |a| of path q's ranked positions
+    uint32_t order;   //!< fast-SCL nodes: L x L uint16, path q's least reliable positions
+    uint32_t bytes;   //!< total, a multiple of 16
 };
 
 __host__ __device__ constexpr uint32_t scl_words(int N) { return N / 32 + 4; }
@@ -108,17 +112,19 @@ __host__ __device__ constexpr uint32_t scl_enc_words(int N)
     return N >= 128 ? N / 64 : 1;
 }
 
-//! list_nodes: room for fast-SCL's node ranks (`order`), else none.
+//! list_nodes: room for fast-SCL's node ranks (`order`), else none. unstored: the
+//! levels not stored, 1 (n - 1) or 2 (n - 1 and n - 2).
 __host__ __device__ inline scl_layout
-make_scl_layout(int N, int L, bool list_nodes = false)
+make_scl_layout(int N, int L, bool list_nodes = false, int unstored = 1)
 {
     scl_layout s{};
     s.llr = 0;
-    s.chan = s.llr + 4u * L * (N / 2);
+    s.chan = s.llr + 4u * L * (N >> unstored);
     s.bits = s.chan + 4u * N;
     s.enc = s.bits + 4u * L * scl_words(N);
     s.top = s.enc + 4u * L * scl_enc_words(N);
-    s.ctl = s.top + 4u * L * scl_enc_words(N);
+    s.quarter = s.top + 4u * L * scl_enc_words(N);
+    s.ctl = s.quarter + (unstored == 2 ? 4u * L * scl_enc_words(N) : 0u);
     s.cand = (s.ctl + 6u * 32 * 4 + 15u) & ~15u;
     s.mag = s.cand + 4u * 64;
     s.order = s.mag + (list_nodes ? 4u * L * L : 0u);
@@ -151,10 +157,13 @@ struct scl_frame {
     const float* chan;
     uint32_t* bits;
     uint32_t* enc;
-    uint32_t* top_enc; //!< u[0, N/2) G per slot, read as level n-1's g
-    int* cur_slot;     //!< slot of list position q
-    float* cand;       //!< a fork's candidate metrics (counted_survivors)
+    uint32_t* top_enc;     //!< u[0, N/2) G per slot, read as level n-1's g
+    uint32_t* quarter_enc; //!< U = n - 2: an odd quarter's left sibling, re-encoded
+    int* cur_slot;         //!< slot of list position q
+    float* cand;           //!< a fork's candidate metrics (counted_survivors)
     int N, n, W, BW, EW;
+    int U;      //!< the first level not stored: n - 1 or n - 2
+    int stride; //!< floats per slot: N / 2^(n - U)
 
     __device__ uint8_t* ptr(int slot) const
     {
@@ -162,7 +171,7 @@ struct scl_frame {
     }
     __device__ float* at_level(int slot, int l) const
     {
-        return llr + slot * (N / 2) + (1 << l);
+        return llr + slot * stride + (1 << l);
     }
 
     //! Copies slot src[r]'s decision and pointer words to slot dst[r], r < clones.
@@ -216,15 +225,33 @@ struct scl_frame {
         return (top_enc[s * EW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a;
     }
 
-    //! Values j and j + 2^l of level l + 1 that value j of level l of slot s is computed
-    //! from (level n - 1 from the channel).
-    __device__ __forceinline__ void descend_operands(
-        int s, int j, int l, int top, bool second_half, float& a, float& b) const
+    //! Value j of level n - 2 of slot s in quarter `quarter` of the tree where it is
+    //! not stored (U = n - 2; read at eight leaves per frame): from level n - 1 as SC
+    //! computes it, f in an even quarter, g by the left quarter's u G in an odd one.
+    __device__ float level_quarter(int s, int j, int quarter) const
     {
-        const int V = n - 1, size = 1 << l;
-        if (l + 1 == V) {
-            a = level_top(s, j, second_half);
-            b = level_top(s, j + size, second_half);
+        const bool second_half = quarter >= 2;
+        const float a = level_top(s, j, second_half);
+        const float b = level_top(s, j + N / 4, second_half);
+        if (!(quarter & 1))
+            return f_minsum(a, b);
+        return (quarter_enc[s * EW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a;
+    }
+
+    //! Values j and j + 2^l of level l + 1 that value j of level l of slot s is computed
+    //! from (levels U and above from the channel).
+    __device__ __forceinline__ void
+    descend_operands(int s, int j, int l, int top, int quarter, float& a, float& b) const
+    {
+        const int size = 1 << l;
+        if (l + 1 == U) {
+            if (U == n - 1) {
+                a = level_top(s, j, quarter >= 2);
+                b = level_top(s, j + size, quarter >= 2);
+            } else {
+                a = level_quarter(s, j, quarter);
+                b = level_quarter(s, j + size, quarter);
+            }
         } else {
             const float* src = at_level(l < top ? s : ptr(s)[l + 1], l + 1);
             a = src[j];
@@ -232,26 +259,34 @@ struct scl_frame {
         }
     }
 
-    //! The LLRs of the node at `level` (< n - 1) whose first leaf is `first` for the A
+    //! The LLRs of the node at `level` (< U) whose first leaf is `first` for the A
     //! paths of the list, in each path's own slot (levels ctz(first) .. level are
     //! computed). level 0: lane q < A returns path q's leaf LLR. (Large levels batched
     //! four values a lane, loads before stores, measured 7-20 % slower: polar-gpu.md.)
     __device__ __forceinline__ float
     descend(int first, int level, int A, int lane, int my_slot) const
     {
-        const int V = n - 1; // the level that is not stored
+        const int V = n - 1; // the root's children: never stored
         const int top = first == 0 ? V : __ffs(first) - 1;
-        const bool second_half = first >= N / 2;
-        if (second_half && top >= V - 1) {
-            encode(top_enc, 0, V, A, lane, my_slot);
-            __syncwarp();
+        const int quarter = first >> (n - 2);
+        if (top >= U - 1) {
+            // Level U - 1 is computed from the unstored levels, with each path's
+            // re-encoded bits for their g (its slot may be new since the last time).
+            if (quarter >= 2) {
+                encode(top_enc, 0, V, A, lane, my_slot);
+                __syncwarp();
+            }
+            if (U < V && (quarter & 1)) {
+                encode(quarter_enc, (quarter - 1) << (n - 2), n - 2, A, lane, my_slot);
+                __syncwarp();
+            }
         }
-        if (first > 0 && top < V) {
+        if (first > 0 && top < U) {
             // The left sibling's re-encoded bits for g at level top.
             encode(enc, first - (1 << top), top, A, lane, my_slot);
             __syncwarp();
         }
-        const int start = min(top, V - 1);
+        const int start = min(top, U - 1);
         float leaf = 0.0f;
         for (int l = start; l >= level; l--) {
             const int size = 1 << l;
@@ -260,7 +295,7 @@ struct scl_frame {
             for (int v = lane; v < total; v += 32) {
                 const int s = cur_slot[v >> l], j = v & (size - 1);
                 float a, b;
-                descend_operands(s, j, l, top, second_half, a, b);
+                descend_operands(s, j, l, top, quarter, a, b);
                 const float o =
                     g ? ((enc[s * EW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a)
                       : f_minsum(a, b);
@@ -278,7 +313,7 @@ struct scl_frame {
         return leaf;
     }
 
-    //! A rate-0 node at `level` (< n - 1; its LLRs in each path's slot): its subtree's
+    //! A rate-0 node at `level` (< U; its LLRs in each path's slot): its subtree's
     //! leaf LLRs in place, leaf t at level(s, level)[t], with every decision 0.
     __device__ void rate0_leaves(int lvl, int A, int lane) const
     {
@@ -717,7 +752,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
     // With ListNodes the layout has fast-SCL's rank tables (mag, order) after the rest;
     // only rate-1 and SPC steps use them, and only a fast-SCL program, whose frames the
     // host sizes with them, holds such steps.
-    const scl_layout lay = make_scl_layout(N, L, ListNodes);
+    const scl_layout lay = make_scl_layout(N, L, ListNodes, p.scl_unstored);
     float* chan = reinterpret_cast<float*>(base + lay.chan);
     int* ctl = reinterpret_cast<int*>(base + lay.ctl);
     int* cur_slot = ctl;                                    // slot of list position q
@@ -732,6 +767,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
     fr.bits = reinterpret_cast<uint32_t*>(base + lay.bits);
     fr.enc = reinterpret_cast<uint32_t*>(base + lay.enc);
     fr.top_enc = reinterpret_cast<uint32_t*>(base + lay.top);
+    fr.quarter_enc = reinterpret_cast<uint32_t*>(base + lay.quarter);
     fr.cur_slot = cur_slot;
     fr.cand = reinterpret_cast<float*>(base + lay.cand);
     fr.N = N;
@@ -739,6 +775,8 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
     fr.W = N / 32;
     fr.BW = static_cast<int>(scl_words(N));
     fr.EW = static_cast<int>(scl_enc_words(N));
+    fr.U = p.n - p.scl_unstored;
+    fr.stride = N >> p.scl_unstored;
     const uint32_t slot_mask = L == 32 ? all : (1u << L) - 1u;
     const uint32_t lanes_below = (1u << lane) - 1u;
     {
@@ -1002,8 +1040,9 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block, scl_min_blocks(L
     static_assert(scl_max_warps_per_block == 1, "frames of several sizes per block");
     extern __shared__ float smem[];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
-    unsigned char* base = reinterpret_cast<unsigned char*>(smem) +
-                          warp * make_scl_layout(p.N, p.list_size).bytes;
+    unsigned char* base =
+        reinterpret_cast<unsigned char*>(smem) +
+        warp * make_scl_layout(p.N, p.list_size, false, p.scl_unstored).bytes;
     // SC first (polar_params::frame_index): the frames the device listed, a grid
     // sized to the SMs rather than to the count (which only the device knows).
     const uint32_t count = p.frame_index ? p.frame_index[-1] : p.num_frames;
