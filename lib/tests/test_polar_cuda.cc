@@ -199,8 +199,9 @@ TEST(PolarCuda, EveryAlgorithmMatchesCpuBitForBit)
 // its rate-1 half into two nodes, as the CPU does). The list kernel's measurement
 // variants make the same decisions, for fast-SCL and plain CA-SCL alike
 // (EveryAlgorithmMatchesCpuBitForBit runs the defaults): the forks' survivors by
-// counting instead of the sorting network, and level n - 2 stored or computed from the
-// channel where read (2 where the program allows: no fast-SCL node that high).
+// counting instead of the sorting network, level n - 2 stored or computed from the
+// channel where read (2 where the program allows: no fast-SCL node that high), the
+// channel as floats or int16 (where every value fits).
 TEST(PolarCuda, FastSclMatchesCpu)
 {
     REQUIRE_GPU();
@@ -208,23 +209,26 @@ TEST(PolarCuda, FastSclMatchesCpu)
         polar_algorithm algorithm;
         const char* forks;    // GPUFEC_POLAR_SCL_FORKS
         const char* unstored; // GPUFEC_POLAR_SCL_UNSTORED: levels from the channel
+        const char* channel;  // GPUFEC_POLAR_SCL_CHANNEL: float, or int16 where it fits
     };
-    const variant variants[] = { { polar_algorithm::fast_scl, "network", "1" },
-                                 { polar_algorithm::fast_scl, "count", "2" },
-                                 { polar_algorithm::scl, "count", "1" },
-                                 { polar_algorithm::scl, "network", "2" } };
+    const variant variants[] = { { polar_algorithm::fast_scl, "network", "1", "float" },
+                                 { polar_algorithm::fast_scl, "count", "2", "int16" },
+                                 { polar_algorithm::scl, "count", "1", "int16" },
+                                 { polar_algorithm::scl, "network", "2", "float" } };
     for (const variant& var : variants)
         for (const shape& sh : every_shape)
             for (int list : { 1, 2, 8, 32 }) {
                 test::scoped_env forks("GPUFEC_POLAR_SCL_FORKS", var.forks);
                 test::scoped_env unstored("GPUFEC_POLAR_SCL_UNSTORED", var.unstored);
+                test::scoped_env channel("GPUFEC_POLAR_SCL_CHANNEL", var.channel);
                 polar_decoder_options o;
                 o.algorithm = var.algorithm;
                 o.list_size = list;
                 const nr_polar_code code(sh.k, sh.e, sh.crc, sh.interleave);
                 SCOPED_TRACE(describe(o) + " forks " + var.forks + " unstored " +
-                             var.unstored + " k " + std::to_string(sh.k) + " e " +
-                             std::to_string(sh.e) + " N " + std::to_string(code.N()));
+                             var.unstored + " channel " + var.channel + " k " +
+                             std::to_string(sh.k) + " e " + std::to_string(sh.e) + " N " +
+                             std::to_string(code.N()));
                 auto frames = draw_frames(code, static_cast<uint32_t>(sh.k * 5 + sh.e));
                 if (list == 32)
                     frames.resize(frames.size() / 3); // the CPU reference is slow

@@ -88,6 +88,9 @@ struct polar_params {
     //! read: 1 (level n - 1) or 2 (n - 1 and n - 2, where that fits more frames on an
     //! SM; scl_kernel.cuh, make_scl_layout).
     int scl_unstored;
+    //! The list kernel keeps the channel as int16 (the sums of received int8 LLRs, or
+    //! the known zero as scl_known_zero16): set where every position's sum fits.
+    bool scl_chan16;
     //! The one-code list kernel ranks a fork's candidates by counting against their
     //! metrics in shared memory (counted_survivors), else by its sorting network.
     bool scl_forks_by_count;
@@ -1271,8 +1274,18 @@ public:
         namespace pp = polar_program;
         if (d_fast_list) // as the CPU's fast-SCL (its nodes below level n - 1)
             pp::split_root_children(program, frozen, n, rules, &pc);
-        if (d_scl)
-            d_scl_unstored = scl_unstored_levels(program, n);
+        if (d_scl) {
+            // The channel can be int16 where every position's value is a sum of
+            // received int8 LLRs that fits, or the known zero alone.
+            bool chan16_fits = true;
+            for (int d = 0; d < N; d++) {
+                const uint32_t received = begin[d + 1] - begin[d];
+                chan16_fits &= fill[d] == 0.0f
+                                   ? 128 * received < scl_known_zero16
+                                   : fill[d] == polar_known_zero_llr && received == 0;
+            }
+            choose_scl_shapes(program, n, chan16_fits);
+        }
         // Without soft output, nodes of as many leaves as a frame has lanes are one
         // subtree op each, decoded in the lanes' registers: a program per layout (32,
         // 16 and 8 lanes). GPUFEC_POLAR_SUBTREES=off keeps the plain program, for
@@ -1296,7 +1309,7 @@ public:
             // scl_unstored): a frozen node that high is rate-0 nodes of level U - 1,
             // the same leaves in the same order, and a repetition node that high is
             // walked leaf by leaf; neither changes a value.
-            const int stored_top = n - 1 - d_scl_unstored;
+            const int stored_top = n - 1 - d_scl_big.unstored;
             if (o.kind == polar_program::rep_op && o.level > stored_top) {
                 std::vector<polar_program::op> plain;
                 polar_program::build(frozen, o.level, o.first, n, {}, plain, &pc);
@@ -1411,7 +1424,8 @@ public:
         d_params.iterations = options.bp_iterations;
         d_params.early_termination = options.bp_early_termination;
         d_params.list_size = options.list_size;
-        d_params.scl_unstored = d_scl_unstored;
+        d_params.scl_unstored = d_scl_big.unstored;
+        d_params.scl_chan16 = d_scl_big.chan16;
         // How the list kernel picks a fork's survivors (the same ones either way): by its
         // sorting network, 13-15 % faster than counting at L = 8 on an H200 (docs/polar-
         // gpu.md); GPUFEC_POLAR_SCL_FORKS=count|network overrides it, for measurement.
@@ -1430,7 +1444,8 @@ public:
             d_params.rnti_ref = static_cast<uint32_t>(rule.code_rnti());
         }
         if (d_scl) {
-            const size_t bytes = scl_frame_bytes();
+            // The small-batch layout is the larger (or the same) of the two.
+            const size_t bytes = scl_frame_bytes(d_scl_small);
             if (bytes > 227 * 1024)
                 throw error("polar decoder (cuda): scl with list_size " +
                             std::to_string(d_list) + " at N = " + std::to_string(N) +
@@ -1588,7 +1603,13 @@ public:
         if (d_scl) {
             const size_t blocks =
                 std::min<size_t>((nf + d_scl_warps - 1) / d_scl_warps, scl_blocks_max);
-            const size_t bytes = d_scl_warps * scl_frame_bytes();
+            // Batches that the GPU holds at once in the cheapest layout take it; SC
+            // first's list pass (its size known on the device only) the large one.
+            const scl_shape shape =
+                !d_first && nf <= d_scl_small_resident ? d_scl_small : d_scl_big;
+            p.scl_unstored = shape.unstored;
+            p.scl_chan16 = shape.chan16;
+            const size_t bytes = d_scl_warps * scl_frame_bytes(shape);
             scl_kernel(soft != nullptr, d_list)<<<static_cast<unsigned>(blocks),
                                                   32 * d_scl_warps,
                                                   bytes,
@@ -1657,6 +1678,8 @@ public:
         p.ops = first.d_subtree_ops[0].get();
         p.num_ops = first.d_num_subtree_ops[0];
         list.second_pass = true;
+        list.scl_unstored = d_scl_small.unstored;
+        list.scl_chan16 = d_scl_small.chan16;
         sc_first_kernel(d_list)<<<static_cast<unsigned>(
                                       std::min<size_t>(list.num_frames, size_t(1) << 20)),
                                   32,
@@ -1666,7 +1689,7 @@ public:
     }
     size_t sc_first_small_bytes() const
     {
-        return d_first->single_layout_bytes() + scl_frame_bytes();
+        return d_first->single_layout_bytes() + scl_frame_bytes(d_scl_small);
     }
 
     //! Whether a launch of `nf` frames takes the small-batch layout (one frame per
@@ -1740,48 +1763,91 @@ public:
     }
     //! The launch-independent parameters (a multi-code launch gathers them).
     const polar_params& params() const { return d_params; }
-    //! Shared memory of one CA-SCL frame.
-    size_t scl_frame_bytes() const
+    //! Shared memory of one CA-SCL frame: in the layout of large batches (the
+    //! parameters' own, params()), or of `shape`.
+    size_t scl_frame_bytes() const { return scl_frame_bytes(d_scl_big); }
+    size_t scl_frame_bytes(const scl_shape& shape) const
     {
-        return make_scl_layout(d_code.N(), d_list, d_fast_list, d_scl_unstored).bytes;
+        return make_scl_layout(
+                   d_code.N(), d_list, d_fast_list, shape.unstored, shape.chan16)
+            .bytes;
     }
 
     /*!
-     * The list kernel's unstored levels (polar_params::scl_unstored) for `program` (the
-     * list program before its ops): 2 where leaving level n - 2 to be computed from the
-     * channel fits more frames (warps) on an SM and no fast-SCL node is at level n - 2
-     * or above (rate-0 and repetition nodes that high are split, which changes no
-     * value; fast-SCL's node rule would change), else 1. The frames are latency-bound
-     * (a warp walks its steps one after another), so more of them per SM is more
-     * throughput. GPUFEC_POLAR_SCL_UNSTORED=1|2 fixes it (2 where the program allows),
-     * for measurement and tests.
+     * The list kernel's frame layouts (polar_params::scl_unstored, scl_chan16), from
+     * the cheapest to run: levels n - 1 (1) or n - 1 and n - 2 (2) computed from the
+     * channel where read, the channel as floats or int16 (where it fits). The list
+     * kernel is latency-bound (a warp walks its frame's steps one after another), so
+     * large batches take the first layout that fits the most frames (warps) on an SM,
+     * and batches that fit the GPU's SMs in the cheapest layout take that (a frame
+     * then runs at its shortest). Level n - 2 is left to the channel only where no
+     * fast-SCL node is at level n - 2 or above (rate-0 and repetition nodes that high
+     * are split, which changes no value; fast-SCL's node rule would change).
+     * GPUFEC_POLAR_SCL_UNSTORED=1|2 (2 where the program allows) and
+     * GPUFEC_POLAR_SCL_CHANNEL=float|int16 (int16 where it fits) fix a choice for
+     * every batch, for measurement and tests.
      */
-    int scl_unstored_levels(const std::vector<polar_program::op>& program, int n) const
+    void choose_scl_shapes(const std::vector<polar_program::op>& program,
+                           int n,
+                           bool chan16_fits)
     {
-        const std::string forced =
-            env_switch("GPUFEC_POLAR_SCL_UNSTORED", { "1", "2" }, "polar decoder (cuda)");
+        const std::string who = "polar decoder (cuda)";
+        const std::string unstored =
+            env_switch("GPUFEC_POLAR_SCL_UNSTORED", { "1", "2" }, who);
+        const std::string channel =
+            env_switch("GPUFEC_POLAR_SCL_CHANNEL", { "float", "int16" }, who);
+        bool high_node = false;
         for (const polar_program::op& o : program)
-            if ((o.kind == polar_program::rate1_op || o.kind == polar_program::spc_op) &&
-                o.level >= n - 2)
-                return 1;
-        if (!forced.empty())
-            return forced == "2" ? 2 : 1;
-        int frames[3] = { 0, 0, 0 };
-        const int N = 1 << n;
-        const size_t most = make_scl_layout(N, d_list, d_fast_list, 1).bytes;
+            high_node |=
+                (o.kind == polar_program::rate1_op || o.kind == polar_program::spc_op) &&
+                o.level >= n - 2;
+        // The layouts this code allows, cheapest first.
+        std::vector<scl_shape> shapes;
+        for (int u : { 1, 2 })
+            for (bool c16 : { false, true })
+                if ((u == 1 || !high_node) && (!c16 || chan16_fits))
+                    shapes.push_back(scl_shape{ u, c16 });
+        // A forced value keeps the layouts that have it (where the code allows one).
+        auto keep = [&shapes](auto has) {
+            std::vector<scl_shape> kept;
+            for (const scl_shape& x : shapes)
+                if (has(x))
+                    kept.push_back(x);
+            if (!kept.empty())
+                shapes = kept;
+        };
+        if (!unstored.empty())
+            keep([&](const scl_shape& x) { return x.unstored == std::stoi(unstored); });
+        if (!channel.empty())
+            keep([&](const scl_shape& x) { return x.chan16 == (channel == "int16"); });
+        if (!unstored.empty() || !channel.empty()) // one layout for every batch
+            shapes.resize(1);
+        // Those that fit an SM (the constructor refuses a code where none does).
+        keep([&](const scl_shape& x) { return scl_frame_bytes(x) <= 227 * 1024; });
+        d_scl_small = shapes.front();
+        d_scl_big = shapes.front();
+        const size_t most = scl_frame_bytes(shapes.front()); // the cheapest: the largest
         if (most > 227 * 1024)
-            return 2; // the constructor refuses what still does not fit
+            return;
+        int sms = 0;
+        GPUFEC_CUDA_CHECK(
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d_device));
         GPUFEC_CUDA_CHECK(
             cudaFuncSetAttribute(scl_kernel(false, d_list),
                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  static_cast<int>(most)));
-        for (int u : { 1, 2 })
+        int best = 0;
+        for (const scl_shape& shape : shapes) {
+            int per_sm = 0;
             GPUFEC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &frames[u],
-                scl_kernel(false, d_list),
-                32,
-                make_scl_layout(N, d_list, d_fast_list, u).bytes));
-        return frames[2] > frames[1] ? 2 : 1;
+                &per_sm, scl_kernel(false, d_list), 32, scl_frame_bytes(shape)));
+            if (&shape == &shapes.front())
+                d_scl_small_resident = static_cast<size_t>(per_sm) * sms;
+            if (per_sm > best) {
+                best = per_sm;
+                d_scl_big = shape;
+            }
+        }
     }
 
     std::string kernel_name() const
@@ -1795,7 +1861,16 @@ public:
                    std::to_string(d_scl_warps) + " frames/block, " +
                    std::to_string(scl_frame_bytes()) +
                    " B shared memory per frame (levels from n - " +
-                   std::to_string(d_scl_unstored) + " up from the channel)" +
+                   std::to_string(d_scl_big.unstored) + " up from the channel" +
+                   (d_scl_big.chan16 ? ", int16 channel" : "") +
+                   (d_scl_small.unstored != d_scl_big.unstored ||
+                            d_scl_small.chan16 != d_scl_big.chan16
+                        ? "; batches of up to " + std::to_string(d_scl_small_resident) +
+                              " frames: " + std::to_string(scl_frame_bytes(d_scl_small)) +
+                              " B, levels from n - " +
+                              std::to_string(d_scl_small.unstored) +
+                              (d_scl_small.chan16 ? ", int16 channel)" : ")")
+                        : ")") +
                    (d_params.scl_forks_by_count ? ", forks by count" : "");
         if (d_bp && d_bp_int8)
             return "polar bp int8: " +
@@ -1919,7 +1994,10 @@ private:
     device_buffer<float> d_fill;
     device_buffer<uint32_t> d_begin, d_column, d_ops;
     int d_num_ops = 0;
-    int d_scl_unstored = 1; //!< polar_params::scl_unstored
+    //! The list kernel's layouts (choose_scl_shapes): of large batches, and of batches
+    //! of at most d_scl_small_resident frames (and SC first's small-batch launch).
+    scl_shape d_scl_big, d_scl_small;
+    size_t d_scl_small_resident = 0;
     //! The hard-output programs with subtree ops, for 32, 16 and 8 lanes a frame (1, 2
     //! and 4 frames a warp), and the frozen flags as words, which those ops read.
     device_buffer<uint32_t> d_subtree_ops[3], d_frozen_words;

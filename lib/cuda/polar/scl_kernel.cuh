@@ -93,7 +93,7 @@ constexpr int scl_max_warps_per_block = 1;
 //! are stored per slot; level U and above are computed from the channel when read.
 struct scl_layout {
     uint32_t llr;     //!< L x N/2^u floats: slot s, level l < U = n - u at s N/2^u + 2^l
-    uint32_t chan;    //!< N floats: the channel (level n)
+    uint32_t chan;    //!< N floats, or int16s (chan16): the channel (level n)
     uint32_t bits;    //!< L x (N / 32 + 4) words: slot s's decisions, then its pointers
     uint32_t enc;     //!< L x max(N / 64, 1) words: a left sibling's re-encoded bits
     uint32_t top;     //!< L x max(N / 64, 1) words: u[0, N/2) G, for level n - 1
@@ -112,15 +112,19 @@ __host__ __device__ constexpr uint32_t scl_enc_words(int N)
     return N >= 128 ? N / 64 : 1;
 }
 
+//! The channel value an int16 channel (polar_params::scl_chan16) stores for a known
+//! zero (polar_known_zero_llr): no sum of received int8 LLRs reaches it there.
+constexpr int16_t scl_known_zero16 = 32767;
+
 //! list_nodes: room for fast-SCL's node ranks (`order`), else none. unstored: the
-//! levels not stored, 1 (n - 1) or 2 (n - 1 and n - 2).
+//! levels not stored, 1 (n - 1) or 2 (n - 1 and n - 2). chan16: the channel as int16.
 __host__ __device__ inline scl_layout
-make_scl_layout(int N, int L, bool list_nodes = false, int unstored = 1)
+make_scl_layout(int N, int L, bool list_nodes, int unstored, bool chan16)
 {
     scl_layout s{};
     s.llr = 0;
     s.chan = s.llr + 4u * L * (N >> unstored);
-    s.bits = s.chan + 4u * N;
+    s.bits = s.chan + (chan16 ? 2u : 4u) * N;
     s.enc = s.bits + 4u * L * scl_words(N);
     s.top = s.enc + 4u * L * scl_enc_words(N);
     s.quarter = s.top + 4u * L * scl_enc_words(N);
@@ -131,6 +135,12 @@ make_scl_layout(int N, int L, bool list_nodes = false, int unstored = 1)
     s.bytes = (s.order + (list_nodes ? 2u * L * L : 0u) + 15u) & ~15u;
     return s;
 }
+
+//! A list frame's layout choice: polar_params::scl_unstored and scl_chan16.
+struct scl_shape {
+    int unstored = 1;
+    bool chan16 = false;
+};
 
 //! x = v G over the bits of one word (the butterfly stages of the polar transform);
 //! bits above a 2^t-bit segment must be 0, so the full transform is the segment's.
@@ -155,6 +165,7 @@ __device__ __forceinline__ int nth_free_slot(uint32_t free, int r)
 struct scl_frame {
     float* llr; //!< slot s's levels 0 .. n-2 at s N/2 + 2^l
     const float* chan;
+    const int16_t* chan16; //!< the channel as int16 (polar_params::scl_chan16), or null
     uint32_t* bits;
     uint32_t* enc;
     uint32_t* top_enc;     //!< u[0, N/2) G per slot, read as level n-1's g
@@ -214,12 +225,21 @@ struct scl_frame {
         }
     }
 
+    //! Channel value j (level n).
+    __device__ __forceinline__ float channel(int j) const
+    {
+        if (!chan16)
+            return chan[j];
+        const int v = chan16[j];
+        return v == scl_known_zero16 ? polar_known_zero_llr : static_cast<float>(v);
+    }
+
     //! Value j of level n - 1 of slot s: never stored (it is read at four leaves per
     //! frame), computed from the channel as SC computes it: f in the first half of the
     //! tree, g by u[0, N/2) G in the second.
     __device__ float level_top(int s, int j, bool second_half) const
     {
-        const float a = chan[j], b = chan[j + N / 2];
+        const float a = channel(j), b = channel(j + N / 2);
         if (!second_half)
             return f_minsum(a, b);
         return (top_enc[s * EW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a;
@@ -752,8 +772,9 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
     // With ListNodes the layout has fast-SCL's rank tables (mag, order) after the rest;
     // only rate-1 and SPC steps use them, and only a fast-SCL program, whose frames the
     // host sizes with them, holds such steps.
-    const scl_layout lay = make_scl_layout(N, L, ListNodes, p.scl_unstored);
+    const scl_layout lay = make_scl_layout(N, L, ListNodes, p.scl_unstored, p.scl_chan16);
     float* chan = reinterpret_cast<float*>(base + lay.chan);
+    int16_t* chan16 = reinterpret_cast<int16_t*>(base + lay.chan);
     int* ctl = reinterpret_cast<int*>(base + lay.ctl);
     int* cur_slot = ctl;                                    // slot of list position q
     int* new_slot = ctl + 32;                               // the survivors in list
@@ -764,6 +785,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
     scl_frame fr;
     fr.llr = reinterpret_cast<float*>(base + lay.llr);
     fr.chan = chan;
+    fr.chan16 = p.scl_chan16 ? chan16 : nullptr;
     fr.bits = reinterpret_cast<uint32_t*>(base + lay.bits);
     fr.enc = reinterpret_cast<uint32_t*>(base + lay.enc);
     fr.top_enc = reinterpret_cast<uint32_t*>(base + lay.top);
@@ -791,8 +813,14 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
             channel_llrs(p, x, d, c);
 #pragma unroll
             for (int i = 0; i < CB; i++)
-                if (d0 + 32 * i < N)
-                    chan[d0 + 32 * i] = c[i];
+                if (d0 + 32 * i < N) {
+                    if (p.scl_chan16) // integers, or the known zero (host: scl_chan16)
+                        chan16[d0 + 32 * i] = c[i] == polar_known_zero_llr
+                                                  ? scl_known_zero16
+                                                  : static_cast<int16_t>(c[i]);
+                    else
+                        chan[d0 + 32 * i] = c[i];
+                }
         }
         for (int w = lane; w < L * fr.BW; w += 32)
             fr.bits[w] = 0;
@@ -1042,7 +1070,8 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block, scl_min_blocks(L
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
     unsigned char* base =
         reinterpret_cast<unsigned char*>(smem) +
-        warp * make_scl_layout(p.N, p.list_size, false, p.scl_unstored).bytes;
+        warp *
+            make_scl_layout(p.N, p.list_size, false, p.scl_unstored, p.scl_chan16).bytes;
     // SC first (polar_params::frame_index): the frames the device listed, a grid
     // sized to the SMs rather than to the count (which only the device knows).
     const uint32_t count = p.frame_index ? p.frame_index[-1] : p.num_frames;
