@@ -118,9 +118,13 @@ make_awgn_bpsk_source_cpu(const frame_code& code,
  * (one per byte) the side output. CPU sources spread frames over the engine's workers;
  * CUDA sources enqueue one kernel per run of consecutive frame numbers on the slot's
  * stream, so with engine_config::output_side = device nothing crosses the bus.
+ * int8_scale > 0 (CPU sources; CUDA sources ignore it): llr_int8 output instead, each
+ * worker quantizing its frame as quantize_llrs() with that scale (the bytes that
+ * batch_engine::pop_frames() would make of the float output with llr_scale =
+ * int8_scale), for consumers of int8 LLRs; 0: float output.
  */
-std::shared_ptr<batch_decoder>
-make_source_stage(std::shared_ptr<awgn_bpsk_source> source);
+std::shared_ptr<batch_decoder> make_source_stage(std::shared_ptr<awgn_bpsk_source> source,
+                                                 float int8_scale = 0.0f);
 
 //! Noise standard deviation for a code rate and Eb/N0 in dB.
 double awgn_sigma(double rate, double ebn0_db);

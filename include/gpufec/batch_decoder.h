@@ -31,7 +31,8 @@ enum class input_format {
 //! What a stage writes per output item.
 enum class output_format {
     packed_bits, //!< decoded bits, packed MSB first
-    llr_float    //!< float LLRs (L > 0 means bit 0), e.g. a detector's output
+    llr_float,   //!< float LLRs (L > 0 means bit 0), e.g. a detector's output
+    llr_int8     //!< int8 LLRs (L > 0 means bit 0), e.g. a source's quantized output
 };
 
 const char* to_string(input_format format);
@@ -65,6 +66,7 @@ struct frame_batch {
 
     uint8_t* out = nullptr;    //!< packed_bits output, frame f's at out + out_offset
     float* llrs_out = nullptr; //!< llr_float output, frame f's at llrs_out + out_offset/4
+    llr8_t* llrs8_out = nullptr; //!< llr_int8 output, frame f's at llrs8_out + out_offset
     //! Side output of stages with side_bytes_per_frame() > 0 (a source's info bits):
     //! frame f's at side_out + f * side_bytes_per_frame(); null otherwise.
     uint8_t* side_out = nullptr;

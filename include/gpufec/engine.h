@@ -52,8 +52,10 @@ struct completed_frame {
     //! device); valid until the next pop/submit. Null for llr_float stages.
     const uint8_t* packed = nullptr;
     //! llr_float stages: nbits float LLRs (L > 0 = bit 0, whatever the engine's
-    //! convention); null for packed_bits stages.
+    //! convention); null for other stages.
     const float* llrs = nullptr;
+    //! llr_int8 stages: nbits int8 LLRs (L > 0 = bit 0); null for other stages.
+    const llr8_t* llrs8 = nullptr;
     size_t nbits = 0; //!< output items: bits, or LLRs
     frame_status status;
     bool on_device = false; //!< packed/llrs/soft are device pointers
@@ -136,10 +138,12 @@ public:
     //! slot first if that is where it is); false when nothing is pending.
     bool pop_wait(completed_frame& out);
     /*!
-     * The bulk path out of llr_float stages with host output (e.g. a source): copies up
-     * to `max_frames` finished frames, in order and back to back, of the oldest batch
-     * only (so a caller can refill between calls): their LLRs to `llrs` (float, or
-     * int8 quantized with llr_scale as submit() does) and, when `side` is not null,
+     * The bulk path out of llr_float and llr_int8 stages with host output (e.g. a
+     * source): copies up to `max_frames` finished frames, in order and back to back, of
+     * the oldest batch only (so a caller can refill between calls): their LLRs to
+     * `llrs` (float, or int8: an llr_float stage's quantized with llr_scale as submit()
+     * does, an llr_int8 stage's as they are; an llr_int8 stage has no float form) and,
+     * when `side` is not null,
      * their side outputs to `side`. Large copies are split over the copy threads.
      * Statuses and ids are not returned (use pop for them). Waits for the oldest batch
      * when `wait`, else returns 0 if it is not finished. Returns the frames taken.

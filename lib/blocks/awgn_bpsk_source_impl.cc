@@ -116,15 +116,19 @@ public:
         ::gpufec::engine_config config;
         config.max_batch_frames = d_frames_per_call;
         // "byte" output: quantize_llrs (round half away from zero, as the decoders and
-        // the GPU do; not VOLK's convert, which rounds half to even).
+        // the GPU do; not VOLK's convert, which rounds half to even): on the CPU by the
+        // source's workers as they make each frame (a quarter of the bytes through the
+        // engine, no second pass over floats), on the GPU by the engine's copy out.
         config.llr_scale = d_llr_scale;
+        const bool cpu_int8 =
+            !d_float_output && d_source->backend() == ::gpufec::backend_kind::cpu;
         // GNU Radio's convention (positive = bit 1) is the engine's negated copy out.
         config.convention =
             parse_block_soft_convention("awgn_bpsk_source", soft_convention);
         // CUDA: more batches in flight hide the launch and copy latency of small ones.
         config.num_slots = d_source->backend() == ::gpufec::backend_kind::cuda ? 4 : 3;
         d_engine = std::make_unique<::gpufec::batch_engine>(
-            ::gpufec::make_source_stage(d_source), config);
+            ::gpufec::make_source_stage(d_source, cpu_int8 ? d_llr_scale : 0.0f), config);
         // Warm-up: kernels and first-touch costs are paid here, not in the first
         // work() call. The frames made are discarded; numbering starts at 0 below.
         d_engine->request_frames(d_frames_per_call, 0);

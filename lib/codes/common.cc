@@ -123,6 +123,8 @@ const char* to_string(output_format format)
         return "packed bit";
     case output_format::llr_float:
         return "float LLR";
+    case output_format::llr_int8:
+        return "int8 LLR";
     }
     return "unknown";
 }
@@ -144,8 +146,15 @@ size_t input_bytes(input_format format, size_t items)
 
 size_t output_bytes(output_format format, size_t items)
 {
-    return format == output_format::packed_bits ? aligned_packed_bytes(items)
-                                                : items * sizeof(float);
+    switch (format) {
+    case output_format::packed_bits:
+        return aligned_packed_bytes(items);
+    case output_format::llr_int8:
+        return (items + 3) & ~size_t(3); // frames start on 4-byte boundaries
+    case output_format::llr_float:
+        break;
+    }
+    return items * sizeof(float);
 }
 
 standalone_ctx::standalone_ctx(const batch_decoder& stage, size_t threads)

@@ -371,7 +371,12 @@ struct batch_engine::impl {
         const uint8_t* output = s.done.output + extent.out_offset;
         const bool bits = out_format == output_format::packed_bits;
         out.packed = bits ? output : nullptr;
-        out.llrs = bits ? nullptr : reinterpret_cast<const float*>(output);
+        out.llrs = out_format == output_format::llr_float
+                       ? reinterpret_cast<const float*>(output)
+                       : nullptr;
+        out.llrs8 = out_format == output_format::llr_int8
+                        ? reinterpret_cast<const llr8_t*>(output)
+                        : nullptr;
         out.nbits = extent.out_bits;
         out.status = s.done.status[i];
         out.on_device = device_output;
@@ -528,16 +533,21 @@ struct batch_engine::impl {
         run_chunks(n, chunks, body);
     }
 
-    //! Bulk path out of llr_float stages: see batch_engine::pop_frames().
+    //! Bulk path out of llr_float and llr_int8 stages: see batch_engine::pop_frames().
     template <typename D>
     size_t pop_frames(D* llrs, uint8_t* side, size_t max_frames, bool wait)
     {
-        if (out_format != output_format::llr_float || device_output)
+        const bool int8_stage = out_format == output_format::llr_int8;
+        if ((out_format != output_format::llr_float && !int8_stage) || device_output)
             throw error(
-                "batch_engine::pop_frames() copies float LLR output to the host; " +
+                "batch_engine::pop_frames() copies float or int8 LLR output to the "
+                "host; " +
                 decoder->name() + " writes " + to_string(out_format) +
                 (device_output ? " to the device (output_side = device)" : "") +
                 ": use try_pop()/pop_wait()");
+        if (int8_stage && !std::is_same<D, llr8_t>::value)
+            throw error("batch_engine::pop_frames(): " + decoder->name() +
+                        " writes int8 LLRs; pop them as int8 (llr8_t)");
         release_drained();
         if (max_frames == 0)
             return 0;
@@ -550,19 +560,42 @@ struct batch_engine::impl {
         }
         if (!complete(head, wait))
             return 0;
-        // The head slot's frames [next_pop, next_pop + k) lie back to back: llr_float
-        // frames are 4 bytes per item with no padding, side outputs fixed-size.
+        // The head slot's frames [next_pop, next_pop + k): llr_float frames lie back to
+        // back (4 bytes per item, no padding), llr_int8 frames where their lengths are
+        // multiples of 4 (else each frame is padded to 4 bytes and copied alone); side
+        // outputs are fixed-size.
         slot& s = slots[head];
         const size_t first = s.next_pop;
         const size_t k = std::min(max_frames, s.num_frames - first);
         const frame_extent* extents = backend->host_frames(head);
-        const size_t begin = extents[first].out_offset / sizeof(float);
-        const size_t end = extents[first + k - 1].out_offset / sizeof(float) +
-                           extents[first + k - 1].out_bits;
-        copy_llrs(reinterpret_cast<const float*>(backend->host_output(head)) + begin,
-                  llrs,
-                  end - begin,
-                  flip);
+        const uint8_t* output = backend->host_output(head);
+        if constexpr (std::is_same<D, llr8_t>::value) {
+            if (int8_stage) {
+                bool padded = false;
+                for (size_t f = first; f < first + k; ++f)
+                    padded |= extents[f].out_bits % 4 != 0;
+                const auto* src = reinterpret_cast<const llr8_t*>(output);
+                if (padded) {
+                    for (size_t f = first; f < first + k; ++f) {
+                        copy_llrs(
+                            src + extents[f].out_offset, llrs, extents[f].out_bits, flip);
+                        llrs += extents[f].out_bits;
+                    }
+                } else {
+                    const size_t begin = extents[first].out_offset;
+                    const size_t end = extents[first + k - 1].out_offset +
+                                       extents[first + k - 1].out_bits;
+                    copy_llrs(src + begin, llrs, end - begin, flip);
+                }
+            }
+        }
+        if (!int8_stage) {
+            const size_t begin = extents[first].out_offset / sizeof(float);
+            const size_t end = extents[first + k - 1].out_offset / sizeof(float) +
+                               extents[first + k - 1].out_bits;
+            copy_llrs(
+                reinterpret_cast<const float*>(output) + begin, llrs, end - begin, flip);
+        }
         if (side && side_per_frame)
             copy_llrs(backend->host_side(head) + first * side_per_frame,
                       side,

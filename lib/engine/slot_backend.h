@@ -97,6 +97,8 @@ inline void set_batch_io(frame_batch& batch,
     }
     if (stage.output() == output_format::packed_bits)
         batch.out = output;
+    else if (stage.output() == output_format::llr_int8)
+        batch.llrs8_out = reinterpret_cast<llr8_t*>(output);
     else
         batch.llrs_out = reinterpret_cast<float*>(output);
 }

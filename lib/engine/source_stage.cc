@@ -8,6 +8,9 @@
 // threads or staging of its own, and its output can stay on the device.
 #include <gpufec/awgn_source.h>
 #include <gpufec/batch_decoder.h>
+#include <gpufec/common.h>
+#include <limits>
+#include <string>
 #include <vector>
 
 namespace gpufec {
@@ -22,16 +25,23 @@ struct frame_scratch final : scratch {
 class source_stage final : public batch_decoder
 {
 public:
-    explicit source_stage(std::shared_ptr<awgn_bpsk_source> source)
+    source_stage(std::shared_ptr<awgn_bpsk_source> source, float int8_scale)
         : d_source(std::move(source)),
           d_llrs(d_source->llrs_per_frame()),
-          d_bits(d_source->bits_per_frame())
+          d_bits(d_source->bits_per_frame()),
+          d_int8_scale(d_source->backend() == backend_kind::cpu ? int8_scale : 0.0f)
     {
+        if (!(int8_scale >= 0.0f) || int8_scale == std::numeric_limits<float>::infinity())
+            throw error("make_source_stage: int8_scale = " + std::to_string(int8_scale) +
+                        "; allowed: 0 (float output) or a finite scale > 0");
     }
 
     backend_kind backend() const override { return d_source->backend(); }
     input_format input() const override { return input_format::none; }
-    output_format output() const override { return output_format::llr_float; }
+    output_format output() const override
+    {
+        return d_int8_scale > 0.0f ? output_format::llr_int8 : output_format::llr_float;
+    }
     size_t max_input_items_per_frame() const override { return 0; }
     size_t output_bits_for_input(size_t input_items) const override
     {
@@ -47,7 +57,9 @@ public:
 
     std::unique_ptr<scratch> make_scratch() const override
     {
-        const size_t bytes = d_source->frame_scratch_bytes();
+        // int8 output: the frame's float LLRs first (4-byte aligned), then the source's.
+        const size_t bytes =
+            d_source->frame_scratch_bytes() + (d_int8_scale > 0.0f ? 4 * d_llrs : 0);
         if (d_source->backend() != backend_kind::cpu || bytes == 0)
             return nullptr;
         return std::make_unique<frame_scratch>(bytes);
@@ -59,15 +71,26 @@ public:
             throw error(name() + ": the batch carries no frame numbers (ids)");
         if (d_source->backend() == backend_kind::cpu) {
             const bool has_scratch = d_source->frame_scratch_bytes() > 0;
+            const bool int8 = d_int8_scale > 0.0f;
             for_each_item(ctx, batch.num_frames, [&](size_t f, size_t worker) {
                 uint8_t* work =
-                    has_scratch ? ctx.worker_scratch<frame_scratch>(worker).bytes.data()
-                                : nullptr;
-                d_source->generate_frame(batch.ids[f],
-                                         batch.llrs_out + batch.frames[f].out_offset / 4,
-                                         batch.side_out ? batch.side_out + f * d_bits
-                                                        : nullptr,
-                                         work);
+                    has_scratch || int8
+                        ? ctx.worker_scratch<frame_scratch>(worker).bytes.data()
+                        : nullptr;
+                // int8: quantized by the worker while the frame is in its cache, so the
+                // batch is a quarter of the bytes and needs no second pass.
+                float* llrs = int8 ? reinterpret_cast<float*>(work)
+                                   : batch.llrs_out + batch.frames[f].out_offset / 4;
+                d_source->generate_frame(
+                    batch.ids[f],
+                    llrs,
+                    batch.side_out ? batch.side_out + f * d_bits : nullptr,
+                    has_scratch ? work + (int8 ? 4 * d_llrs : 0) : nullptr);
+                if (int8)
+                    quantize_llrs(llrs,
+                                  batch.llrs8_out + batch.frames[f].out_offset,
+                                  d_llrs,
+                                  d_int8_scale);
             });
             return;
         }
@@ -102,15 +125,17 @@ private:
     std::shared_ptr<awgn_bpsk_source> d_source;
     const size_t d_llrs;
     const size_t d_bits;
+    const float d_int8_scale; //!< > 0: llr_int8 output, quantized with this scale
 };
 
 } // namespace
 
-std::shared_ptr<batch_decoder> make_source_stage(std::shared_ptr<awgn_bpsk_source> source)
+std::shared_ptr<batch_decoder> make_source_stage(std::shared_ptr<awgn_bpsk_source> source,
+                                                 float int8_scale)
 {
     if (!source)
         throw error("make_source_stage: source is a null pointer");
-    return std::make_shared<source_stage>(std::move(source));
+    return std::make_shared<source_stage>(std::move(source), int8_scale);
 }
 
 } // namespace gpufec

@@ -626,6 +626,73 @@ TEST(AwgnSourceStage, PopFramesCopiesBatchesBackToBack)
                        { "pop_frames", "packed bit", "pop_wait" });
 }
 
+// A CPU source's int8 stage (make_source_stage(source, scale): each worker quantizes its
+// frame) pops the bytes that the float stage's pop_frames() quantizes with the same
+// scale: frame lengths that are multiples of 4 (back to back) and not (each frame padded
+// in the slot), both soft conventions; its output has no float form, and bad scales are
+// refused.
+TEST(AwgnSourceStage, Int8StageMatchesTheQuantizedFloatStage)
+{
+    for (int info : { 300, 301 }) { // 612 and 614 LLRs a frame
+        std::shared_ptr<awgn_bpsk_source> src = make_awgn_bpsk_source(
+            conv_code(info, 7, { 0171, 0133 }), 1.5, 3, cpu_backend());
+        const size_t C = src->llrs_per_frame(), I = src->bits_per_frame();
+        ASSERT_EQ(C % 4 == 0, info == 300);
+        for (soft_convention convention :
+             { soft_convention::llr, soft_convention::gnuradio }) {
+            SCOPED_TRACE(std::to_string(C) + " LLRs, " + to_string(convention));
+            engine_config config;
+            config.max_batch_frames = 6;
+            config.num_slots = 2;
+            config.llr_scale = 4.25f;
+            config.convention = convention;
+            std::vector<llr8_t> got[2];
+            std::vector<uint8_t> bits[2];
+            for (int int8_stage : { 0, 1 }) {
+                batch_engine engine(
+                    make_source_stage(src, int8_stage ? config.llr_scale : 0.0f), config);
+                EXPECT_EQ(engine.decoder().output(),
+                          int8_stage ? output_format::llr_int8
+                                     : output_format::llr_float);
+                got[int8_stage].resize(17 * C);
+                bits[int8_stage].resize(17 * I);
+                size_t requested = 0, n = 0; // frames 5 .. 21, two slots of 6
+                auto request = [&] {
+                    while (const size_t r =
+                               engine.request_frames(17 - requested, 5 + requested))
+                        requested += r;
+                };
+                request();
+                ASSERT_EQ(requested, 12u);
+                while (n < 17) {
+                    const size_t k = engine.pop_frames(
+                        &got[int8_stage][n * C], &bits[int8_stage][n * I], 17 - n, true);
+                    ASSERT_GT(k, 0u);
+                    n += k;
+                    request();
+                }
+                if (int8_stage) {
+                    std::vector<float> floats(C);
+                    ASSERT_EQ(engine.request_frames(1, 0), 1u);
+                    test::expect_error(
+                        [&] { engine.pop_frames(floats.data(), nullptr, 1, true); },
+                        { "int8 LLRs", "llr8_t" });
+                }
+            }
+            EXPECT_EQ(got[1], got[0]);
+            EXPECT_EQ(bits[1], bits[0]);
+        }
+    }
+    std::shared_ptr<awgn_bpsk_source> src =
+        make_awgn_bpsk_source(conv_code(300), 1.0, 1, cpu_backend());
+    for (float bad : { -1.0f,
+                       std::numeric_limits<float>::quiet_NaN(),
+                       std::numeric_limits<float>::infinity() })
+        test::expect_error(
+            [&] { make_source_stage(src, bad); },
+            { "int8_scale", "allowed: 0 (float output) or a finite scale > 0" });
+}
+
 TEST(AwgnSourceStage, ProducersTakeNoInputAndDecodersNoRequests)
 {
     std::shared_ptr<awgn_bpsk_source> src =
