@@ -306,7 +306,8 @@ inline size_t frame_errors(const trial& t, const decoded_batch& d)
 inline decoded_batch engine_decode(std::shared_ptr<batch_decoder> dec,
                                    const std::vector<std::vector<llr8_t>>& frames,
                                    int k,
-                                   bool soft)
+                                   bool soft,
+                                   size_t max_batch_frames = 64)
 {
     decoded_batch r;
     r.bits.resize(frames.size());
@@ -314,7 +315,7 @@ inline decoded_batch engine_decode(std::shared_ptr<batch_decoder> dec,
     r.status.resize(frames.size());
     std::vector<uint8_t> seen(frames.size(), 0);
     engine_config cfg;
-    cfg.max_batch_frames = 64;
+    cfg.max_batch_frames = max_batch_frames;
     cfg.soft_output = soft;
     batch_engine engine(dec, cfg);
     auto take = [&](const completed_frame& c) {

@@ -273,6 +273,49 @@ TEST(PolarCuda, ScFirstMatchesCpu)
             }
 }
 
+#if GPUFEC_HAVE_CUDA
+TEST(PolarCuda, ScFirstListPassLayoutFollowsTheLastCount)
+{
+    // SC first's list pass over a large batch picks its frame layout from the count of
+    // frames the previous pass listed (only the device knows this batch's): batches
+    // where most frames fail fast-SSC's CRC (0 dB) and where almost none do (4 dB), in
+    // turn, so that each layout meets a count it did not expect. Every frame as on
+    // the CPU.
+    REQUIRE_GPU();
+    const nr_polar_code code(512, 1024, "crc11", true);
+    polar_decoder_options o;
+    o.algorithm = polar_algorithm::scl;
+    o.list_size = 8;
+    o.sc_first = true;
+    auto cpu = make_decoder(code, o, "cpu");
+    // Two frames a warp: the two-launch path (fast-SSC, then the list) at any size.
+    std::shared_ptr<batch_decoder> gpu(cuda::make_polar_decoder(code, o, 0, 2));
+    constexpr size_t batch = 2400; // more than the GPU holds in the cheapest layout
+    std::mt19937 rng(11);
+    for (double ebn0 : { 0.0, 4.0, 0.0, 4.0 }) {
+        SCOPED_TRACE("Eb/N0 " + std::to_string(ebn0));
+        std::vector<std::vector<llr8_t>> frames;
+        for (size_t f = 0; f < batch; f++)
+            frames.push_back(test::awgn_llrs(
+                code.encode(test::random_bits(rng, code.k())), 0.5, ebn0, rng));
+        const auto ref = test::decode_all(*cpu, frames, code.k(), true, false);
+        const auto got = test::engine_decode(gpu, frames, code.k(), false, batch);
+        size_t listed = 0;
+        for (size_t f = 0; f < frames.size(); f++) {
+            ASSERT_EQ(got.bits[f], ref.bits[f]) << "frame " << f;
+            ASSERT_EQ(got.status[f].ok, ref.status[f].ok) << "frame " << f;
+            ASSERT_EQ(got.status[f].iterations, ref.status[f].iterations)
+                << "frame " << f;
+            listed += got.status[f].iterations == 2;
+        }
+        if (ebn0 == 0.0)
+            EXPECT_GT(listed, batch * 3 / 4);
+        else
+            EXPECT_LT(listed, batch / 20);
+    }
+}
+#endif
+
 TEST(PolarCuda, DownlinkChainsMatchCpuAndCheckTheRnti)
 {
     // DCI (7.3: CRC24C scrambled by the RNTI, input bit interleaving) and BCH (7.1) on

@@ -1496,6 +1496,9 @@ public:
             GPUFEC_CUDA_CHECK(
                 cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
             d_scl_resident = std::max(1, per_sm) * sms;
+            // Until a list pass has run: the large-batch layout.
+            d_last_listed.reset(1);
+            *d_last_listed.get() = UINT32_MAX;
             const size_t small_bytes = sc_first_small_bytes();
             if (small_bytes > 227 * 1024)
                 throw error("polar decoder (cuda): sc_first with list_size " +
@@ -1598,15 +1601,19 @@ public:
                 in, frames, nf, out, nullptr, status, stream, nullptr, sc_first_list);
             p.frame_index = sc_first_list + 1;
             p.second_pass = true;
-            scl_blocks_max = static_cast<size_t>(d_scl_resident);
         }
         if (d_scl) {
+            // Batches that the GPU holds at once in the cheapest layout take it. SC
+            // first's list pass, whose size only the device knows, guesses from the
+            // last pass's count (copied back below): a wrong guess costs time only.
+            const bool small = d_first ? last_listed_count() <= d_scl_small_resident
+                                       : nf <= d_scl_small_resident;
+            const scl_shape shape = small ? d_scl_small : d_scl_big;
+            if (d_first)
+                scl_blocks_max = small ? d_scl_small_resident / d_scl_warps
+                                       : static_cast<size_t>(d_scl_resident);
             const size_t blocks =
                 std::min<size_t>((nf + d_scl_warps - 1) / d_scl_warps, scl_blocks_max);
-            // Batches that the GPU holds at once in the cheapest layout take it; SC
-            // first's list pass (its size known on the device only) the large one.
-            const scl_shape shape =
-                !d_first && nf <= d_scl_small_resident ? d_scl_small : d_scl_big;
             p.scl_unstored = shape.unstored;
             p.scl_chan16 = shape.chan16;
             const size_t bytes = d_scl_warps * scl_frame_bytes(shape);
@@ -1615,6 +1622,12 @@ public:
                                                   bytes,
                                                   stream>>>(p);
             GPUFEC_CUDA_CHECK_LAUNCH();
+            if (d_first)
+                GPUFEC_CUDA_CHECK(cudaMemcpyAsync(d_last_listed.get(),
+                                                  sc_first_list,
+                                                  sizeof(uint32_t),
+                                                  cudaMemcpyDeviceToHost,
+                                                  stream));
             return;
         }
         if (d_bp) {
@@ -2020,6 +2033,14 @@ private:
     //! resident blocks (its grid; the count of failed frames is on the device)
     std::unique_ptr<polar_decoder_cuda> d_first;
     int d_scl_resident = 1;
+    //! SC first: how many frames the last finished list pass decoded (a pinned word
+    //! that its stream copies from the device; batches in flight on other streams may
+    //! write it at any time, so it is read relaxed and only steers the layout).
+    pinned_buffer<uint32_t> d_last_listed;
+    size_t last_listed_count() const
+    {
+        return __atomic_load_n(d_last_listed.get(), __ATOMIC_RELAXED);
+    }
     device_buffer<uint32_t> d_leaf_column, d_leaf_crc_bit, d_pc_mask, d_rnti_set;
     bool d_detects_rnti = false; //!< options.rntis: the output carries the RNTI
     device_buffer<int8_t> d_pc_row;

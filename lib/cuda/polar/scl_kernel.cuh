@@ -99,8 +99,8 @@ struct scl_layout {
     uint32_t top;     //!< L x max(N / 64, 1) words: u[0, N/2) G, for level n - 1
     uint32_t quarter; //!< u = 2 only: L x max(N / 64, 1) words, u[Q - N/4, Q) G for
                       //!< the g of an odd quarter Q of level n - 2
-    uint32_t ctl;     //!< per-path bookkeeping of a fork (6 x 32 words)
-    uint32_t cand;    //!< a fork's 2 L candidate metrics (16-byte aligned, 64 floats)
+    uint32_t ctl;     //!< per-path bookkeeping of a fork (6 x L words)
+    uint32_t cand;    //!< a fork's 2 L candidate metrics (16-byte aligned, whole float4s)
     uint32_t mag;     //!< fast-SCL nodes: L x L floats, |a| of path q's ranked positions
     uint32_t order;   //!< fast-SCL nodes: L x L uint16, path q's least reliable positions
     uint32_t bytes;   //!< total, a multiple of 16
@@ -129,8 +129,10 @@ make_scl_layout(int N, int L, bool list_nodes, int unstored, bool chan16)
     s.top = s.enc + 4u * L * scl_enc_words(N);
     s.quarter = s.top + 4u * L * scl_enc_words(N);
     s.ctl = s.quarter + (unstored == 2 ? 4u * L * scl_enc_words(N) : 0u);
-    s.cand = (s.ctl + 6u * 32 * 4 + 15u) & ~15u;
-    s.mag = s.cand + 4u * 64;
+    // Sized by L, not by the largest list: at L = 8 the 768 bytes saved let 16 frames
+    // share an SM instead of 15.
+    s.cand = (s.ctl + 6u * 4 * L + 15u) & ~15u;
+    s.mag = s.cand + 16u * ((2 * L + 3) / 4);
     s.order = s.mag + (list_nodes ? 4u * L * L : 0u);
     s.bytes = (s.order + (list_nodes ? 2u * L * L : 0u) + 15u) & ~15u;
     return s;
@@ -542,11 +544,11 @@ __device__ __forceinline__ int fast_scl_node(const scl_frame& fr,
     constexpr uint32_t all = 0xffffffffu;
     constexpr int per_lane = 8; // 2^level <= 256 positions
     int* cur_slot = ctl;        // list position -> slot, at the node's start
-    int* new_slot = ctl + 32;
-    float* new_metric = reinterpret_cast<float*>(ctl + 64);
-    int* new_flips = ctl + 96;
-    int* new_origin = ctl + 128;
-    int* clone_dst = ctl + 160;
+    int* new_slot = ctl + L;    // six rows of L words (scl_layout::ctl)
+    float* new_metric = reinterpret_cast<float*>(ctl + 2 * L);
+    int* new_flips = ctl + 3 * L;
+    int* new_origin = ctl + 4 * L;
+    int* clone_dst = ctl + 5 * L;
     const int size = 1 << level;
     const int ranked = spc ? min(L, size) : min(L - 1, size);
     const uint32_t lanes_below = (1u << lane) - 1u;
@@ -776,12 +778,12 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
     float* chan = reinterpret_cast<float*>(base + lay.chan);
     int16_t* chan16 = reinterpret_cast<int16_t*>(base + lay.chan);
     int* ctl = reinterpret_cast<int*>(base + lay.ctl);
-    int* cur_slot = ctl;                                    // slot of list position q
-    int* new_slot = ctl + 32;                               // the survivors in list
-    float* new_metric = reinterpret_cast<float*>(ctl + 64); // order: slot, metric,
-    int* new_bit = ctl + 96;                                // decision
-    int* clone_src = ctl + 128;                             // the r-th fork's parent slot
-    int* clone_dst = ctl + 160;                             // and its clone's slot
+    int* cur_slot = ctl;                                       // slot of list position q
+    int* new_slot = ctl + L;                                   // the survivors in list
+    float* new_metric = reinterpret_cast<float*>(ctl + 2 * L); // order: slot, metric,
+    int* new_bit = ctl + 3 * L;                                // decision
+    int* clone_src = ctl + 4 * L; // the r-th fork's parent slot
+    int* clone_dst = ctl + 5 * L; // and its clone's slot
     scl_frame fr;
     fr.llr = reinterpret_cast<float*>(base + lay.llr);
     fr.chan = chan;
