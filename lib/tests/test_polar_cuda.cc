@@ -202,7 +202,8 @@ TEST(PolarCuda, EveryAlgorithmMatchesCpuBitForBit)
 // (EveryAlgorithmMatchesCpuBitForBit runs the defaults): the forks' survivors by
 // counting instead of the sorting network, level n - 2 stored or computed from the
 // channel where read (2 where the program allows: no fast-SCL node that high), the
-// channel as floats or int16 (where every value fits).
+// channel as floats or int16 (where every value fits), runs of 8 leaves as block steps
+// (scl_block) or leaf by leaf.
 TEST(PolarCuda, FastSclMatchesCpu)
 {
     REQUIRE_GPU();
@@ -211,25 +212,29 @@ TEST(PolarCuda, FastSclMatchesCpu)
         const char* forks;    // GPUFEC_POLAR_SCL_FORKS
         const char* unstored; // GPUFEC_POLAR_SCL_UNSTORED: levels from the channel
         const char* channel;  // GPUFEC_POLAR_SCL_CHANNEL: float, or int16 where it fits
+        const char* blocks;   // GPUFEC_POLAR_SCL_BLOCKS: block steps on or off
     };
-    const variant variants[] = { { polar_algorithm::fast_scl, "network", "1", "float" },
-                                 { polar_algorithm::fast_scl, "count", "2", "int16" },
-                                 { polar_algorithm::scl, "count", "1", "int16" },
-                                 { polar_algorithm::scl, "network", "2", "float" } };
+    const variant variants[] = {
+        { polar_algorithm::fast_scl, "network", "1", "float", "on" },
+        { polar_algorithm::fast_scl, "count", "2", "int16", "off" },
+        { polar_algorithm::scl, "count", "1", "int16", "off" },
+        { polar_algorithm::scl, "network", "2", "float", "on" }
+    };
     for (const variant& var : variants)
         for (const shape& sh : every_shape)
             for (int list : { 1, 2, 8, 32 }) {
                 test::scoped_env forks("GPUFEC_POLAR_SCL_FORKS", var.forks);
                 test::scoped_env unstored("GPUFEC_POLAR_SCL_UNSTORED", var.unstored);
                 test::scoped_env channel("GPUFEC_POLAR_SCL_CHANNEL", var.channel);
+                test::scoped_env blocks("GPUFEC_POLAR_SCL_BLOCKS", var.blocks);
                 polar_decoder_options o;
                 o.algorithm = var.algorithm;
                 o.list_size = list;
                 const nr_polar_code code(sh.k, sh.e, sh.crc, sh.interleave);
                 SCOPED_TRACE(describe(o) + " forks " + var.forks + " unstored " +
-                             var.unstored + " channel " + var.channel + " k " +
-                             std::to_string(sh.k) + " e " + std::to_string(sh.e) + " N " +
-                             std::to_string(code.N()));
+                             var.unstored + " channel " + var.channel + " blocks " +
+                             var.blocks + " k " + std::to_string(sh.k) + " e " +
+                             std::to_string(sh.e) + " N " + std::to_string(code.N()));
                 auto frames = draw_frames(code, static_cast<uint32_t>(sh.k * 5 + sh.e));
                 if (list == 32)
                     frames.resize(frames.size() / 3); // the CPU reference is slow
@@ -553,6 +558,11 @@ TEST(PolarCuda, BackendChoiceAndBadInput)
         test::scoped_env levels("GPUFEC_POLAR_SCL_UNSTORED", "3");
         expect_error([&] { make_decoder(code, fast_list, "cuda:0"); },
                      { "GPUFEC_POLAR_SCL_UNSTORED=3", "allowed: 1, 2" });
+    }
+    {
+        test::scoped_env blocks("GPUFEC_POLAR_SCL_BLOCKS", "yes");
+        expect_error([&] { make_decoder(code, fast_list, "cuda:0"); },
+                     { "GPUFEC_POLAR_SCL_BLOCKS=yes", "allowed: on, off" });
     }
     auto gpu = make_decoder(code, o, "auto");
     expect_error([&] { gpu->output_bits_for_input(199); }, { "allowed: e = 200" });

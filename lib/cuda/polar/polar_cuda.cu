@@ -1328,6 +1328,8 @@ public:
                 o.kind == polar_program::rate1_op || o.kind == polar_program::spc_op)
                 push(o.kind, o.level, o.first);
         }
+        if (d_scl)
+            ops = scl_blocks(ops, n - 1 - d_scl_big.unstored);
         d_num_ops = static_cast<int>(ops.size());
         for (int i = 0; i < 3; i++) {
             d_num_subtree_ops[i] = static_cast<int>(subtree_ops[i].size());
@@ -1800,6 +1802,57 @@ public:
      * GPUFEC_POLAR_SCL_CHANNEL=float|int16 (int16 where it fits) fix a choice for
      * every batch, for measurement and tests.
      */
+    /*!
+     * The list program with each aligned run of 2^scl_block_level leaves that it
+     * walks as two or more leaf, rate-0 or repetition steps below that level made one
+     * block step (scl_block_op, its frozen leaves as a mask): the same leaves in the
+     * same order with the same values, decided in registers (scl_block). Blocks need
+     * their level stored (stored_top: the highest stored level). GPUFEC_POLAR_SCL_BLOCKS
+     * =off keeps the leaf steps, for measurement.
+     */
+    static std::vector<uint32_t> scl_blocks(const std::vector<uint32_t>& ops,
+                                            int stored_top)
+    {
+        namespace pp = polar_program;
+        if (env_switch("GPUFEC_POLAR_SCL_BLOCKS",
+                       { "on", "off" },
+                       "polar decoder (cuda)") == "off" ||
+            stored_top < scl_block_level)
+            return ops;
+        constexpr uint32_t B = 1u << scl_block_level;
+        auto kind_of = [](uint32_t w) { return static_cast<int>(w & 0xffu); };
+        auto level_of = [](uint32_t w) { return static_cast<int>((w >> 8) & 0xffu); };
+        auto first_of = [](uint32_t w) { return w >> 16; };
+        std::vector<uint32_t> out;
+        for (size_t t = 0; t < ops.size();) {
+            const uint32_t first = first_of(ops[t]);
+            uint32_t covered = 0, frozen = 0;
+            size_t e = t;
+            while (first % B == 0 && e < ops.size() && covered < B) {
+                const int kind = kind_of(ops[e]), level = level_of(ops[e]);
+                if (first_of(ops[e]) != first + covered || level >= scl_block_level ||
+                    (kind != pp::leaf_op && kind != pp::rate0_op && kind != pp::rep_op))
+                    break;
+                const uint32_t size = 1u << level;
+                if (kind == pp::rate0_op)
+                    frozen |= ((1u << size) - 1u) << covered;
+                if (kind == pp::rep_op)
+                    frozen |= ((1u << (size - 1)) - 1u) << covered;
+                covered += size;
+                e++;
+            }
+            if (covered == B && e - t >= 2) {
+                out.push_back(static_cast<uint32_t>(scl_block_op) | frozen << 8 |
+                              (first >> scl_block_level) << 24);
+                t = e;
+            } else {
+                out.push_back(ops[t]);
+                t++;
+            }
+        }
+        return out;
+    }
+
     void choose_scl_shapes(const std::vector<polar_program::op>& program,
                            int n,
                            bool chan16_fits)

@@ -195,6 +195,32 @@ struct scl_frame {
                 bits[dst[r] * BW + w] = bits[src[r] * BW + w];
     }
 
+    //! The slots of a list after a node's forks: lane p < count (`valid`) holds
+    //! survivor p, whose origin (its path at the node's start) has slot from_slot.
+    //! Each origin's first survivor keeps that slot; the others clone its row into free
+    //! slots, lowest first (src and dst: rows of the bookkeeping). Returns p's slot.
+    __device__ __forceinline__ int
+    clone_survivors(int from_slot, bool valid, int L, int* src, int* dst, int lane) const
+    {
+        constexpr uint32_t all = 0xffffffffu;
+        const uint32_t same = __match_any_sync(all, valid ? from_slot : 64 + lane);
+        const bool first = valid && __ffs(same) - 1 == lane;
+        const uint32_t used = __reduce_or_sync(all, valid ? 1u << from_slot : 0u);
+        const uint32_t cloning = __ballot_sync(all, valid && !first);
+        const uint32_t slot_mask = L == 32 ? all : (1u << L) - 1u;
+        int slot = from_slot;
+        if (valid && !first) {
+            const int r = __popc(cloning & ((1u << lane) - 1u));
+            slot = nth_free_slot(~used & slot_mask, r);
+            src[r] = from_slot;
+            dst[r] = slot;
+        }
+        __syncwarp();
+        clone_rows(src, dst, __popc(cloning), lane);
+        __syncwarp();
+        return slot;
+    }
+
     //! dst[slot] = u[from, from + 2^log_h) G of each of the A paths (bit j at word j/32).
     __device__ void
     encode(uint32_t* dst, int from, int log_h, int A, int lane, int my_slot) const
@@ -367,7 +393,8 @@ struct scl_frame {
 //! faster one.
 //! The `survivors` smallest of the 2A candidates c = 2 q + b (lane q < A holds path q's
 //! metrics m0, m1) by (metric, c), as a mask of bits c: a bitonic network sorts the 2A
-//! candidates, one per lane (10 compare-exchange steps at L = 8). LMax <= 16.
+//! candidates, one per lane (10 compare-exchange steps at L = 8), or with a full list
+//! finds the threshold of the smallest half (7 steps of min / max). LMax <= 16.
 template <int LMax>
 __device__ __forceinline__ uint32_t
 network_survivors(float m0, float m1, int A, int survivors, int lane)
@@ -378,6 +405,38 @@ network_survivors(float m0, float m1, int A, int survivors, int lane)
     const float a0 = __shfl_sync(all, m0, lane >> 1);
     const float a1 = __shfl_sync(all, m1, lane >> 1);
     float key = lane < 2 * A ? (lane & 1 ? a1 : a0) : __int_as_float(0x7f800000);
+    if (survivors == LMax) {
+        // A full list (the usual case): which LMax of the 2 LMax lanes are the
+        // smallest needs no sorted order. Sorting each half (the two in opposite
+        // orders) and the last stage's first step leave the LMax smallest keys in the
+        // lower half; their largest, v, is the threshold: the survivors are the keys
+        // below v and the first of those equal to v by candidate index, which is the
+        // order by (metric, c). Metrics are non-negative, so their bits order as
+        // unsigned integers and min / max replace compare-and-swap; only the keys
+        // move, not the indices: log2(S) - 1 fewer steps, one shuffle a step instead
+        // of two.
+        const uint32_t mine = __float_as_uint(key);
+        uint32_t x = mine;
+#pragma unroll
+        for (int k = 2; k < S; k <<= 1) {
+#pragma unroll
+            for (int j = k >> 1; j > 0; j >>= 1) {
+                const uint32_t other = __shfl_xor_sync(all, x, j);
+                const bool lower = (lane & j) == 0, ascending = (lane & k) == 0;
+                x = lower == ascending ? min(x, other) : max(x, other);
+            }
+        }
+        x = min(x, __shfl_xor_sync(all, x, LMax)); // the lower half's
+        const uint32_t v = __reduce_max_sync(all, lane < LMax ? x : 0u);
+        const bool real = lane < 2 * A;
+        uint32_t kept = __ballot_sync(all, real && mine < v);
+        uint32_t tied = __ballot_sync(all, real && mine == v);
+        for (int more = LMax - __popc(kept); more > 0; more--) {
+            kept |= tied & (0u - tied); // the lowest tied candidate
+            tied &= tied - 1u;
+        }
+        return kept;
+    }
     int idx = lane;
 #pragma unroll
     for (int k = 2; k <= S; k <<= 1) {
@@ -677,21 +736,7 @@ __device__ __forceinline__ int fast_scl_node(const scl_frame& fr,
     // Slots: a path's first survivor keeps it, the others clone it into free slots.
     const bool valid = lane < count;
     const int from_slot = valid ? cur_slot[origin] : 0;
-    const uint32_t same = __match_any_sync(all, valid ? origin : 64 + lane);
-    const bool first = valid && __ffs(same) - 1 == lane;
-    const uint32_t used = __reduce_or_sync(all, valid ? 1u << from_slot : 0u);
-    const uint32_t cloning = __ballot_sync(all, valid && !first);
-    const uint32_t slot_mask = L == 32 ? all : (1u << L) - 1u;
-    int slot = from_slot;
-    if (valid && !first) {
-        const int r = __popc(cloning & lanes_below);
-        slot = nth_free_slot(~used & slot_mask, r);
-        new_origin[r] = from_slot;
-        clone_dst[r] = slot;
-    }
-    __syncwarp();
-    fr.clone_rows(new_origin, clone_dst, __popc(cloning), lane);
-    __syncwarp();
+    const int slot = fr.clone_survivors(from_slot, valid, L, new_origin, clone_dst, lane);
     if (valid) {
         new_slot[lane] = slot;
         new_origin[lane] = from_slot;
@@ -755,6 +800,180 @@ __device__ __forceinline__ int fast_scl_node(const scl_frame& fr,
     __syncwarp();
     prof.lap(scl_phase_node_tail, lane);
     return count;
+}
+
+//! The metrics of an information leaf's children (bit 0, bit 1) for a path of metric
+//! `metric`: + |L| for the decision against the LLR's sign (the CPU's rule).
+__device__ __forceinline__ void
+child_metrics(float leaf, float metric, float& m0, float& m1)
+{
+    const float mag = fabsf(leaf);
+    const bool hd = leaf < 0.0f;
+    m0 = metric + (hd ? mag : 0.0f);
+    m1 = metric + (hd ? 0.0f : mag);
+}
+
+//! A block step of the list program: the 2^scl_block_level leaves from leaf i (i a
+//! multiple of 2^scl_block_level), frozen and information ones, as one step instead of
+//! one per leaf or small node. Its word: scl_block_op | frozen mask << 8 | (i >>
+//! scl_block_level) << 24.
+constexpr int scl_block_op = 32; //!< beyond polar_program's kinds
+#ifndef GPUFEC_SCL_BLOCK_LEVEL
+#define GPUFEC_SCL_BLOCK_LEVEL 3
+#endif
+constexpr int scl_block_level = GPUFEC_SCL_BLOCK_LEVEL;
+static_assert(scl_block_level >= 2 && scl_block_level <= 4,
+              "a mask of 16 leaves at most");
+
+//! Leaf t of a block in registers: lv holds level l's 2^l values at lv[2^l ..] (level R,
+//! the block's own, at lv[2^R ..]); u the path's decisions of the leaves before t (bit
+//! t' for leaf t'). SC's descent to leaf t: level l is recomputed where t starts a new
+//! node of it (or every level, `all_levels`, when the lane's path has changed), with
+//! the expressions descend() uses (f = f_minsum(a, b), g = b -/+ a by the left
+//! sibling's u G), so the same values. Returns the leaf's LLR.
+template <int R>
+__device__ __forceinline__ float
+block_descend(float (&lv)[2 << R], uint32_t u, int t, bool all_levels)
+{
+#pragma unroll
+    for (int l = R - 1; l >= 0; l--) {
+        const int size = 1 << l;
+        if (all_levels || (t & (size - 1)) == 0) {
+            const bool right = ((t >> l) & 1) != 0;
+            // The left sibling's leaves start at the parent node's first leaf.
+            const int sibling = (t >> (l + 1)) << (l + 1);
+            uint32_t e = (u >> sibling) & ((1u << size) - 1u);
+            // u G over the sibling's bits: polar_encode_word's stages within them.
+            if (size > 1)
+                e ^= (e >> 1) & 0x55555555u;
+            if (size > 2)
+                e ^= (e >> 2) & 0x33333333u;
+            if (size > 4)
+                e ^= (e >> 4) & 0x0f0f0f0fu;
+            if (size > 8)
+                e ^= (e >> 8) & 0x00ff00ffu;
+#pragma unroll
+            for (int j = 0; j < size; j++) {
+                const float a = lv[2 * size + j], b = lv[2 * size + j + size];
+                lv[size + j] = right ? ((e >> j) & 1u ? b - a : b + a) : f_minsum(a, b);
+            }
+        }
+    }
+    return lv[1];
+}
+
+/*!
+ * A block step (scl_block_op): the leaves i .. i + 2^R - 1 one after another, as SCL
+ * decides them (frozen: a penalty where the LLR says 1; information: the fork, the
+ * survivors and the list order of a leaf step), with every value in registers: lane q
+ * keeps the level-R LLRs of its path's origin (the path at the block's start, whose
+ * slot holds them: descend() has just computed them) and its decisions in the block,
+ * so no leaf needs a descent or a clone. Clones happen once at the end, as at a
+ * fast-SCL node: each origin's first survivor keeps its slot, the others copy its
+ * row into free slots. Returns the paths in the list.
+ */
+template <int LMax, bool Network>
+__device__ __forceinline__ int scl_block(const scl_frame& fr,
+                                         int* ctl,
+                                         int i,
+                                         uint32_t frozen_mask,
+                                         int L,
+                                         int A,
+                                         int lane,
+                                         bool by_count,
+                                         int& my_slot,
+                                         float& my_metric)
+{
+    constexpr uint32_t all = 0xffffffffu;
+    constexpr int R = scl_block_level, B = 1 << R;
+    int* cur_slot = ctl;
+    int* new_from = ctl + L; // survivors in list order: their origin's slot,
+    float* new_metric = reinterpret_cast<float*>(ctl + 2 * L); // metric,
+    int* new_bits = ctl + 3 * L;                               // and decisions
+    int* clone_src = ctl + 4 * L;
+    int* clone_dst = ctl + 5 * L;
+    const uint32_t lanes_below = (1u << lane) - 1u;
+    int from = my_slot;
+    float metric = my_metric;
+    uint32_t u = 0;
+    float lv[2 * B]; // the block's levels, level l at 2^l (block_descend)
+    auto load_origin = [&]() {
+#pragma unroll
+        for (int j = 0; j < B; j += 4) {
+            float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            if (lane < A)
+                v = reinterpret_cast<const float4*>(fr.at_level(from, R))[j / 4];
+            lv[B + j] = v.x;
+            lv[B + j + 1] = v.y;
+            lv[B + j + 2] = v.z;
+            lv[B + j + 3] = v.w;
+        }
+    };
+    load_origin();
+    bool moved = true; // the lanes' paths changed since their levels were computed
+    for (int t = 0; t < B; t++) {
+        const float leaf = block_descend<R>(lv, u, t, moved);
+        moved = false;
+        if ((frozen_mask >> t) & 1u) {
+            if (lane < A && leaf < 0.0f)
+                metric += -leaf;
+            continue;
+        }
+        float m0, m1;
+        child_metrics(leaf, metric, m0, m1);
+        const int survivors = min(2 * A, L);
+        const int kept =
+            fork_survivors<LMax, Network>(fr, by_count, m0, m1, A, survivors, lane);
+        const bool k0 = (kept & 1) != 0, k1 = (kept & 2) != 0;
+        if (__ballot_sync(all, k0 && k1) == 0) {
+            // Every path keeps one child (so A == L): the list order stays.
+            if (lane < A) {
+                metric = k0 ? m0 : m1;
+                if (k1)
+                    u |= 1u << t;
+            }
+            continue;
+        }
+        const uint32_t kept0 = __ballot_sync(all, k0), kept1 = __ballot_sync(all, k1);
+        // Survivors in list order: by candidate index 2q + b.
+        const int pos0 = __popc(kept0 & lanes_below) + __popc(kept1 & lanes_below);
+        const int pos1 = pos0 + (k0 ? 1 : 0);
+        if (k0) {
+            new_from[pos0] = from;
+            new_metric[pos0] = m0;
+            new_bits[pos0] = static_cast<int>(u);
+        }
+        if (k1) {
+            new_from[pos1] = from;
+            new_metric[pos1] = m1;
+            new_bits[pos1] = static_cast<int>(u | 1u << t);
+        }
+        __syncwarp();
+        A = survivors;
+        if (lane < A) {
+            from = new_from[lane];
+            metric = new_metric[lane];
+            u = static_cast<uint32_t>(new_bits[lane]);
+        }
+        __syncwarp(); // the rows are rewritten by the next fork
+        load_origin();
+        moved = true;
+    }
+
+    // Slots: an origin's first survivor keeps its slot, the others clone its row.
+    const bool valid = lane < A;
+    const int slot = fr.clone_survivors(from, valid, L, clone_src, clone_dst, lane);
+    if (valid) {
+        constexpr uint32_t block_mask = B == 32 ? all : (1u << B) - 1u;
+        const int shift = i & 31;
+        uint32_t* row = fr.bits + slot * fr.BW + (i >> 5);
+        *row = (*row & ~(block_mask << shift)) | (u << shift);
+        my_slot = slot;
+        my_metric = metric;
+        cur_slot[lane] = slot;
+    }
+    __syncwarp();
+    return A;
 }
 
 //! CA-SCL of frame f (extent fe) with code p in one warp, its state at `base` in shared
@@ -842,8 +1061,31 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
             const bool list_node =
                 ListNodes && (kind == pp::rate1_op || kind == pp::spc_op); // fast-SCL
             const bool node = kind == pp::rate0_op || kind == pp::rep_op;
-            float leaf = fr.descend(i, node || list_node ? level : 0, A, lane, my_slot);
+            const bool block = kind == scl_block_op;
+            if (block)
+                i = static_cast<int>(word >> 24) << scl_block_level;
+            float leaf = fr.descend(i,
+                                    block               ? scl_block_level
+                                    : node || list_node ? level
+                                                        : 0,
+                                    A,
+                                    lane,
+                                    my_slot);
             prof.lap(scl_phase_descend, lane);
+            if (block) {
+                A = scl_block<LMax, Network>(fr,
+                                             ctl,
+                                             i,
+                                             (word >> 8) & 0xffffu, // frozen mask
+                                             L,
+                                             A,
+                                             lane,
+                                             ListNodes && p.scl_forks_by_count,
+                                             my_slot,
+                                             my_metric);
+                prof.lap(scl_phase_leaf_fork, lane);
+                continue;
+            }
             if (ListNodes && list_node) {
                 A = fast_scl_node<LMax, Network>(
                     fr,
@@ -907,10 +1149,8 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                 prof.lap(scl_phase_leaf_fork, lane);
                 continue;
             }
-            const float mag = fabsf(leaf);
-            const bool hd = leaf < 0.0f;
-            const float m0 = my_metric + (hd ? mag : 0.0f);
-            const float m1 = my_metric + (hd ? 0.0f : mag);
+            float m0, m1;
+            child_metrics(leaf, my_metric, m0, m1);
             const int survivors = min(2 * A, L);
             const int kept = fork_survivors<LMax, Network>(
                 fr, ListNodes && p.scl_forks_by_count, m0, m1, A, survivors, lane);
@@ -1019,11 +1259,16 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
             float* soft = p.soft + 8 * fe.out_offset;
             for (int pc = 0; pc < p.num_ops; pc++) {
                 const uint32_t word = __ldg(p.ops + pc);
-                const int level = (word >> 8) & 0xffu, i = static_cast<int>(word >> 16);
-                const int kind = word & 0xffu;
-                if (ListNodes && (kind == pp::rate1_op || kind == pp::spc_op)) {
+                const int level = (word >> 8) & 0xffu, kind = word & 0xffu;
+                const int i = kind == scl_block_op
+                                  ? static_cast<int>(word >> 24) << scl_block_level
+                                  : static_cast<int>(word >> 16);
+                const bool block = kind == scl_block_op;
+                if (block ||
+                    (ListNodes && (kind == pp::rate1_op || kind == pp::spc_op))) {
                     // Decided at once: its leaf LLRs from the decisions, leaf by leaf.
-                    for (int at = i; at < i + (1 << level); at++) {
+                    const int leaves = 1 << (block ? scl_block_level : level);
+                    for (int at = i; at < i + leaves; at++) {
                         const float leaf = fr.descend(at, 0, 1, lane, chosen);
                         const int j = p.payload_of[at];
                         if (lane == 0 && j >= 0)
