@@ -244,6 +244,37 @@ TEST(PolarCuda, FastSclMatchesCpu)
             }
 }
 
+// List sizes the tests above skip: 16 (the largest that the fork's network serves, and
+// its threshold path over 32 lanes) and sizes between powers of two (3, 6, 12: lists
+// that never fill the unrolled width, so every fork takes the full network), plain and
+// fast-SCL, block steps on: bits, CRC status and soft output equal the CPU's.
+TEST(PolarCuda, ListSizesBetweenPowersOfTwoMatchCpu)
+{
+    REQUIRE_GPU();
+    const shape shapes[] = { { 512, 1024, "crc11", true },
+                             { 300, 500, "crc24c", false },
+                             { 40, 100, "crc11", true } };
+    for (polar_algorithm alg : { polar_algorithm::scl, polar_algorithm::fast_scl })
+        for (const shape& sh : shapes)
+            for (int list : { 3, 6, 12, 16 }) {
+                polar_decoder_options o;
+                o.algorithm = alg;
+                o.list_size = list;
+                const nr_polar_code code(sh.k, sh.e, sh.crc, sh.interleave);
+                SCOPED_TRACE(describe(o) + " k " + std::to_string(sh.k) + " e " +
+                             std::to_string(sh.e));
+                // Every third frame (the CPU reference is slow), across every Eb/N0,
+                // and the all-zero and extreme frames at the end.
+                const auto all =
+                    draw_frames(code, static_cast<uint32_t>(sh.k * 3 + list));
+                std::vector<std::vector<llr8_t>> frames;
+                for (size_t f = 0; f < all.size(); f++)
+                    if (f % 3 == 0 || f + 2 >= all.size())
+                        frames.push_back(all[f]);
+                expect_gpu_matches_cpu(code, o, frames);
+            }
+}
+
 // SC first (adaptive list decoding): fast-SSC over the batch, the failed frames listed
 // on the device and list-decoded: the CPU composite's bits, status and iterations (1:
 // fast-SSC's word kept, 2: listed) on every code with a CRC, two code blocks, the DCI
