@@ -22,6 +22,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -442,6 +443,8 @@ private:
     {
         using cand = workspace::cand;
         const int survivors = std::min(total, d_list);
+        if (2 * survivors == total && better_halves_survive(ws, total))
+            return survivors;
         auto better = [](const cand& x, const cand& y) {
             return x.metric < y.metric || (x.metric == y.metric && x.index < y.index);
         };
@@ -454,6 +457,30 @@ private:
         for (int c = 0; c < survivors; c++)
             ws.keep[ws.cands[c].index] = 1;
         return survivors;
+    }
+
+    // A full list's fork where every pair's better candidate (2c, 2c + 1 by (metric,
+    // index)) has a smaller metric than every pair's worse one: the survivors are the
+    // better halves, which the selection would also keep (at a reliable leaf, the
+    // usual case). Marks them in ws.keep; false (nothing marked) where the metrics
+    // overlap or tie. ws.cands[c].index must be c.
+    static bool better_halves_survive(workspace& ws, int total)
+    {
+        float worst_better = -std::numeric_limits<float>::infinity();
+        float best_worse = std::numeric_limits<float>::infinity();
+        for (int c = 0; c < total; c += 2) {
+            const float a = ws.cands[c].metric, b = ws.cands[c + 1].metric;
+            worst_better = std::max(worst_better, std::min(a, b));
+            best_worse = std::min(best_worse, std::max(a, b));
+        }
+        if (!(worst_better < best_worse))
+            return false;
+        for (int c = 0; c < total; c += 2) {
+            const bool second = ws.cands[c + 1].metric < ws.cands[c].metric;
+            ws.keep[c] = second ? 0 : 1;
+            ws.keep[c + 1] = second ? 1 : 0;
+        }
+        return true;
     }
 
     /*
