@@ -679,6 +679,17 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                                                  unsigned char* base,
                                                  int lane); // scl_kernel.cuh
 
+//! SC first's list pass over frame f in the one-launch kernel: scl_decode_frame out of
+//! line. Inlined, the list decoder's code made ptxas spill in the kernel's fast-SSC
+//! part (24 bytes at its 128 registers), and a lone frame that never lists took 54.4
+//! us on an H200 instead of 45.5; the call costs a listed frame ~nothing of its ~500.
+template <int ListMax>
+__device__ __noinline__ void sc_first_list_pass(
+    polar_params list, frame_extent fe, uint32_t f, unsigned char* base, int lane)
+{
+    scl_decode_frame<false, ListMax, true, true>(list, fe, f, base, lane);
+}
+
 //! The frames of an SC / fast-SSC launch (polar_kernel). ListMax > 0 (SC first in the
 //! small-batch layout, polar_sc_first_kernel): a frame whose CRC fails is decoded again
 //! at once by the same warp with the list decoder `list` (at most ListMax paths), its
@@ -907,7 +918,7 @@ __device__ __forceinline__ void sc_decode_frames(const polar_params& p,
         if constexpr (ListMax > 0) {
             if (active && !ok) { // the same on every lane: one frame per warp
                 __syncwarp();
-                scl_decode_frame<false, ListMax, true, true>(
+                sc_first_list_pass<ListMax>(
                     list,
                     fe,
                     f,

@@ -384,15 +384,6 @@ struct scl_frame {
     }
 };
 
-//! Which of path q's children survive a fork (lane q < A holds their metrics m0, m1):
-//! bit b is set when candidate c = 2 q + b is among the `survivors` smallest of the 2A
-//! by (metric, c). With `Network`, up to 16 paths, the 2A candidates sit one per lane
-//! and a bitonic network sorts them (10 compare-exchange steps at L = 8); else each
-//! candidate's rank is counted (8 rounds of 2 shuffles and 8 comparisons). Measured on
-//! an H200: the network makes the one-code kernel 7-18 % faster (N = 1024 and 512,
-//! L = 8) but the multi-code kernel slower, 6.01 against 7.19 M candidates/s, and
-//! still 7.45 against 8.02 once neither spilled (2026-11-26), so each kernel takes the
-//! faster one.
 //! The `survivors` smallest of the 2A candidates c = 2 q + b (lane q < A holds path q's
 //! metrics m0, m1) by (metric, c), as a mask of bits c: a bitonic network sorts the 2A
 //! candidates, one per lane (10 compare-exchange steps at L = 8), or with a full list
@@ -457,11 +448,31 @@ network_survivors(float m0, float m1, int A, int survivors, int lane)
     return __reduce_or_sync(all, lane < survivors ? 1u << idx : 0u);
 }
 
+//! Which of path q's children survive a fork (lane q < A holds their metrics m0, m1):
+//! bit b is set when candidate c = 2 q + b is among the `survivors` smallest of the 2A
+//! by (metric, c).
+//! - A full list whose every better child is below every worse child keeps the better
+//!   halves: two lane reductions. Ties across the two sets, or within a path, take
+//!   the general rules, so the result is theirs (the CPU decoder checks the same).
+//! - With `Network`, up to 16 paths, the 2A candidates sit one per lane and
+//!   network_survivors sorts or thresholds them; else each candidate's rank is counted
+//!   (8 rounds of 2 shuffles and 8 comparisons). Measured on an H200: the network makes
+//!   the one-code kernel 7-18 % faster (N = 1024 and 512, L = 8) but the multi-code
+//!   kernel slower, 6.01 against 7.19 M candidates/s, and still 7.45 against 8.02 once
+//!   neither spilled (2026-11-26), so each kernel takes the faster one.
 template <int LMax, bool Network>
 __device__ __forceinline__ int
 surviving_children(float m0, float m1, int A, int survivors, int lane)
 {
     constexpr uint32_t all = 0xffffffffu;
+    if (survivors == A) {
+        // Metrics are non-negative: their bits order as unsigned integers.
+        const uint32_t u0 = __float_as_uint(m0), u1 = __float_as_uint(m1);
+        const uint32_t better = lane < A ? min(u0, u1) : 0u;
+        const uint32_t worse = lane < A ? max(u0, u1) : ~0u;
+        if (__reduce_max_sync(all, better) < __reduce_min_sync(all, worse))
+            return lane < A ? (u1 < u0 ? 2 : 1) : 0;
+    }
     if constexpr (Network && LMax <= 16) {
         const uint32_t kept = network_survivors<LMax>(m0, m1, A, survivors, lane);
         return lane < A ? static_cast<int>((kept >> (2 * lane)) & 3u) : 0;
