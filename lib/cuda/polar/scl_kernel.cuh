@@ -454,18 +454,20 @@ network_survivors(float m0, float m1, int A, int survivors, int lane)
 //! - A full list whose every better child is below every worse child keeps the better
 //!   halves: two lane reductions. Ties across the two sets, or within a path, take
 //!   the general rules, so the result is theirs (the CPU decoder checks the same).
+//!   `BetterHalves` = false skips the check: fast-SCL's rate-1 and SPC nodes, where it
+//!   measured slower (fast-SCL-8 0.91 against 1.07 Gb/s on an H200, 2026-11-29).
 //! - With `Network`, up to 16 paths, the 2A candidates sit one per lane and
 //!   network_survivors sorts or thresholds them; else each candidate's rank is counted
 //!   (8 rounds of 2 shuffles and 8 comparisons). Measured on an H200: the network makes
 //!   the one-code kernel 7-18 % faster (N = 1024 and 512, L = 8) but the multi-code
 //!   kernel slower, 6.01 against 7.19 M candidates/s, and still 7.45 against 8.02 once
 //!   neither spilled (2026-11-26), so each kernel takes the faster one.
-template <int LMax, bool Network>
+template <int LMax, bool Network, bool BetterHalves = true>
 __device__ __forceinline__ int
 surviving_children(float m0, float m1, int A, int survivors, int lane)
 {
     constexpr uint32_t all = 0xffffffffu;
-    if (survivors == A) {
+    if (BetterHalves && survivors == A) {
         // Metrics are non-negative: their bits order as unsigned integers.
         const uint32_t u0 = __float_as_uint(m0), u1 = __float_as_uint(m1);
         const uint32_t better = lane < A ? min(u0, u1) : 0u;
@@ -527,7 +529,7 @@ counted_survivors(float* cand, float m0, float m1, int A, int survivors, int lan
 
 //! The survivors of a fork by the one-code kernel's run-time choice (by_count:
 //! counted_survivors, else surviving_children).
-template <int LMax, bool Network>
+template <int LMax, bool Network, bool BetterHalves = true>
 __device__ __forceinline__ int fork_survivors(const scl_frame& fr,
                                               bool by_count,
                                               float m0,
@@ -538,7 +540,7 @@ __device__ __forceinline__ int fork_survivors(const scl_frame& fr,
 {
     if (by_count)
         return counted_survivors<LMax>(fr.cand, m0, m1, A, survivors, lane);
-    return surviving_children<LMax, Network>(m0, m1, A, survivors, lane);
+    return surviving_children<LMax, Network, BetterHalves>(m0, m1, A, survivors, lane);
 }
 
 //! Fast-SCL's ranks of a node of 2^Level <= 32 positions for the A paths at once: path
@@ -716,7 +718,7 @@ __device__ __forceinline__ int fast_scl_node(const scl_frame& fr,
             }
         }
         const int survivors = min(2 * count, L);
-        const int kept = fork_survivors<LMax, Network>(
+        const int kept = fork_survivors<LMax, Network, false>(
             fr, by_count, metric, flipped, count, survivors, lane);
         const bool k0 = (kept & 1) != 0, k1 = (kept & 2) != 0;
         const uint32_t kept0 = __ballot_sync(all, k0), kept1 = __ballot_sync(all, k1);
@@ -832,56 +834,78 @@ child_metrics(float leaf, float metric, float& m0, float& m1)
 //! scl_block_level) << 24.
 constexpr int scl_block_op = 32; //!< beyond polar_program's kinds
 #ifndef GPUFEC_SCL_BLOCK_LEVEL
-#define GPUFEC_SCL_BLOCK_LEVEL 3
+#define GPUFEC_SCL_BLOCK_LEVEL 4
 #endif
 constexpr int scl_block_level = GPUFEC_SCL_BLOCK_LEVEL;
-static_assert(scl_block_level >= 2 && scl_block_level <= 4,
+static_assert(scl_block_level >= 3 && scl_block_level <= 4,
               "a mask of 16 leaves at most");
 
-//! Leaf t of a block in registers: lv holds level l's 2^l values at lv[2^l ..] (level R,
-//! the block's own, at lv[2^R ..]); u the path's decisions of the leaves before t (bit
-//! t' for leaf t'). SC's descent to leaf t: level l is recomputed where t starts a new
-//! node of it (or every level, `all_levels`, when the lane's path has changed), with
-//! the expressions descend() uses (f = f_minsum(a, b), g = b -/+ a by the left
-//! sibling's u G), so the same values. Returns the leaf's LLR.
-template <int R>
-__device__ __forceinline__ float
-block_descend(float (&lv)[2 << R], uint32_t u, int t, bool all_levels)
+//! Leaf t of a block: lv holds levels l < R in registers, level l's 2^l values at
+//! lv[2^l ..]; level R, the block's own, is read from `origin` (the origin path's slot
+//! in shared memory) where needed: held in registers too, its 2^R values would spill at
+//! R = 4. u: the path's decisions of the leaves before t (bit t' for leaf t'). SC's
+//! descent to leaf t: level l is recomputed where t starts a new node of it (or every
+//! level, `all_levels`, when the lane's path has changed), with the expressions
+//! descend() uses (f = f_minsum(a, b), g = b -/+ a by the left sibling's u G), so the
+//! same values. Returns the leaf's LLR.
+template <int R, int Level = R - 1>
+__device__ __forceinline__ float block_descend(
+    float (&lv)[1 << R], const float* origin, uint32_t u, int t, bool all_levels)
 {
+    static_assert(R >= 3, "level R read four values at a time");
+    // One level an instantiation, sizes known at compile time: every index into lv is
+    // then a constant, which keeps lv in registers (a loop over the levels put lv on
+    // the stack at R = 4).
+    constexpr int size = 1 << Level;
+    if (all_levels || (t & (size - 1)) == 0) {
+        const bool right = ((t >> Level) & 1) != 0;
+        // The left sibling's leaves start at the parent node's first leaf.
+        const int sibling = (t >> (Level + 1)) << (Level + 1);
+        uint32_t e = (u >> sibling) & ((1u << size) - 1u);
+        // u G over the sibling's bits: polar_encode_word's stages within them.
+        if constexpr (size > 1)
+            e ^= (e >> 1) & 0x55555555u;
+        if constexpr (size > 2)
+            e ^= (e >> 2) & 0x33333333u;
+        if constexpr (size > 4)
+            e ^= (e >> 4) & 0x0f0f0f0fu;
+        if constexpr (size > 8)
+            e ^= (e >> 8) & 0x00ff00ffu;
+        float in[2 * size]; // level Level + 1
+        if constexpr (Level == R - 1) {
 #pragma unroll
-    for (int l = R - 1; l >= 0; l--) {
-        const int size = 1 << l;
-        if (all_levels || (t & (size - 1)) == 0) {
-            const bool right = ((t >> l) & 1) != 0;
-            // The left sibling's leaves start at the parent node's first leaf.
-            const int sibling = (t >> (l + 1)) << (l + 1);
-            uint32_t e = (u >> sibling) & ((1u << size) - 1u);
-            // u G over the sibling's bits: polar_encode_word's stages within them.
-            if (size > 1)
-                e ^= (e >> 1) & 0x55555555u;
-            if (size > 2)
-                e ^= (e >> 2) & 0x33333333u;
-            if (size > 4)
-                e ^= (e >> 4) & 0x0f0f0f0fu;
-            if (size > 8)
-                e ^= (e >> 8) & 0x00ff00ffu;
-#pragma unroll
-            for (int j = 0; j < size; j++) {
-                const float a = lv[2 * size + j], b = lv[2 * size + j + size];
-                lv[size + j] = right ? ((e >> j) & 1u ? b - a : b + a) : f_minsum(a, b);
+            for (int j = 0; j < 2 * size; j += 4) {
+                const float4 v = reinterpret_cast<const float4*>(origin)[j / 4];
+                in[j] = v.x;
+                in[j + 1] = v.y;
+                in[j + 2] = v.z;
+                in[j + 3] = v.w;
             }
+        } else {
+#pragma unroll
+            for (int j = 0; j < 2 * size; j++)
+                in[j] = lv[2 * size + j];
+        }
+#pragma unroll
+        for (int j = 0; j < size; j++) {
+            const float a = in[j], b = in[j + size];
+            lv[size + j] = right ? ((e >> j) & 1u ? b - a : b + a) : f_minsum(a, b);
         }
     }
-    return lv[1];
+    if constexpr (Level > 0)
+        return block_descend<R, Level - 1>(lv, origin, u, t, all_levels);
+    else
+        return lv[1];
 }
 
 /*!
  * A block step (scl_block_op): the leaves i .. i + 2^R - 1 one after another, as SCL
  * decides them (frozen: a penalty where the LLR says 1; information: the fork, the
- * survivors and the list order of a leaf step), with every value in registers: lane q
- * keeps the level-R LLRs of its path's origin (the path at the block's start, whose
- * slot holds them: descend() has just computed them) and its decisions in the block,
- * so no leaf needs a descent or a clone. Clones happen once at the end, as at a
+ * survivors and the list order of a leaf step), in registers: lane q keeps its path's
+ * decisions in the block and levels below R, computed from the level-R LLRs of its
+ * origin (the path at the block's start, whose slot holds them: descend() has just
+ * computed them, and nothing in the block writes them), so no leaf needs a descent,
+ * a shared-memory write or a clone. Clones happen once at the end, as at a
  * fast-SCL node: each origin's first survivor keeps its slot, the others copy its
  * row into free slots. Returns the paths in the list.
  */
@@ -909,23 +933,12 @@ __device__ __forceinline__ int scl_block(const scl_frame& fr,
     int from = my_slot;
     float metric = my_metric;
     uint32_t u = 0;
-    float lv[2 * B]; // the block's levels, level l at 2^l (block_descend)
-    auto load_origin = [&]() {
-#pragma unroll
-        for (int j = 0; j < B; j += 4) {
-            float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            if (lane < A)
-                v = reinterpret_cast<const float4*>(fr.at_level(from, R))[j / 4];
-            lv[B + j] = v.x;
-            lv[B + j + 1] = v.y;
-            lv[B + j + 2] = v.z;
-            lv[B + j + 3] = v.w;
-        }
-    };
-    load_origin();
+    float lv[B]; // the block's levels below R, level l at 2^l (block_descend)
+    // Lanes without a path read slot 0's row: any row in bounds, their values unused.
+    const float* origin = fr.at_level(lane < A ? from : 0, R);
     bool moved = true; // the lanes' paths changed since their levels were computed
     for (int t = 0; t < B; t++) {
-        const float leaf = block_descend<R>(lv, u, t, moved);
+        const float leaf = block_descend<R>(lv, origin, u, t, moved);
         moved = false;
         if ((frozen_mask >> t) & 1u) {
             if (lane < A && leaf < 0.0f)
@@ -969,7 +982,7 @@ __device__ __forceinline__ int scl_block(const scl_frame& fr,
             u = static_cast<uint32_t>(new_bits[lane]);
         }
         __syncwarp(); // the rows are rewritten by the next fork
-        load_origin();
+        origin = fr.at_level(lane < A ? from : 0, R);
         moved = true;
     }
 
