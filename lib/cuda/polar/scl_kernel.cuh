@@ -31,7 +31,7 @@
 // same for all its leaves but the last, whose LLR (b + a at every level) the paths
 // then fork on: SCL's own metrics and decisions in one step. A fork where every path
 // keeps exactly one child changes no slot and no list order: only the metrics and
-// decisions are updated. An aligned run of 8 leaves that the program would walk as
+// decisions are updated. An aligned run of 16 leaves that the program would walk as
 // several such steps is one block step (scl_block): its leaves are decided in
 // registers, its clones made once at its end.
 
