@@ -905,9 +905,10 @@ __device__ __forceinline__ float block_descend(
  * decisions in the block and levels below R, computed from the level-R LLRs of its
  * origin (the path at the block's start, whose slot holds them: descend() has just
  * computed them, and nothing in the block writes them), so no leaf needs a descent,
- * a shared-memory write or a clone. Clones happen once at the end, as at a
- * fast-SCL node: each origin's first survivor keeps its slot, the others copy its
- * row into free slots. Returns the paths in the list.
+ * an LLR or pointer write, or a clone (a fork that reorders the list exchanges
+ * origin, metric and decisions through the bookkeeping rows). Clones happen once at the
+ * end, as at a fast-SCL node: each origin's first survivor keeps its slot, the others
+ * copy its row into free slots. Returns the paths in the list.
  */
 template <int LMax, bool Network>
 __device__ __forceinline__ int scl_block(const scl_frame& fr,
