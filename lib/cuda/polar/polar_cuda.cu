@@ -2002,6 +2002,15 @@ public:
                          names[t],
                          double(c[t]) / c[scl_phase_frames],
                          100.0 * c[t] / total);
+        static const char* parts[] = { "descend: encode", "descend: levels",
+                                       "block: leaves",   "block: forks",
+                                       "descents",        "descent passes",
+                                       "block reorders" };
+        for (int t = scl_phase_frames + 1; t < scl_phase_count; t++)
+            std::fprintf(stderr,
+                         " | %s %.1f",
+                         parts[t - scl_phase_frames - 1],
+                         double(c[t]) / c[scl_phase_frames]);
         std::fprintf(stderr, "\n");
         const unsigned long long zero[scl_phase_count] = {};
         (void)cudaMemcpyToSymbol(scl_profile_cycles, zero, sizeof zero);

@@ -33,7 +33,9 @@
 // keeps exactly one child changes no slot and no list order: only the metrics and
 // decisions are updated. An aligned run of 16 leaves that the program would walk as
 // several such steps is one block step (scl_block): its leaves are decided in
-// registers, its clones made once at its end.
+// registers, its clones made once at its end; where every path keeps its better child
+// (two lane reductions say so) such a leaf costs no more. A descent computes up to three
+// levels a pass (scl_descent_group).
 
 // GPUFEC_SCL_PROFILE (a development build only: -DGPUFEC_SCL_PROFILE in the CUDA flags):
 // lane 0 of each warp adds the clock cycles of the list kernel's phases to
@@ -48,6 +50,14 @@ enum scl_phase {
     scl_phase_crc_output,
     scl_phase_soft,
     scl_phase_frames, // a count, not cycles
+    // Parts of the phases above (not summed again) and counts:
+    scl_sub_descend_encode, // descend(): the re-encodes for g
+    scl_sub_descend_levels, // descend(): its level loops
+    scl_sub_block_leaf,     // scl_block: block_descend
+    scl_sub_block_fork,     // scl_block: the survivors and the list update
+    scl_count_descents,
+    scl_count_descent_iterations, // a lane's passes over descend()'s value loop
+    scl_count_block_reorders,     // forks inside a block that reorder the list
     scl_phase_count
 };
 #ifdef GPUFEC_SCL_PROFILE
@@ -73,16 +83,16 @@ struct scl_profiler {
                       static_cast<unsigned long long>(t1 - t));
         t = t1;
     }
-    __device__ void count(int lane)
+    __device__ void count(int lane, scl_phase what = scl_phase_frames, unsigned n = 1)
     {
         if (lane == 0)
-            atomicAdd(&scl_profile_cycles[scl_phase_frames], 1ull);
+            atomicAdd(&scl_profile_cycles[what], static_cast<unsigned long long>(n));
     }
 };
 #else
 struct scl_profiler {
     __device__ void lap(scl_phase, int) {}
-    __device__ void count(int) {}
+    __device__ void count(int, scl_phase = scl_phase_frames, unsigned = 1) {}
 };
 #endif
 
@@ -164,6 +174,27 @@ __device__ __forceinline__ int nth_free_slot(uint32_t free, int r)
     for (int t = 0; t < r; t++)
         free &= free - 1u;
     return __ffs(free) - 1;
+}
+
+//! Levels a descent computes per pass where their sources are stored, by the largest
+//! list: 1 is one level a pass with a barrier between levels; with D = 2 or 3 a lane
+//! derives a value of the group's last level and its ancestors in the group from 2^D
+//! independent loads, no barrier between them. Measured on an H200 (2026-11-29, N =
+//! 1024, kernel-only at 3 dB, against D = 1, before the block's better-halves fast
+//! path): one CA-SCL-8 frame 432 -> 399 us (D = 2) or 396 (D = 3), CA-SCL-8 1.84 ->
+//! 1.86 / 1.84 Gb/s, CA-SCL-16 854 -> 910 Mb/s and CA-SCL-32 238 -> 260 (D = 3);
+//! CA-SCL-4 2.67 -> 2.56 / 2.58 Gb/s, so lists of 4 and fewer keep D = 1.
+//! GPUFEC_SCL_DESCENT_GROUP (1..3) sets D for every list (a development switch for such
+//! measurements).
+__host__ __device__ constexpr int scl_descent_group(int list_max)
+{
+#ifdef GPUFEC_SCL_DESCENT_GROUP
+    static_assert(GPUFEC_SCL_DESCENT_GROUP >= 1 && GPUFEC_SCL_DESCENT_GROUP <= 3,
+                  "1, 2 or 3 levels");
+    return list_max > 0 ? GPUFEC_SCL_DESCENT_GROUP : 1;
+#else
+    return list_max <= 4 ? 1 : list_max == 8 ? 2 : 3;
+#endif
 }
 
 struct scl_frame {
@@ -309,16 +340,58 @@ struct scl_frame {
         }
     }
 
+    //! D levels of slot s's descent in one lane, l down to l - D + 1 (level l + 1
+    //! stored): value j of level l - D + 1 and the values of the levels above it that it
+    //! is computed from, each with descend()'s expression (level l: g by enc where `g`,
+    //! else f; the levels below: f), written to slot s. Returns the last level's value.
+    template <int D>
+    __device__ __forceinline__ float
+    descend_group(int s, int j, int l, int top, bool g) const
+    {
+        constexpr int K = 1 << D;
+        const int h = 1 << (l - D + 1); // the last level's size
+        const float* src = at_level(l < top ? s : ptr(s)[l + 1], l + 1);
+        float x[K]; // level l + 1's values j + k h
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            x[k] = src[j + k * h];
+        uint32_t sign = 0; // g: bit k set where value j + k h of level l takes b - a
+        if (g) {
+#pragma unroll
+            for (int k = 0; k < K / 2; k++) {
+                const int at = j + k * h;
+                sign |= ((enc[s * EW + (at >> 5)] >> (at & 31)) & 1u) << k;
+            }
+        }
+#pragma unroll
+        for (int d = 0; d < D; d++) {
+            const int half = K >> (d + 1);
+            float* dst = at_level(s, l - d);
+#pragma unroll
+            for (int k = 0; k < half; k++) {
+                const float a = x[k], b = x[k + half];
+                x[k] = d == 0 && g ? ((sign >> k) & 1u ? b - a : b + a) : f_minsum(a, b);
+                dst[j + k * h] = x[k];
+            }
+        }
+        return x[0];
+    }
+
     //! The LLRs of the node at `level` (< U) whose first leaf is `first` for the A
     //! paths of the list, in each path's own slot (levels ctz(first) .. level are
-    //! computed). level 0: lane q < A returns path q's leaf LLR. (Large levels batched
-    //! four values a lane, loads before stores, measured 7-20 % slower: polar-gpu.md.)
+    //! computed). level 0: lane q < A returns path q's leaf LLR. Group: levels per pass
+    //! (scl_descent_group). (Four values of one level a lane, with each path's slot
+    //! shuffled from its lane, measured slower in 2026-11-27's per-leaf kernel:
+    //! polar-gpu.md.)
+    template <int Group>
     __device__ __forceinline__ float
     descend(int first, int level, int A, int lane, int my_slot) const
     {
         const int V = n - 1; // the root's children: never stored
         const int top = first == 0 ? V : __ffs(first) - 1;
         const int quarter = first >> (n - 2);
+        scl_profiler sub;
+        sub.count(lane, scl_count_descents);
         if (top >= U - 1) {
             // Level U - 1 is computed from the unstored levels, with each path's
             // re-encoded bits for their g (its slot may be new since the last time).
@@ -337,22 +410,33 @@ struct scl_frame {
             __syncwarp();
         }
         const int start = min(top, U - 1);
+        sub.lap(scl_sub_descend_encode, lane);
         float leaf = 0.0f;
-        for (int l = start; l >= level; l--) {
-            const int size = 1 << l;
+        for (int l = start; l >= level;) {
+            // Up to Group levels a pass where level l + 1 is stored: a
+            // lane takes value j of the group's last level and every value of the
+            // levels above that it derives from, so their chains need no barrier.
+            const int depth = l + 1 < U ? min(Group, l - level + 1) : 1;
+            const int last = l - depth + 1, size = 1 << last;
             const bool g = l == top && first > 0;
-            const int total = A << l;
+            const int total = A << last;
+            sub.count(lane, scl_count_descent_iterations, (total + 31) / 32);
             for (int v = lane; v < total; v += 32) {
-                const int s = cur_slot[v >> l], j = v & (size - 1);
-                float a, b;
-                descend_operands(s, j, l, top, quarter, a, b);
-                const float o =
-                    g ? ((enc[s * EW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a)
-                      : f_minsum(a, b);
-                at_level(s, l)[j] = o;
-                leaf = o; // level 0: lane q holds path q's leaf
+                const int s = cur_slot[v >> last], j = v & (size - 1);
+                if (depth == 1) {
+                    float a, b;
+                    descend_operands(s, j, l, top, quarter, a, b);
+                    leaf = g ? ((enc[s * EW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a)
+                             : f_minsum(a, b);
+                    at_level(s, l)[j] = leaf; // level 0: lane q holds path q's leaf
+                } else if (Group >= 3 && depth == 3) {
+                    leaf = descend_group<3>(s, j, l, top, g);
+                } else if (Group >= 2) {
+                    leaf = descend_group<2>(s, j, l, top, g);
+                }
             }
             __syncwarp();
+            l -= depth;
         }
         if (lane < A) {
             uint8_t* own = ptr(my_slot);
@@ -360,6 +444,7 @@ struct scl_frame {
                 own[l] = static_cast<uint8_t>(my_slot);
         }
         __syncwarp();
+        sub.lap(scl_sub_descend_levels, lane);
         return leaf;
     }
 
@@ -938,19 +1023,36 @@ __device__ __forceinline__ int scl_block(const scl_frame& fr,
     // Lanes without a path read slot 0's row: any row in bounds, their values unused.
     const float* origin = fr.at_level(lane < A ? from : 0, R);
     bool moved = true; // the lanes' paths changed since their levels were computed
+    scl_profiler sub;
     for (int t = 0; t < B; t++) {
         const float leaf = block_descend<R>(lv, origin, u, t, moved);
         moved = false;
+        sub.lap(scl_sub_block_leaf, lane);
         if ((frozen_mask >> t) & 1u) {
             if (lane < A && leaf < 0.0f)
                 metric += -leaf;
             continue;
         }
+        const int survivors = min(2 * A, L);
+        if (survivors == A && !by_count) {
+            // surviving_children's better-halves check, taken out so that its usual
+            // success skips the rest: a path's better child keeps its metric exactly
+            // (+ 0), its worse one adds |leaf|, and where every better child is below
+            // every worse one each path keeps its better child (bit 1 where leaf < 0)
+            // with its metric unchanged.
+            const uint32_t better = lane < A ? __float_as_uint(metric) : 0u;
+            const uint32_t worse = lane < A ? __float_as_uint(metric + fabsf(leaf)) : ~0u;
+            if (__reduce_max_sync(all, better) < __reduce_min_sync(all, worse)) {
+                if (lane < A && leaf < 0.0f)
+                    u |= 1u << t;
+                sub.lap(scl_sub_block_fork, lane);
+                continue;
+            }
+        }
         float m0, m1;
         child_metrics(leaf, metric, m0, m1);
-        const int survivors = min(2 * A, L);
-        const int kept =
-            fork_survivors<LMax, Network>(fr, by_count, m0, m1, A, survivors, lane);
+        const int kept = fork_survivors<LMax, Network, false>(
+            fr, by_count, m0, m1, A, survivors, lane);
         const bool k0 = (kept & 1) != 0, k1 = (kept & 2) != 0;
         if (__ballot_sync(all, k0 && k1) == 0) {
             // Every path keeps one child (so A == L): the list order stays.
@@ -959,8 +1061,10 @@ __device__ __forceinline__ int scl_block(const scl_frame& fr,
                 if (k1)
                     u |= 1u << t;
             }
+            sub.lap(scl_sub_block_fork, lane);
             continue;
         }
+        sub.count(lane, scl_count_block_reorders);
         const uint32_t kept0 = __ballot_sync(all, k0), kept1 = __ballot_sync(all, k1);
         // Survivors in list order: by candidate index 2q + b.
         const int pos0 = __popc(kept0 & lanes_below) + __popc(kept1 & lanes_below);
@@ -985,6 +1089,7 @@ __device__ __forceinline__ int scl_block(const scl_frame& fr,
         __syncwarp(); // the rows are rewritten by the next fork
         origin = fr.at_level(lane < A ? from : 0, R);
         moved = true;
+        sub.lap(scl_sub_block_fork, lane);
     }
 
     // Slots: an origin's first survivor keeps its slot, the others clone its row.
@@ -1091,13 +1196,13 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
             const bool block = kind == scl_block_op;
             if (block)
                 i = static_cast<int>(word >> 24) << scl_block_level;
-            float leaf = fr.descend(i,
-                                    block               ? scl_block_level
-                                    : node || list_node ? level
-                                                        : 0,
-                                    A,
-                                    lane,
-                                    my_slot);
+            float leaf = fr.descend<scl_descent_group(LMax)>(i,
+                                                             block ? scl_block_level
+                                                             : node || list_node ? level
+                                                                                 : 0,
+                                                             A,
+                                                             lane,
+                                                             my_slot);
             prof.lap(scl_phase_descend, lane);
             if (block) {
                 A = scl_block<LMax, Network>(fr,
@@ -1296,7 +1401,8 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                     // Decided at once: its leaf LLRs from the decisions, leaf by leaf.
                     const int leaves = 1 << (block ? scl_block_level : level);
                     for (int at = i; at < i + leaves; at++) {
-                        const float leaf = fr.descend(at, 0, 1, lane, chosen);
+                        const float leaf =
+                            fr.descend<scl_descent_group(LMax)>(at, 0, 1, lane, chosen);
                         const int j = p.payload_of[at];
                         if (lane == 0 && j >= 0)
                             soft[j] = (u[at >> 5] >> (at & 31)) & 1u ? -fabsf(leaf)
@@ -1305,7 +1411,8 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                     continue;
                 }
                 const bool node = kind == pp::rate0_op || kind == pp::rep_op;
-                float leaf = fr.descend(i, node ? level : 0, 1, lane, chosen);
+                float leaf = fr.descend<scl_descent_group(LMax)>(
+                    i, node ? level : 0, 1, lane, chosen);
                 int at = i;
                 if (kind == pp::rep_op) {
                     fr.rate0_leaves(level, 1, lane);
