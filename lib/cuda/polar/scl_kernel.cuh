@@ -119,9 +119,22 @@ struct scl_layout {
 };
 
 __host__ __device__ constexpr uint32_t scl_words(int N) { return N / 32 + 4; }
+//! Words per slot of re-encoded bits: u[0, N/2) G (top_enc) ...
 __host__ __device__ constexpr uint32_t scl_enc_words(int N)
 {
     return N >= 128 ? N / 64 : 1;
+}
+//! ... an odd quarter's left sibling, N/4 bits (quarter_enc) ...
+__host__ __device__ constexpr uint32_t scl_quarter_words(int N)
+{
+    return N >= 256 ? N / 128 : 1;
+}
+//! ... and a left sibling below level U = n - unstored (enc): 2^(U - 1) bits at most.
+//! Sized to that and the quarter's to N/4 bits, not both to N/2: at N = 1024, L = 32
+//! the 2.5 KB saved let 5 frames share an SM instead of 4.
+__host__ __device__ constexpr uint32_t scl_sibling_words(int N, int unstored)
+{
+    return (N >> (unstored + 6)) > 0 ? static_cast<uint32_t>(N >> (unstored + 6)) : 1u;
 }
 
 //! The channel value an int16 channel (polar_params::scl_chan16) stores for a known
@@ -138,9 +151,9 @@ make_scl_layout(int N, int L, bool list_nodes, int unstored, bool chan16)
     s.chan = s.llr + 4u * L * (N >> unstored);
     s.bits = s.chan + (chan16 ? 2u : 4u) * N;
     s.enc = s.bits + 4u * L * scl_words(N);
-    s.top = s.enc + 4u * L * scl_enc_words(N);
+    s.top = s.enc + 4u * L * scl_sibling_words(N, unstored);
     s.quarter = s.top + 4u * L * scl_enc_words(N);
-    s.ctl = s.quarter + (unstored == 2 ? 4u * L * scl_enc_words(N) : 0u);
+    s.ctl = s.quarter + (unstored == 2 ? 4u * L * scl_quarter_words(N) : 0u);
     // Sized by L, not by the largest list: at L = 8 the 768 bytes saved let 16 frames
     // share an SM instead of 15.
     s.cand = (s.ctl + 6u * 4 * L + 15u) & ~15u;
@@ -207,7 +220,10 @@ struct scl_frame {
     uint32_t* quarter_enc; //!< U = n - 2: an odd quarter's left sibling, re-encoded
     int* cur_slot;         //!< slot of list position q
     float* cand;           //!< a fork's candidate metrics (counted_survivors)
-    int N, n, W, BW, EW;
+    int N, n, W, BW;
+    int EW;     //!< words per slot of top_enc
+    int QW;     //!< of quarter_enc
+    int SW;     //!< of enc (a left sibling below level U)
     int U;      //!< the first level not stored: n - 1 or n - 2
     int stride; //!< floats per slot: N / 2^(n - U)
 
@@ -254,9 +270,15 @@ struct scl_frame {
         return slot;
     }
 
-    //! dst[slot] = u[from, from + 2^log_h) G of each of the A paths (bit j at word j/32).
-    __device__ void
-    encode(uint32_t* dst, int from, int log_h, int A, int lane, int my_slot) const
+    //! dst[slot stride] = u[from, from + 2^log_h) G of each of the A paths (bit j at
+    //! word j/32).
+    __device__ void encode(uint32_t* dst,
+                           int stride,
+                           int from,
+                           int log_h,
+                           int A,
+                           int lane,
+                           int my_slot) const
     {
         const int h = 1 << log_h;
         if (h <= 32) {
@@ -264,13 +286,13 @@ struct scl_frame {
                 uint32_t v = bits[my_slot * BW + (from >> 5)] >> (from & 31);
                 if (h < 32)
                     v &= (1u << h) - 1u;
-                dst[my_slot * EW] = polar_encode_word(v);
+                dst[my_slot * stride] = polar_encode_word(v);
             }
         } else {
             const int words = h >> 5, log_words = log_h - 5;
             for (int it = lane; it < A * words; it += 32) {
                 const int s = cur_slot[it >> log_words], w = it & (words - 1);
-                dst[s * EW + w] = polar_encode_word(bits[s * BW + (from >> 5) + w]);
+                dst[s * stride + w] = polar_encode_word(bits[s * BW + (from >> 5) + w]);
             }
             __syncwarp();
             for (int st = 1; st < words; st *= 2) {
@@ -279,7 +301,7 @@ struct scl_frame {
                     const int idx = it & (words / 2 - 1);
                     const int w =
                         ((idx & ~(st - 1)) << 1) | (idx & (st - 1)); // st: a power of two
-                    dst[s * EW + w] ^= dst[s * EW + w + st];
+                    dst[s * stride + w] ^= dst[s * stride + w + st];
                 }
                 __syncwarp();
             }
@@ -316,7 +338,7 @@ struct scl_frame {
         const float b = level_top(s, j + N / 4, second_half);
         if (!(quarter & 1))
             return f_minsum(a, b);
-        return (quarter_enc[s * EW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a;
+        return (quarter_enc[s * QW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a;
     }
 
     //! Values j and j + 2^l of level l + 1 that value j of level l of slot s is computed
@@ -360,7 +382,7 @@ struct scl_frame {
 #pragma unroll
             for (int k = 0; k < K / 2; k++) {
                 const int at = j + k * h;
-                sign |= ((enc[s * EW + (at >> 5)] >> (at & 31)) & 1u) << k;
+                sign |= ((enc[s * SW + (at >> 5)] >> (at & 31)) & 1u) << k;
             }
         }
 #pragma unroll
@@ -396,17 +418,18 @@ struct scl_frame {
             // Level U - 1 is computed from the unstored levels, with each path's
             // re-encoded bits for their g (its slot may be new since the last time).
             if (quarter >= 2) {
-                encode(top_enc, 0, V, A, lane, my_slot);
+                encode(top_enc, EW, 0, V, A, lane, my_slot);
                 __syncwarp();
             }
             if (U < V && (quarter & 1)) {
-                encode(quarter_enc, (quarter - 1) << (n - 2), n - 2, A, lane, my_slot);
+                encode(
+                    quarter_enc, QW, (quarter - 1) << (n - 2), n - 2, A, lane, my_slot);
                 __syncwarp();
             }
         }
         if (first > 0 && top < U) {
             // The left sibling's re-encoded bits for g at level top.
-            encode(enc, first - (1 << top), top, A, lane, my_slot);
+            encode(enc, SW, first - (1 << top), top, A, lane, my_slot);
             __syncwarp();
         }
         const int start = min(top, U - 1);
@@ -426,7 +449,7 @@ struct scl_frame {
                 if (depth == 1) {
                     float a, b;
                     descend_operands(s, j, l, top, quarter, a, b);
-                    leaf = g ? ((enc[s * EW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a)
+                    leaf = g ? ((enc[s * SW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a)
                              : f_minsum(a, b);
                     at_level(s, l)[j] = leaf; // level 0: lane q holds path q's leaf
                 } else if (Group >= 3 && depth == 3) {
@@ -881,20 +904,20 @@ __device__ __forceinline__ int fast_scl_node(const scl_frame& fr,
     }
     __syncwarp();
     // ... and the decisions u = beta G (G is its own inverse).
-    fr.encode(fr.enc, i, level, count, lane, my_slot);
+    fr.encode(fr.enc, fr.SW, i, level, count, lane, my_slot);
     __syncwarp();
     if (size <= 32) {
         if (valid) {
             const uint32_t seg_mask = size == 32 ? all : (1u << size) - 1u;
             const int shift = i & 31;
             uint32_t* row = fr.bits + my_slot * fr.BW + (i >> 5);
-            *row = (*row & ~(seg_mask << shift)) | (fr.enc[my_slot * fr.EW] << shift);
+            *row = (*row & ~(seg_mask << shift)) | (fr.enc[my_slot * fr.SW] << shift);
         }
     } else {
         const int words = size >> 5, log_words = level - 5;
         for (int it = lane; it < count * words; it += 32) {
             const int s = cur_slot[it >> log_words], w = it & (words - 1);
-            fr.bits[s * fr.BW + (i >> 5) + w] = fr.enc[s * fr.EW + w];
+            fr.bits[s * fr.BW + (i >> 5) + w] = fr.enc[s * fr.SW + w];
         }
     }
     __syncwarp();
@@ -1150,6 +1173,8 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
     fr.W = N / 32;
     fr.BW = static_cast<int>(scl_words(N));
     fr.EW = static_cast<int>(scl_enc_words(N));
+    fr.QW = static_cast<int>(scl_quarter_words(N));
+    fr.SW = static_cast<int>(scl_sibling_words(N, p.scl_unstored));
     fr.U = p.n - p.scl_unstored;
     fr.stride = N >> p.scl_unstored;
     const uint32_t slot_mask = L == 32 ? all : (1u << L) - 1u;
@@ -1433,7 +1458,9 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
 //! Blocks (frames) per SM the kernels ask for in their launch bounds, which sets their
 //! register budget: 128 registers for lists of 8 and more (without it ptxas held them
 //! to 72-96 and spilled the loop's state to local memory); shorter lists keep ptxas's
-//! own choice (0: no minimum), which suits their smaller frames, more per SM.
+//! own choice (0: no minimum), which suits their smaller frames, more per SM. (17
+//! frames would put five warps on one of the SM's four register files: ptxas then
+//! allows 96 registers, and the list-8 kernel spilled 84 bytes.)
 __host__ __device__ constexpr int scl_min_blocks(int list_max)
 {
     return list_max >= 8 ? 16 : 0;
