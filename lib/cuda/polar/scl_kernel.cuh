@@ -107,9 +107,9 @@ struct scl_layout {
     uint32_t llr;     //!< L x N/2^u floats: slot s, level l < U = n - u at s N/2^u + 2^l
     uint32_t chan;    //!< N floats, or int16s (chan16): the channel (level n)
     uint32_t bits;    //!< L x (N / 32 + 4) words: slot s's decisions, then its pointers
-    uint32_t enc;     //!< L x max(N / 64, 1) words: a left sibling's re-encoded bits
-    uint32_t top;     //!< L x max(N / 64, 1) words: u[0, N/2) G, for level n - 1
-    uint32_t quarter; //!< u = 2 only: L x max(N / 64, 1) words, u[Q - N/4, Q) G for
+    uint32_t enc;     //!< L x scl_sibling_words(N, u): a left sibling's re-encoded bits
+    uint32_t top;     //!< L x scl_enc_words(N): u[0, N/2) G, for level n - 1
+    uint32_t quarter; //!< u = 2 only: L x scl_quarter_words(N), u[Q - N/4, Q) G for
                       //!< the g of an odd quarter Q of level n - 2
     uint32_t ctl;     //!< per-path bookkeeping of a fork (6 x L words)
     uint32_t cand;    //!< a fork's 2 L candidate metrics (16-byte aligned, whole float4s)
@@ -211,7 +211,7 @@ __host__ __device__ constexpr int scl_descent_group(int list_max)
 }
 
 struct scl_frame {
-    float* llr; //!< slot s's levels 0 .. n-2 at s N/2 + 2^l
+    float* llr; //!< slot s's levels 0 .. U-1 at s stride + 2^l
     const float* chan;
     const int16_t* chan16; //!< the channel as int16 (polar_params::scl_chan16), or null
     uint32_t* bits;
@@ -563,7 +563,8 @@ network_survivors(float m0, float m1, int A, int survivors, int lane)
 //!   halves: two lane reductions. Ties across the two sets, or within a path, take
 //!   the general rules, so the result is theirs (the CPU decoder checks the same).
 //!   `BetterHalves` = false skips the check: fast-SCL's rate-1 and SPC nodes, where it
-//!   measured slower (fast-SCL-8 0.91 against 1.07 Gb/s on an H200, 2026-11-29).
+//!   measured slower (fast-SCL-8 0.91 against 1.07 Gb/s on an H200, 2026-11-29), and
+//!   scl_block, which makes it itself before calling.
 //! - With `Network`, up to 16 paths, the 2A candidates sit one per lane and
 //!   network_survivors sorts or thresholds them; else each candidate's rank is counted
 //!   (8 rounds of 2 shuffles and 8 comparisons). Measured on an H200: the network makes
