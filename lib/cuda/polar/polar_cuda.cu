@@ -672,7 +672,7 @@ sc_leaf(const polar_params& p, const sc_frame<F>& fr, int first, float* soft, bo
 //! an op of s < 32 values keeps min(32, FPW s) lanes busy instead of s. FPW = 1 is
 //! the small-batch layout (one warp per block, a frame on each SM): for latency, not
 //! throughput. Blocks of blockDim.x / 32 warps.
-template <bool Soft, int LMax, bool Network, bool ListNodes>
+template <bool Soft, int LMax, bool Network, bool ListNodes, bool BlindSearch>
 __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                                                  const frame_extent& fe,
                                                  uint32_t f,
@@ -687,7 +687,7 @@ template <int ListMax>
 __device__ __noinline__ void sc_first_list_pass(
     polar_params list, frame_extent fe, uint32_t f, unsigned char* base, int lane)
 {
-    scl_decode_frame<false, ListMax, true, true>(list, fe, f, base, lane);
+    scl_decode_frame<false, ListMax, true, true, false>(list, fe, f, base, lane);
 }
 
 //! The frames of an SC / fast-SSC launch (polar_kernel). ListMax > 0 (SC first in the

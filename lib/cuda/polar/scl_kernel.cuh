@@ -210,6 +210,20 @@ __host__ __device__ constexpr int scl_descent_group(int list_max)
 #endif
 }
 
+//! Whether a descent computes level U - 1 for the whole list at once
+//! (scl_frame::descend_from_channel: the channel values and the first half's level n -
+//! 1 read and computed once a value, not once a path) or one value of one path a lane.
+//! Measured on an H200 (2026-11-29, N = 1024, kernel-only at 3 dB, against one value a
+//! lane): CA-SCL-8 1.97 -> 2.01-2.02 Gb/s, one frame 380 -> 364 us, CA-SCL-16 0.91 ->
+//! 1.12 Gb/s, CA-SCL-32 316 -> 367 Mb/s, SC first + CA-SCL-8 at 2 dB 7.89 -> 8.37 Gb/s;
+//! but CA-SCL-4 2.76 -> 2.70 Gb/s and the blind search's kernel (few paths at the top
+//! descents of its K = 64 codes) 9.86 -> 8.83 M candidates/s at N = 512, so lists of 4
+//! and fewer and the blind search keep one value a lane.
+__host__ __device__ constexpr bool scl_shared_top(int list_max, bool blind_search)
+{
+    return list_max >= 8 && !blind_search;
+}
+
 struct scl_frame {
     float* llr; //!< slot s's levels 0 .. U-1 at s stride + 2^l
     const float* chan;
@@ -362,6 +376,78 @@ struct scl_frame {
         }
     }
 
+    //! Level U - 1 (the first stored one) of the A paths' slots, from the unstored
+    //! levels above it: descend()'s first pass where the descent starts at U - 1 or
+    //! above (eight times a frame at N = 1024). A lane takes value j for every path in
+    //! turn: the channel values it needs, and level n - 1 in the first half of the tree
+    //! (f of the channel, which no decision enters), are the same for every path, so
+    //! they are read and computed once for the list instead of once a path. Each
+    //! path's values are level_top's, level_quarter's and descend()'s expressions on
+    //! the same operands: the same floats. g: level U - 1 is a right child (g by enc).
+    __device__ __forceinline__ void
+    descend_from_channel(int quarter, bool g, int A, int lane) const
+    {
+        const int size = 1 << (U - 1);
+        const bool second_half = quarter >= 2;
+        const int half = N / 2, fourth = N / 4;
+        // Level n - 1 value x of slot s from its channel pair (a, b): level_top.
+        const auto top = [&](int s, int x, float a, float b, float first_half_value) {
+            if (!second_half)
+                return first_half_value;
+            return (top_enc[s * EW + (x >> 5)] >> (x & 31)) & 1u ? b - a : b + a;
+        };
+        const auto bit = [](const uint32_t* row, int x) {
+            return ((row[x >> 5] >> (x & 31)) & 1u) != 0;
+        };
+        for (int j = lane; j < size; j += 32) {
+            if (U == n - 1) {
+                // Level n - 2 value j from level n - 1 values j and j + size.
+                const float a0 = channel(j), b0 = channel(j + half);
+                const float a1 = channel(j + size), b1 = channel(j + size + half);
+                const float f0 = second_half ? 0.0f : f_minsum(a0, b0);
+                const float f1 = second_half ? 0.0f : f_minsum(a1, b1);
+                for (int q = 0; q < A; q++) {
+                    const int s = cur_slot[q];
+                    const float a = top(s, j, a0, b0, f0);
+                    const float b = top(s, j + size, a1, b1, f1);
+                    at_level(s, U - 1)[j] =
+                        g ? (bit(enc + s * SW, j) ? b - a : b + a) : f_minsum(a, b);
+                }
+            } else {
+                // Level n - 3 value j from level n - 2 values j and j + size, each from
+                // level n - 1 values x and x + N/4 (level_quarter).
+                float ca[4], cb[4], ft[4];
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    const int x = j + (k & 1) * size + (k >> 1) * fourth;
+                    ca[k] = channel(x);
+                    cb[k] = channel(x + half);
+                    ft[k] = second_half ? 0.0f : f_minsum(ca[k], cb[k]);
+                }
+                for (int q = 0; q < A; q++) {
+                    const int s = cur_slot[q];
+                    float t[4]; // level n - 1 at j, j + size, j + N/4, j + size + N/4
+#pragma unroll
+                    for (int k = 0; k < 4; k++)
+                        t[k] = top(s,
+                                   j + (k & 1) * size + (k >> 1) * fourth,
+                                   ca[k],
+                                   cb[k],
+                                   ft[k]);
+                    const uint32_t* quarter_row = quarter_enc + s * QW;
+                    const float a = !(quarter & 1)        ? f_minsum(t[0], t[2])
+                                    : bit(quarter_row, j) ? t[2] - t[0]
+                                                          : t[2] + t[0];
+                    const float b = !(quarter & 1)               ? f_minsum(t[1], t[3])
+                                    : bit(quarter_row, j + size) ? t[3] - t[1]
+                                                                 : t[3] + t[1];
+                    at_level(s, U - 1)[j] =
+                        g ? (bit(enc + s * SW, j) ? b - a : b + a) : f_minsum(a, b);
+                }
+            }
+        }
+    }
+
     //! D levels of slot s's descent in one lane, l down to l - D + 1 (level l + 1
     //! stored): value j of level l - D + 1 and the values of the levels above it that it
     //! is computed from, each with descend()'s expression (level l: g by enc where `g`,
@@ -402,10 +488,11 @@ struct scl_frame {
     //! The LLRs of the node at `level` (< U) whose first leaf is `first` for the A
     //! paths of the list, in each path's own slot (levels ctz(first) .. level are
     //! computed). level 0: lane q < A returns path q's leaf LLR. Group: levels per pass
-    //! (scl_descent_group). (Four values of one level a lane, with each path's slot
-    //! shuffled from its lane, measured slower in 2026-11-27's per-leaf kernel:
-    //! polar-gpu.md.)
-    template <int Group>
+    //! (scl_descent_group). SharedTop: level U - 1 by descend_from_channel
+    //! (scl_shared_top), else one value of one path a lane. (Four values of one level
+    //! a lane, with each path's slot shuffled from its lane, measured slower in
+    //! 2026-11-27's per-leaf kernel: polar-gpu.md.)
+    template <int Group, bool SharedTop>
     __device__ __forceinline__ float
     descend(int first, int level, int A, int lane, int my_slot) const
     {
@@ -435,7 +522,14 @@ struct scl_frame {
         const int start = min(top, U - 1);
         sub.lap(scl_sub_descend_encode, lane);
         float leaf = 0.0f;
-        for (int l = start; l >= level;) {
+        int l = start;
+        if (SharedTop && start == U - 1 && level <= start && start > 0) {
+            sub.count(lane, scl_count_descent_iterations, ((1 << start) + 31) / 32);
+            descend_from_channel(quarter, top == start && first > 0, A, lane);
+            __syncwarp();
+            l = start - 1;
+        }
+        while (l >= level) {
             // Up to Group levels a pass where level l + 1 is stored: a
             // lane takes value j of the group's last level and every value of the
             // levels above that it derives from, so their chains need no barrier.
@@ -1135,8 +1229,9 @@ __device__ __forceinline__ int scl_block(const scl_frame& fr,
 //! CA-SCL of frame f (extent fe) with code p in one warp, its state at `base` in shared
 //! memory, list_size <= LMax (a power of two: the loops over the list unroll).
 //! ListNodes: the program may hold fast-SCL's rate-1 and SPC nodes (not compiled into
-//! the blind search's kernel, whose programs have none).
-template <bool Soft, int LMax, bool Network, bool ListNodes>
+//! the blind search's kernel, whose programs have none). BlindSearch: the blind
+//! search's kernel (scl_shared_top).
+template <bool Soft, int LMax, bool Network, bool ListNodes, bool BlindSearch>
 __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                                                  const frame_extent& fe,
                                                  uint32_t f,
@@ -1222,13 +1317,15 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
             const bool block = kind == scl_block_op;
             if (block)
                 i = static_cast<int>(word >> 24) << scl_block_level;
-            float leaf = fr.descend<scl_descent_group(LMax)>(i,
-                                                             block ? scl_block_level
-                                                             : node || list_node ? level
-                                                                                 : 0,
-                                                             A,
-                                                             lane,
-                                                             my_slot);
+            float leaf =
+                fr.descend<scl_descent_group(LMax), scl_shared_top(LMax, BlindSearch)>(
+                    i,
+                    block               ? scl_block_level
+                    : node || list_node ? level
+                                        : 0,
+                    A,
+                    lane,
+                    my_slot);
             prof.lap(scl_phase_descend, lane);
             if (block) {
                 A = scl_block<LMax, Network>(fr,
@@ -1427,8 +1524,9 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                     // Decided at once: its leaf LLRs from the decisions, leaf by leaf.
                     const int leaves = 1 << (block ? scl_block_level : level);
                     for (int at = i; at < i + leaves; at++) {
-                        const float leaf =
-                            fr.descend<scl_descent_group(LMax)>(at, 0, 1, lane, chosen);
+                        const float leaf = fr.descend<scl_descent_group(LMax),
+                                                      scl_shared_top(LMax, BlindSearch)>(
+                            at, 0, 1, lane, chosen);
                         const int j = p.payload_of[at];
                         if (lane == 0 && j >= 0)
                             soft[j] = (u[at >> 5] >> (at & 31)) & 1u ? -fabsf(leaf)
@@ -1437,7 +1535,8 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                     continue;
                 }
                 const bool node = kind == pp::rate0_op || kind == pp::rep_op;
-                float leaf = fr.descend<scl_descent_group(LMax)>(
+                float leaf = fr.descend<scl_descent_group(LMax),
+                                        scl_shared_top(LMax, BlindSearch)>(
                     i, node ? level : 0, 1, lane, chosen);
                 int at = i;
                 if (kind == pp::rep_op) {
@@ -1486,7 +1585,7 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block, scl_min_blocks(L
     const uint32_t count = p.frame_index ? p.frame_index[-1] : p.num_frames;
     for (uint32_t i = blockIdx.x * warps + warp; i < count; i += gridDim.x * warps) {
         const uint32_t f = p.frame_index ? p.frame_index[i] : i;
-        scl_decode_frame<Soft, LMax, true, true>(p, p.frames[f], f, base, lane);
+        scl_decode_frame<Soft, LMax, true, true, false>(p, p.frames[f], f, base, lane);
     }
 }
 
@@ -1517,6 +1616,6 @@ __global__ void __launch_bounds__(32 * scl_max_warps_per_block, scl_min_blocks(L
             if (t < set.count && set.e[t] == fe.in_items)
                 c = t;
         const polar_params p = with_launch(set.codes[c], launch);
-        scl_decode_frame<false, LMax, false, false>(p, fe, f, base, lane);
+        scl_decode_frame<false, LMax, false, false, true>(p, fe, f, base, lane);
     }
 }
