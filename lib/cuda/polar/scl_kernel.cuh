@@ -56,7 +56,8 @@ enum scl_phase {
     scl_sub_block_leaf,     // scl_block: block_descend
     scl_sub_block_fork,     // scl_block: the survivors and the list update
     scl_count_descents,
-    scl_count_descent_iterations, // a lane's passes over descend()'s value loop
+    scl_count_descent_iterations, // a lane's passes over descend()'s value loops (in
+                                  // descend_from_channel: one a value, all paths)
     scl_count_block_reorders,     // forks inside a block that reorder the list
     scl_phase_count
 };
@@ -218,7 +219,9 @@ __host__ __device__ constexpr int scl_descent_group(int list_max)
 //! 1.12 Gb/s, CA-SCL-32 316 -> 367 Mb/s, SC first + CA-SCL-8 at 2 dB 7.89 -> 8.37 Gb/s;
 //! but CA-SCL-4 2.76 -> 2.70 Gb/s and the blind search's kernel (few paths at the top
 //! descents of its K = 64 codes) 9.86 -> 8.83 M candidates/s at N = 512, so lists of 4
-//! and fewer and the blind search keep one value a lane.
+//! and fewer and the blind search keep one value a lane. Measured at N = 1024 only:
+//! below N = 128 (256 with level n - 2 unstored) level U - 1 has fewer than 32 values,
+//! and lanes then wait while each busy one walks the list.
 __host__ __device__ constexpr bool scl_shared_top(int list_max, bool blind_search)
 {
     return list_max >= 8 && !blind_search;
@@ -331,9 +334,9 @@ struct scl_frame {
         return v == scl_known_zero16 ? polar_known_zero_llr : static_cast<float>(v);
     }
 
-    //! Value j of level n - 1 of slot s: never stored (it is read at four leaves per
-    //! frame), computed from the channel as SC computes it: f in the first half of the
-    //! tree, g by u[0, N/2) G in the second.
+    //! Value j of level n - 1 of slot s: never stored (read at four leaves a frame,
+    //! eight with level n - 2 unstored too), computed from the channel as SC computes it:
+    //! f in the first half of the tree, g by u[0, N/2) G in the second.
     __device__ float level_top(int s, int j, bool second_half) const
     {
         const float a = channel(j), b = channel(j + N / 2);
@@ -378,12 +381,13 @@ struct scl_frame {
 
     //! Level U - 1 (the first stored one) of the A paths' slots, from the unstored
     //! levels above it: descend()'s first pass where the descent starts at U - 1 or
-    //! above (eight times a frame at N = 1024). A lane takes value j for every path in
-    //! turn: the channel values it needs, and level n - 1 in the first half of the tree
-    //! (f of the channel, which no decision enters), are the same for every path, so
-    //! they are read and computed once for the list instead of once a path. Each
-    //! path's values are level_top's, level_quarter's and descend()'s expressions on
-    //! the same operands: the same floats. g: level U - 1 is a right child (g by enc).
+    //! above (at N = 1024: eight times a frame with level n - 2 unstored, four with
+    //! n - 1 only). A lane takes value j for every path in turn: the channel values it
+    //! needs, and level n - 1 in the first half of the tree (f of the channel, which no
+    //! decision enters), are the same for every path, so they are read and computed
+    //! once for the list instead of once a path. Each path's values are level_top's,
+    //! level_quarter's and descend()'s expressions on the same operands: the same
+    //! floats. g: level U - 1 is a right child (g by enc).
     __device__ __forceinline__ void
     descend_from_channel(int quarter, bool g, int A, int lane) const
     {
