@@ -175,6 +175,19 @@ __device__ __forceinline__ float f_minsum(float a, float b)
     return ((a < 0.0f) != (b < 0.0f)) ? -m : m;
 }
 
+//! SC's g: a right child's value from its parent's pair (a, b), b - a where the left
+//! sibling's re-encoded bit is 1, else b + a.
+__device__ __forceinline__ float g_step(uint32_t bit, float a, float b)
+{
+    return bit ? b - a : b + a;
+}
+
+//! Bit x (0 or 1) of a row of packed bits (32 a word, lowest first).
+__device__ __forceinline__ uint32_t row_bit(const uint32_t* row, int x)
+{
+    return (row[x >> 5] >> (x & 31)) & 1u;
+}
+
 //! Shared-memory bytes of one frame.
 constexpr size_t frame_bytes(int N) { return 7 * static_cast<size_t>(N); }
 
@@ -1223,9 +1236,12 @@ struct polar_op_profile {
 class polar_decoder_cuda final : public batch_decoder
 {
 public:
+    //! block_steps: the list program takes scl_blocks' block steps (false: the blind
+    //! search's codes, scl_blocks).
     polar_decoder_cuda(const nr_polar_code& code,
                        const polar_decoder_options& options,
-                       int device)
+                       int device,
+                       bool block_steps = true)
         : d_code(code), d_device(device)
     {
         d_cpu = make_polar_decoder_cpu(code, options); // validates the options
@@ -1339,7 +1355,7 @@ public:
                 o.kind == polar_program::rate1_op || o.kind == polar_program::spc_op)
                 push(o.kind, o.level, o.first);
         }
-        if (d_scl)
+        if (d_scl && block_steps)
             ops = scl_blocks(ops, n - 1 - d_scl_big.unstored);
         d_num_ops = static_cast<int>(ops.size());
         for (int i = 0; i < 3; i++) {
@@ -1819,7 +1835,10 @@ public:
      * block step (scl_block_op, its frozen leaves as a mask): the same leaves in the
      * same order with the same values, decided in registers (scl_block). Blocks need
      * their level stored (stored_top: the highest stored level). GPUFEC_POLAR_SCL_BLOCKS
-     * =off keeps the leaf steps, for measurement.
+     * =off keeps the leaf steps, for measurement. The blind search's codes (K = 64 of
+     * N = 512 at most) always keep the leaf steps (dci_search_cuda): its kernel ran 3 %
+     * faster without blocks (H200, 2026-11-29: 10.2 against 9.88 M candidates/s at
+     * N = 512; docs/polar-gpu.md).
      */
     static std::vector<uint32_t> scl_blocks(const std::vector<uint32_t>& ops,
                                             int stored_top)
@@ -2149,7 +2168,8 @@ public:
                         " aggregation levels; allowed: at most 5");
         std::vector<polar_params> params;
         for (size_t c = 0; c < codes.size(); c++) {
-            d_levels.push_back(std::make_unique<polar_decoder_cuda>(codes[c], o, device));
+            d_levels.push_back(std::make_unique<polar_decoder_cuda>(
+                codes[c], o, device, /*block_steps=*/false));
             params.push_back(d_levels.back()->params());
             d_set.e[c] = static_cast<uint32_t>(codes[c].e());
             d_set.frame_bytes = std::max<uint32_t>(

@@ -342,7 +342,7 @@ struct scl_frame {
         const float a = channel(j), b = channel(j + N / 2);
         if (!second_half)
             return f_minsum(a, b);
-        return (top_enc[s * EW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a;
+        return g_step(row_bit(top_enc + s * EW, j), a, b);
     }
 
     //! Value j of level n - 2 of slot s in quarter `quarter` of the tree where it is
@@ -355,7 +355,7 @@ struct scl_frame {
         const float b = level_top(s, j + N / 4, second_half);
         if (!(quarter & 1))
             return f_minsum(a, b);
-        return (quarter_enc[s * QW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a;
+        return g_step(row_bit(quarter_enc + s * QW, j), a, b);
     }
 
     //! Values j and j + 2^l of level l + 1 that value j of level l of slot s is computed
@@ -398,10 +398,7 @@ struct scl_frame {
         const auto top = [&](int s, int x, float a, float b, float first_half_value) {
             if (!second_half)
                 return first_half_value;
-            return (top_enc[s * EW + (x >> 5)] >> (x & 31)) & 1u ? b - a : b + a;
-        };
-        const auto bit = [](const uint32_t* row, int x) {
-            return ((row[x >> 5] >> (x & 31)) & 1u) != 0;
+            return g_step(row_bit(top_enc + s * EW, x), a, b);
         };
         for (int j = lane; j < size; j += 32) {
             if (U == n - 1) {
@@ -415,7 +412,7 @@ struct scl_frame {
                     const float a = top(s, j, a0, b0, f0);
                     const float b = top(s, j + size, a1, b1, f1);
                     at_level(s, U - 1)[j] =
-                        g ? (bit(enc + s * SW, j) ? b - a : b + a) : f_minsum(a, b);
+                        g ? g_step(row_bit(enc + s * SW, j), a, b) : f_minsum(a, b);
                 }
             } else {
                 // Level n - 3 value j from level n - 2 values j and j + size, each from
@@ -439,14 +436,15 @@ struct scl_frame {
                                    cb[k],
                                    ft[k]);
                     const uint32_t* quarter_row = quarter_enc + s * QW;
-                    const float a = !(quarter & 1)        ? f_minsum(t[0], t[2])
-                                    : bit(quarter_row, j) ? t[2] - t[0]
-                                                          : t[2] + t[0];
-                    const float b = !(quarter & 1)               ? f_minsum(t[1], t[3])
-                                    : bit(quarter_row, j + size) ? t[3] - t[1]
-                                                                 : t[3] + t[1];
+                    const float a = !(quarter & 1)
+                                        ? f_minsum(t[0], t[2])
+                                        : g_step(row_bit(quarter_row, j), t[0], t[2]);
+                    const float b =
+                        !(quarter & 1)
+                            ? f_minsum(t[1], t[3])
+                            : g_step(row_bit(quarter_row, j + size), t[1], t[3]);
                     at_level(s, U - 1)[j] =
-                        g ? (bit(enc + s * SW, j) ? b - a : b + a) : f_minsum(a, b);
+                        g ? g_step(row_bit(enc + s * SW, j), a, b) : f_minsum(a, b);
                 }
             }
         }
@@ -472,7 +470,7 @@ struct scl_frame {
 #pragma unroll
             for (int k = 0; k < K / 2; k++) {
                 const int at = j + k * h;
-                sign |= ((enc[s * SW + (at >> 5)] >> (at & 31)) & 1u) << k;
+                sign |= row_bit(enc + s * SW, at) << k;
             }
         }
 #pragma unroll
@@ -482,7 +480,7 @@ struct scl_frame {
 #pragma unroll
             for (int k = 0; k < half; k++) {
                 const float a = x[k], b = x[k + half];
-                x[k] = d == 0 && g ? ((sign >> k) & 1u ? b - a : b + a) : f_minsum(a, b);
+                x[k] = d == 0 && g ? g_step((sign >> k) & 1u, a, b) : f_minsum(a, b);
                 dst[j + k * h] = x[k];
             }
         }
@@ -547,8 +545,7 @@ struct scl_frame {
                 if (depth == 1) {
                     float a, b;
                     descend_operands(s, j, l, top, quarter, a, b);
-                    leaf = g ? ((enc[s * SW + (j >> 5)] >> (j & 31)) & 1u ? b - a : b + a)
-                             : f_minsum(a, b);
+                    leaf = g ? g_step(row_bit(enc + s * SW, j), a, b) : f_minsum(a, b);
                     at_level(s, l)[j] = leaf; // level 0: lane q holds path q's leaf
                 } else if (Group >= 3 && depth == 3) {
                     leaf = descend_group<3>(s, j, l, top, g);
@@ -1096,7 +1093,7 @@ __device__ __forceinline__ float block_descend(
 #pragma unroll
         for (int j = 0; j < size; j++) {
             const float a = in[j], b = in[j + size];
-            lv[size + j] = right ? ((e >> j) & 1u ? b - a : b + a) : f_minsum(a, b);
+            lv[size + j] = right ? g_step((e >> j) & 1u, a, b) : f_minsum(a, b);
         }
     }
     if constexpr (Level > 0)
@@ -1504,7 +1501,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
         for (int byte = lane; byte < output_bytes(p); byte += 32)
             out[byte] = output_byte(p, byte, rnti, [&](int j) {
                 const int i = p.info[j];
-                return ((u[i >> 5] >> (i & 31)) & 1u) != 0;
+                return row_bit(u, i) != 0;
             });
         if (lane == 0)
             p.status[f] = frame_status{ p.second_pass ? 2 : 1, best != 64 };
@@ -1533,8 +1530,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                             at, 0, 1, lane, chosen);
                         const int j = p.payload_of[at];
                         if (lane == 0 && j >= 0)
-                            soft[j] = (u[at >> 5] >> (at & 31)) & 1u ? -fabsf(leaf)
-                                                                     : fabsf(leaf);
+                            soft[j] = row_bit(u, at) ? -fabsf(leaf) : fabsf(leaf);
                     }
                     continue;
                 }
@@ -1550,7 +1546,7 @@ __device__ __forceinline__ void scl_decode_frame(const polar_params& p,
                 }
                 const int j = kind == pp::rate0_op ? -1 : p.payload_of[at];
                 if (lane == 0 && j >= 0)
-                    soft[j] = (u[at >> 5] >> (at & 31)) & 1u ? -fabsf(leaf) : fabsf(leaf);
+                    soft[j] = row_bit(u, at) ? -fabsf(leaf) : fabsf(leaf);
             }
             prof.lap(scl_phase_soft, lane);
         }
