@@ -1236,8 +1236,8 @@ struct polar_op_profile {
 class polar_decoder_cuda final : public batch_decoder
 {
 public:
-    //! block_steps: the list program takes scl_blocks' block steps (false: the blind
-    //! search's codes, scl_blocks).
+    //! block_steps: the list program takes scl_blocks' block steps (false: leaf steps
+    //! only, dci_search_cuda's large batches).
     polar_decoder_cuda(const nr_polar_code& code,
                        const polar_decoder_options& options,
                        int device,
@@ -1835,10 +1835,8 @@ public:
      * block step (scl_block_op, its frozen leaves as a mask): the same leaves in the
      * same order with the same values, decided in registers (scl_block). Blocks need
      * their level stored (stored_top: the highest stored level). GPUFEC_POLAR_SCL_BLOCKS
-     * =off keeps the leaf steps, for measurement. The blind search's codes (K = 64 of
-     * N = 512 at most) always keep the leaf steps (dci_search_cuda): its kernel ran 3 %
-     * faster without blocks (H200, 2026-11-29: 10.2 against 9.88 M candidates/s at
-     * N = 512; docs/polar-gpu.md).
+     * =off keeps the leaf steps, for measurement. The blind search takes them in
+     * small batches only (dci_search_cuda::program_for).
      */
     static std::vector<uint32_t> scl_blocks(const std::vector<uint32_t>& ops,
                                             int stored_top)
@@ -2166,25 +2164,32 @@ public:
         if (codes.size() > static_cast<size_t>(max_launch_codes))
             throw error("dci search (cuda): " + std::to_string(codes.size()) +
                         " aggregation levels; allowed: at most 5");
-        std::vector<polar_params> params;
-        for (size_t c = 0; c < codes.size(); c++) {
-            d_levels.push_back(std::make_unique<polar_decoder_cuda>(
-                codes[c], o, device, /*block_steps=*/false));
-            params.push_back(d_levels.back()->params());
-            d_set.e[c] = static_cast<uint32_t>(codes[c].e());
-            d_set.frame_bytes = std::max<uint32_t>(
-                d_set.frame_bytes,
-                static_cast<uint32_t>(d_levels.back()->scl_frame_bytes()));
-        }
         d_list = o.list_size;
+        for (bool blocks : { true, false }) {
+            program_form& form = blocks ? d_block_steps : d_leaf_steps;
+            std::vector<polar_params> params;
+            for (size_t c = 0; c < codes.size(); c++) {
+                form.levels.push_back(
+                    std::make_unique<polar_decoder_cuda>(codes[c], o, device, blocks));
+                params.push_back(form.levels.back()->params());
+                form.set.e[c] = static_cast<uint32_t>(codes[c].e());
+                form.set.frame_bytes = std::max<uint32_t>(
+                    form.set.frame_bytes,
+                    static_cast<uint32_t>(form.levels.back()->scl_frame_bytes()));
+            }
+            device_guard guard(device);
+            upload(form.codes, params);
+            form.set.codes = form.codes.get();
+            form.set.count = static_cast<int>(codes.size());
+        }
         device_guard guard(device);
-        upload(d_codes, params);
-        d_set.codes = d_codes.get();
-        d_set.count = static_cast<int>(codes.size());
-        GPUFEC_CUDA_CHECK(
-            cudaFuncSetAttribute(kernel(d_list),
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(d_set.frame_bytes)));
+        GPUFEC_CUDA_CHECK(cudaDeviceGetAttribute(
+            &d_block_steps_max_frames, cudaDevAttrMultiProcessorCount, device));
+        GPUFEC_CUDA_CHECK(cudaFuncSetAttribute(
+            kernel(d_list),
+            cudaFuncAttributeMaxDynamicSharedMemorySize,
+            static_cast<int>(
+                std::max(d_block_steps.set.frame_bytes, d_leaf_steps.set.frame_bytes))));
     }
 
     backend_kind backend() const override { return backend_kind::cuda; }
@@ -2229,11 +2234,12 @@ public:
         p.num_frames = static_cast<uint32_t>(nf);
         p.out = out;
         p.status = status;
+        const polar_code_set& set = program_for(nf).set;
         device_guard guard(d_device);
         kernel(d_list)<<<static_cast<unsigned>(std::min<size_t>(nf, size_t(1) << 20)),
                          32,
-                         d_set.frame_bytes,
-                         stream>>>(p, d_set);
+                         set.frame_bytes,
+                         stream>>>(p, set);
         GPUFEC_CUDA_CHECK_LAUNCH();
     }
 
@@ -2244,11 +2250,32 @@ public:
     std::string kernel_name() const
     {
         return "dci search ca-scl-" + std::to_string(d_list) + ": " +
-               std::to_string(d_set.count) + " codes in one launch, 1 warp/frame, " +
-               std::to_string(d_set.frame_bytes) + " B shared memory per frame";
+               std::to_string(d_leaf_steps.set.count) +
+               " codes in one launch, 1 warp/frame, " +
+               std::to_string(d_leaf_steps.set.frame_bytes) +
+               " B shared memory per frame, block steps in batches of up to " +
+               std::to_string(d_block_steps_max_frames) + " frames";
     }
 
 private:
+    //! The codes' list programs in one form (with block steps or leaf steps only,
+    //! polar_decoder_cuda's block_steps), their decoders owning the tables, and the
+    //! launch's code set.
+    struct program_form {
+        std::vector<std::unique_ptr<polar_decoder_cuda>> levels;
+        device_buffer<polar_params> codes;
+        polar_code_set set{};
+    };
+    //! Batches of at most one frame per SM take the block steps, larger ones the leaf
+    //! steps. Measured on an H200 (2026-11-29, docs/polar-gpu.md): a lone candidate
+    //! 123 us with blocks, 155 us without, a slot's 44 candidates 130 against 162 us;
+    //! 131 072 candidates at N = 512 9.88 M/s with blocks, 10.2 M/s without.
+    const program_form& program_for(size_t nf) const
+    {
+        return nf <= static_cast<size_t>(d_block_steps_max_frames) ? d_block_steps
+                                                                   : d_leaf_steps;
+    }
+
     using kernel_fn = void (*)(polar_params, polar_code_set);
     static kernel_fn kernel(int list)
     {
@@ -2268,10 +2295,9 @@ private:
     int d_k;
     int d_device;
     int d_list = 1;
-    std::unique_ptr<batch_decoder> d_cpu;                      // validation and lengths
-    std::vector<std::unique_ptr<polar_decoder_cuda>> d_levels; // own the codes' tables
-    device_buffer<polar_params> d_codes;
-    polar_code_set d_set{};
+    std::unique_ptr<batch_decoder> d_cpu; // validation and lengths
+    program_form d_block_steps, d_leaf_steps;
+    int d_block_steps_max_frames = 0; //!< the device's SMs
 };
 
 // ---- UCI codes of two code blocks (5.2.1) -------------------------------------------
