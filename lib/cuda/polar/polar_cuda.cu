@@ -2253,8 +2253,9 @@ public:
                std::to_string(d_leaf_steps.set.count) +
                " codes in one launch, 1 warp/frame, " +
                std::to_string(d_leaf_steps.set.frame_bytes) +
-               " B shared memory per frame, block steps in batches of up to " +
-               std::to_string(d_block_steps_max_frames) + " frames";
+               " B shared memory per frame; batches of up to " +
+               std::to_string(d_block_steps_max_frames) +
+               " frames take the block steps where the programs have them";
     }
 
 private:
@@ -2268,8 +2269,10 @@ private:
     };
     //! Batches of at most one frame per SM take the block steps, larger ones the leaf
     //! steps. Measured on an H200 (2026-11-29, docs/polar-gpu.md): a lone candidate
-    //! 123 us with blocks, 155 us without, a slot's 44 candidates 130 against 162 us;
-    //! 131 072 candidates at N = 512 9.88 M/s with blocks, 10.2 M/s without.
+    //! 123-125 us with blocks, 155 us without, a slot's 44 candidates 130 against
+    //! 162 us; 131 072 candidates at N = 512 9.88 M/s with blocks, 10.2 M/s without.
+    //! Between 132 and 131 072 frames the crossover was not measured: one frame per SM
+    //! is the list kernel's own small-batch rule (uses_single_layout).
     const program_form& program_for(size_t nf) const
     {
         return nf <= static_cast<size_t>(d_block_steps_max_frames) ? d_block_steps
