@@ -33,6 +33,7 @@ struct block_options : run_options {
     int dci_k = 40;
     std::string dci_levels = "4,8,16";
     int dci_rntis = 4;
+    std::string dci_batches = "131072,44,1"; //!< kernel-only batch sizes (candidates)
     //! "cuda:N" to add the rows of the code's CUDA decoders, "" for the CPU only.
     std::string cuda_backend;
     //! The CPU decoders' rows (end to end, decode-only, gr-fec): off with --backend

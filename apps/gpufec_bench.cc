@@ -722,6 +722,8 @@ options parse_options(int argc, char** argv, bool& help)
          "dci-search: aggregation levels, e.g. 1,2,4,8,16 (N = 512 from 4 up)")
         ("dci-rntis", po::value(&opt.block.dci_rntis)->default_value(opt.block.dci_rntis),
          "dci-search: monitored RNTIs")
+        ("dci-batches", po::value(&opt.block.dci_batches)->default_value(opt.block.dci_batches),
+         "dci-search: candidates per launch of the kernel-only rows, e.g. 131072,44,1")
         ("uci-k", po::value(&opt.block.uci_k)->default_value(opt.block.uci_k),
          "NR UCI small-block payload bits, 1..11")
         ("uci-e", po::value(&opt.block.uci_e)->default_value(opt.block.uci_e),

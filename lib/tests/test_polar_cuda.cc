@@ -659,9 +659,10 @@ TEST(PolarCuda, BlindSearchInOneLaunchMatchesCpu)
     // The PDCCH blind search: candidates of aggregation levels 1..16 (e = 108 .. 1728,
     // N = 128 .. 512, repetition at 16) mixed in one batch, decoded in one launch with
     // three monitored RNTIs: the CPU search's payload, RNTI bits and verdicts, CA-SCL
-    // with list sizes 1, 2, 8, 32. Batches of 8 candidates (at most one per SM on any
-    // GPU) take the list programs with block steps, one batch of all 450 (more than an
-    // H100 or H200 has SMs) the leaf steps only (dci_search_cuda::program_for).
+    // with list sizes 1, 2, 8, 32. Both forms of the list programs (with block steps,
+    // which batches of up to 8 waves take, and with leaf steps only, for larger ones:
+    // dci_search_cuda::program_for), fixed by GPUFEC_POLAR_DCI_STEPS, in batches of 8
+    // and of all 450 candidates, and the size-chosen form.
     REQUIRE_GPU();
     dci_search_space space;
     space.k = 40;
@@ -672,24 +673,34 @@ TEST(PolarCuda, BlindSearchInOneLaunchMatchesCpu)
         dci_search_options o;
         o.decoding.list_size = list;
         auto cpu = make_decoder(space, o, "cpu");
-        std::shared_ptr<batch_decoder> gpu = make_decoder(space, o, "cuda:0");
-        ASSERT_EQ(gpu->backend(), backend_kind::cuda);
         const auto ref = test::decode_all(*cpu, frames, space.k + 16, true, false);
-        for (size_t batch : { size_t(8), frames.size() }) {
-            SCOPED_TRACE("batches of " + std::to_string(batch));
-            const auto got = test::engine_decode(gpu, frames, space.k + 16, false, batch);
-            size_t ok = 0;
-            for (size_t f = 0; f < frames.size(); f++) {
-                EXPECT_EQ(got.bits[f], ref.bits[f]) << "frame " << f;
-                EXPECT_EQ(got.status[f].ok, ref.status[f].ok) << "frame " << f;
-                ok += got.status[f].ok;
+        for (const char* steps : { "blocks", "leaves", "auto" }) {
+            SCOPED_TRACE(std::string("GPUFEC_POLAR_DCI_STEPS=") + steps);
+            ASSERT_EQ(setenv("GPUFEC_POLAR_DCI_STEPS", steps, 1), 0);
+            std::shared_ptr<batch_decoder> gpu = make_decoder(space, o, "cuda:0");
+            ASSERT_EQ(unsetenv("GPUFEC_POLAR_DCI_STEPS"), 0);
+            ASSERT_EQ(gpu->backend(), backend_kind::cuda);
+            for (size_t batch : { size_t(8), frames.size() }) {
+                SCOPED_TRACE("batches of " + std::to_string(batch));
+                const auto got =
+                    test::engine_decode(gpu, frames, space.k + 16, false, batch);
+                size_t ok = 0;
+                for (size_t f = 0; f < frames.size(); f++) {
+                    EXPECT_EQ(got.bits[f], ref.bits[f]) << "frame " << f;
+                    EXPECT_EQ(got.status[f].ok, ref.status[f].ok) << "frame " << f;
+                    ok += got.status[f].ok;
+                }
+                // The monitored senders' clean frames at least (2 of 3 senders, 5
+                // levels, 6 noiseless frames each); the unmonitored sender's never.
+                EXPECT_GE(ok, 60u);
+                EXPECT_LT(ok, frames.size() * 2 / 3);
             }
-            // The monitored senders' clean frames at least (2 of 3 senders, 5 levels,
-            // 6 noiseless frames each); the unmonitored sender's never.
-            EXPECT_GE(ok, 60u);
-            EXPECT_LT(ok, frames.size() * 2 / 3);
         }
     }
+    ASSERT_EQ(setenv("GPUFEC_POLAR_DCI_STEPS", "blocky", 1), 0);
+    expect_error([&] { make_decoder(space, dci_search_options{}, "cuda:0"); },
+                 { "GPUFEC_POLAR_DCI_STEPS=blocky", "allowed: auto, blocks, leaves" });
+    ASSERT_EQ(unsetenv("GPUFEC_POLAR_DCI_STEPS"), 0);
     // "auto" takes the GPU for scl only; the other algorithms stay on the CPU there
     // and are refused on cuda, naming scl.
     dci_search_options o;

@@ -1236,12 +1236,12 @@ struct polar_op_profile {
 class polar_decoder_cuda final : public batch_decoder
 {
 public:
-    //! block_steps: the list program takes scl_blocks' block steps (false: leaf steps
-    //! only, dci_search_cuda's large batches).
+    //! with_leaf_steps: a list decoder also uploads its program without scl_blocks'
+    //! block steps (leaf_step_params(); dci_search_cuda's large batches).
     polar_decoder_cuda(const nr_polar_code& code,
                        const polar_decoder_options& options,
                        int device,
-                       bool block_steps = true)
+                       bool with_leaf_steps = false)
         : d_code(code), d_device(device)
     {
         d_cpu = make_polar_decoder_cpu(code, options); // validates the options
@@ -1355,7 +1355,11 @@ public:
                 o.kind == polar_program::rate1_op || o.kind == polar_program::spc_op)
                 push(o.kind, o.level, o.first);
         }
-        if (d_scl && block_steps)
+        if (d_scl && with_leaf_steps) {
+            upload(d_leaf_ops, ops);
+            d_num_leaf_ops = static_cast<int>(ops.size());
+        }
+        if (d_scl)
             ops = scl_blocks(ops, n - 1 - d_scl_big.unstored);
         d_num_ops = static_cast<int>(ops.size());
         for (int i = 0; i < 3; i++) {
@@ -1805,6 +1809,17 @@ public:
     }
     //! The launch-independent parameters (a multi-code launch gathers them).
     const polar_params& params() const { return d_params; }
+    //! The same with the list program of leaf steps only (built with_leaf_steps).
+    polar_params leaf_step_params() const
+    {
+        if (!d_leaf_ops.get())
+            throw error("polar decoder (cuda): leaf_step_params() of a decoder built "
+                        "without with_leaf_steps");
+        polar_params p = d_params;
+        p.ops = d_leaf_ops.get();
+        p.num_ops = d_num_leaf_ops;
+        return p;
+    }
     //! Shared memory of one CA-SCL frame: in the layout of large batches (the
     //! parameters' own, params()), or of `shape`.
     size_t scl_frame_bytes() const { return scl_frame_bytes(d_scl_big); }
@@ -2095,8 +2110,8 @@ private:
     std::unique_ptr<batch_decoder> d_cpu; // validation and lengths
     polar_params d_params;
     device_buffer<float> d_fill;
-    device_buffer<uint32_t> d_begin, d_column, d_ops;
-    int d_num_ops = 0;
+    device_buffer<uint32_t> d_begin, d_column, d_ops, d_leaf_ops;
+    int d_num_ops = 0, d_num_leaf_ops = 0;
     //! The list kernel's layouts (choose_scl_shapes): of large batches, and of batches
     //! of at most d_scl_small_resident frames (and SC first's small-batch launch).
     scl_shape d_scl_big, d_scl_small;
@@ -2165,31 +2180,39 @@ public:
             throw error("dci search (cuda): " + std::to_string(codes.size()) +
                         " aggregation levels; allowed: at most 5");
         d_list = o.list_size;
-        for (bool blocks : { true, false }) {
-            program_form& form = blocks ? d_block_steps : d_leaf_steps;
-            std::vector<polar_params> params;
-            for (size_t c = 0; c < codes.size(); c++) {
-                form.levels.push_back(
-                    std::make_unique<polar_decoder_cuda>(codes[c], o, device, blocks));
-                params.push_back(form.levels.back()->params());
-                form.set.e[c] = static_cast<uint32_t>(codes[c].e());
-                form.set.frame_bytes = std::max<uint32_t>(
-                    form.set.frame_bytes,
-                    static_cast<uint32_t>(form.levels.back()->scl_frame_bytes()));
-            }
-            device_guard guard(device);
-            upload(form.codes, params);
-            form.set.codes = form.codes.get();
-            form.set.count = static_cast<int>(codes.size());
+        std::vector<polar_params> block_step_params, leaf_step_params;
+        uint32_t frame_bytes = 0;
+        for (size_t c = 0; c < codes.size(); c++) {
+            d_levels.push_back(std::make_unique<polar_decoder_cuda>(
+                codes[c], o, device, /*with_leaf_steps=*/true));
+            block_step_params.push_back(d_levels.back()->params());
+            leaf_step_params.push_back(d_levels.back()->leaf_step_params());
+            frame_bytes = std::max<uint32_t>(
+                frame_bytes, static_cast<uint32_t>(d_levels.back()->scl_frame_bytes()));
         }
         device_guard guard(device);
-        GPUFEC_CUDA_CHECK(cudaDeviceGetAttribute(
-            &d_block_steps_max_frames, cudaDevAttrMultiProcessorCount, device));
-        GPUFEC_CUDA_CHECK(cudaFuncSetAttribute(
-            kernel(d_list),
-            cudaFuncAttributeMaxDynamicSharedMemorySize,
-            static_cast<int>(
-                std::max(d_block_steps.set.frame_bytes, d_leaf_steps.set.frame_bytes))));
+        for (bool blocks : { true, false }) {
+            program_form& form = blocks ? d_block_steps : d_leaf_steps;
+            upload(form.codes, blocks ? block_step_params : leaf_step_params);
+            form.set.codes = form.codes.get();
+            form.set.count = static_cast<int>(codes.size());
+            form.set.frame_bytes = frame_bytes;
+            for (size_t c = 0; c < codes.size(); c++)
+                form.set.e[c] = static_cast<uint32_t>(codes[c].e());
+        }
+        d_steps = env_switch("GPUFEC_POLAR_DCI_STEPS",
+                             { "auto", "blocks", "leaves" },
+                             "dci search (cuda)");
+        GPUFEC_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel(d_list),
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(frame_bytes)));
+        int sms = 0, per_sm = 0;
+        GPUFEC_CUDA_CHECK(
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        GPUFEC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, kernel(d_list), 32, frame_bytes));
+        d_block_steps_max_frames = block_step_waves * sms * std::max(per_sm, 1);
     }
 
     backend_kind backend() const override { return backend_kind::cuda; }
@@ -2253,28 +2276,36 @@ public:
                std::to_string(d_leaf_steps.set.count) +
                " codes in one launch, 1 warp/frame, " +
                std::to_string(d_leaf_steps.set.frame_bytes) +
-               " B shared memory per frame; batches of up to " +
-               std::to_string(d_block_steps_max_frames) +
-               " frames take the block steps where the programs have them";
+               " B shared memory per frame; " +
+               (d_steps == "blocks" || d_steps == "leaves"
+                    ? "GPUFEC_POLAR_DCI_STEPS=" + d_steps + ": every batch takes the " +
+                          (d_steps == "blocks" ? "block" : "leaf") + " steps"
+                    : "batches of up to " + std::to_string(d_block_steps_max_frames) +
+                          " frames (" + std::to_string(block_step_waves) +
+                          " waves) take the block steps where the programs have them");
     }
 
 private:
-    //! The codes' list programs in one form (with block steps or leaf steps only,
-    //! polar_decoder_cuda's block_steps), their decoders owning the tables, and the
-    //! launch's code set.
+    //! The codes' parameters with their list programs in one form (with block steps,
+    //! or leaf steps only), and the launch's code set.
     struct program_form {
-        std::vector<std::unique_ptr<polar_decoder_cuda>> levels;
         device_buffer<polar_params> codes;
         polar_code_set set{};
     };
-    //! Batches of at most one frame per SM take the block steps, larger ones the leaf
-    //! steps. Measured on an H200 (2026-11-29, docs/polar-gpu.md): a lone candidate
-    //! 123-125 us with blocks, 155 us without, a slot's 44 candidates 130 against
-    //! 162 us; 131 072 candidates at N = 512 9.88 M/s with blocks, 10.2 M/s without.
-    //! Between 132 and 131 072 frames the crossover was not measured: one frame per SM
-    //! is the list kernel's own small-batch rule (uses_single_layout).
+    //! Batches of up to 8 waves (a wave: the frames that the GPU holds at once) take
+    //! the block steps, larger ones the leaf steps. Measured on an H200 (2026-11-29,
+    //! levels 4, 8, 16, CA-SCL-8, 16 frames per SM, a wave 2 112; docs/polar-gpu.md),
+    //! kernel-only, blocks against leaves: one candidate 124 against 155 us, one wave
+    //! 11.8 against 10.2 M/s (179 against 207 us), 2 waves 11.5 against 10.2, 8 waves
+    //! 10.4 against 9.84, 62 waves (131 072) 9.85 against 10.2 M/s: as the resident
+    //! frames drift apart in the program over a long launch, the block steps' gain
+    //! shrinks and turns into a loss somewhere between 8 and 62 waves (not measured).
+    static constexpr int block_step_waves = 8;
+    //! GPUFEC_POLAR_DCI_STEPS=blocks|leaves fixes the form, for measurement.
     const program_form& program_for(size_t nf) const
     {
+        if (d_steps == "blocks" || d_steps == "leaves")
+            return d_steps == "blocks" ? d_block_steps : d_leaf_steps;
         return nf <= static_cast<size_t>(d_block_steps_max_frames) ? d_block_steps
                                                                    : d_leaf_steps;
     }
@@ -2299,8 +2330,11 @@ private:
     int d_device;
     int d_list = 1;
     std::unique_ptr<batch_decoder> d_cpu; // validation and lengths
+    //! One decoder per aggregation level: the device tables of both forms.
+    std::vector<std::unique_ptr<polar_decoder_cuda>> d_levels;
     program_form d_block_steps, d_leaf_steps;
-    int d_block_steps_max_frames = 0; //!< the device's SMs
+    int d_block_steps_max_frames = 0; //!< block_step_waves x SMs x frames per SM
+    std::string d_steps; //!< GPUFEC_POLAR_DCI_STEPS ("" or auto: by batch size)
 };
 
 // ---- UCI codes of two code blocks (5.2.1) -------------------------------------------
