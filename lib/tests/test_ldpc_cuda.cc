@@ -28,6 +28,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace gpufec;
@@ -385,6 +386,38 @@ TEST(LdpcCuda, PreferredBatchIsWholeRoundsOfAtLeast4MBits)
     }
 }
 #endif
+
+TEST(LdpcCuda, ALaterDecoderKeepsAnEarlierOnesSharedMemory)
+{
+    // A kernel's dynamic shared memory limit belongs to the function, not to a
+    // decoder: one built later with smaller blocks on the same kernel (BG1 Z = 7: 54
+    // codeword pairs of 476 APP words, 102 816 bytes) must not cut the limit of one
+    // built earlier (BG1 Z = 384: 104 448 bytes), whose launches would then fail.
+    REQUIRE_GPU();
+    const nr_ldpc_code big(1, 384, 0, 0), small(1, 7, 0, 0);
+    const auto big_frames = nr_frames(big, 3, 1.5, 41);
+    const auto small_frames = nr_frames(small, 5, 1.5, 43);
+    for (auto ar : gpu_arithmetics) {
+        SCOPED_TRACE(arithmetic_name(ar));
+        ldpc_decoder_options opt;
+        opt.iterations = 4;
+        opt.arithmetic = ar;
+        std::shared_ptr<batch_decoder> gpu_big(make_decoder(big.graph(), opt, "cuda:0"));
+        std::shared_ptr<batch_decoder> gpu_small(
+            make_decoder(small.graph(), opt, "cuda:0"));
+        for (const auto& [code, gpu, frames] :
+             { std::tuple(&big, gpu_big, &big_frames),
+               std::tuple(&small, gpu_small, &small_frames) }) {
+            auto cpu = make_decoder(code->graph(), opt, "cpu");
+            const decoded_batch want =
+                gpufec::test::decode_all(*cpu, *frames, code->graph().k());
+            const decoded_batch got = run_engine(gpu, *frames);
+            ASSERT_EQ(got.bits.size(), frames->size()) << code->graph().description;
+            EXPECT_EQ(got.bits, want.bits) << code->graph().description;
+            EXPECT_EQ(got.soft, want.soft) << code->graph().description;
+        }
+    }
+}
 
 TEST(LdpcCuda, SmallBatchesMatchCpu)
 {

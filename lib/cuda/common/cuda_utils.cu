@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "cuda_utils.h"
+#include <mutex>
 #include <sstream>
 
 namespace gpufec {
@@ -104,6 +105,18 @@ device_guard::~device_guard()
 {
     if (d_prev >= 0)
         cudaSetDevice(d_prev);
+}
+
+void raise_dynamic_smem_limit(const void* kernel, size_t bytes)
+{
+    static std::mutex lock;
+    const std::lock_guard<std::mutex> hold(lock);
+    cudaFuncAttributes now{};
+    GPUFEC_CUDA_CHECK(cudaFuncGetAttributes(&now, kernel));
+    if (static_cast<size_t>(now.maxDynamicSharedSizeBytes) >= bytes)
+        return;
+    GPUFEC_CUDA_CHECK(cudaFuncSetAttribute(
+        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
 }
 
 bool event::query() const

@@ -45,6 +45,17 @@ private:
     int d_prev = -1;
 };
 
+//! Raises the dynamic shared memory that `kernel` may take on the current device to at
+//! least `bytes`, never lowering it (thread-safe). The limit belongs to the function,
+//! not to a decoder: a decoder built later with smaller frames must not cut the room of
+//! one built earlier that launches the same kernel instance.
+void raise_dynamic_smem_limit(const void* kernel, size_t bytes);
+template <class... Args>
+void raise_dynamic_smem_limit(void (*kernel)(Args...), size_t bytes)
+{
+    raise_dynamic_smem_limit(reinterpret_cast<const void*>(kernel), bytes);
+}
+
 //! cudaMalloc / cudaMallocHost; failures throw gpufec::error saying how much was asked
 //! for and (device) how much is free.
 void* allocate_device_bytes(size_t bytes);

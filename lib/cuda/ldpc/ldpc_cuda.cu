@@ -813,10 +813,7 @@ private:
     template <typename Params>
     int resident_blocks(void (*kernel)(Params), const char* what) const
     {
-        GPUFEC_CUDA_CHECK(
-            cudaFuncSetAttribute(kernel,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(d_smem)));
+        raise_dynamic_smem_limit(kernel, d_smem);
         int per_sm = 0, sms = 0;
         GPUFEC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &per_sm, kernel, d_threads, d_smem));

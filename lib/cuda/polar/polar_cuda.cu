@@ -1487,10 +1487,7 @@ public:
             d_scl_warps = static_cast<int>(
                 std::min<size_t>(scl_max_warps_per_block, (227 * 1024) / bytes));
             for (bool soft : { false, true })
-                GPUFEC_CUDA_CHECK(
-                    cudaFuncSetAttribute(scl_kernel(soft, d_list),
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(d_scl_warps * bytes)));
+                raise_dynamic_smem_limit(scl_kernel(soft, d_list), d_scl_warps * bytes);
         }
         if (d_bp) {
             d_bp_int8 = options.bp_arithmetic == polar_bp_arithmetic::int8;
@@ -1501,10 +1498,7 @@ public:
             if (bytes > 227 * 1024)
                 throw error("polar decoder (cuda): bp needs " + std::to_string(bytes) +
                             " bytes of shared memory per frame; allowed: up to 232448");
-            GPUFEC_CUDA_CHECK(
-                cudaFuncSetAttribute(bp_kernel(),
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(bytes)));
+            raise_dynamic_smem_limit(bp_kernel(), bytes);
         }
         set_frames_per_warp(frames_per_warp_for(N, d_fast));
         {
@@ -1538,10 +1532,7 @@ public:
                             std::to_string(d_list) + " at N = " + std::to_string(N) +
                             " needs " + std::to_string(small_bytes) +
                             " bytes of shared memory per frame; allowed: up to 232448");
-            GPUFEC_CUDA_CHECK(
-                cudaFuncSetAttribute(sc_first_kernel(d_list),
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(small_bytes)));
+            raise_dynamic_smem_limit(sc_first_kernel(d_list), small_bytes);
         }
         (void)K;
     }
@@ -1787,10 +1778,7 @@ public:
         const int min_blocks =
             static_cast<size_t>(smem_per_sm) / (bytes + reserved) <= 4 ? 4 : 8;
         for (bool soft : { false, true })
-            GPUFEC_CUDA_CHECK(
-                cudaFuncSetAttribute(kernel(soft, fpw, min_blocks),
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(bytes)));
+            raise_dynamic_smem_limit(kernel(soft, fpw, min_blocks), bytes);
         d_fpw = fpw;
         d_min_blocks = min_blocks;
     }
@@ -1941,10 +1929,7 @@ public:
         int sms = 0;
         GPUFEC_CUDA_CHECK(
             cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d_device));
-        GPUFEC_CUDA_CHECK(
-            cudaFuncSetAttribute(scl_kernel(false, d_list),
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(most)));
+        raise_dynamic_smem_limit(scl_kernel(false, d_list), most);
         int best = 0;
         for (const scl_shape& shape : shapes) {
             int per_sm = 0;
@@ -2203,10 +2188,7 @@ public:
         d_steps = env_switch("GPUFEC_POLAR_DCI_STEPS",
                              { "auto", "blocks", "leaves" },
                              "dci search (cuda)");
-        GPUFEC_CUDA_CHECK(
-            cudaFuncSetAttribute(kernel(d_list),
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(frame_bytes)));
+        raise_dynamic_smem_limit(kernel(d_list), frame_bytes);
         int sms = 0, per_sm = 0;
         GPUFEC_CUDA_CHECK(
             cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));

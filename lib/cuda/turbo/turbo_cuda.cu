@@ -293,10 +293,7 @@ public:
             throw error("turbo decoder (cuda): K = " + std::to_string(K) + " needs " +
                         std::to_string(d_smem) +
                         " bytes of shared memory per block; allowed: up to 232448");
-        GPUFEC_CUDA_CHECK(
-            cudaFuncSetAttribute(turbo_kernel,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(d_smem)));
+        raise_dynamic_smem_limit(turbo_kernel, d_smem);
         setup_window_kernel(code, options, scaled);
         setup_cluster_kernel(options);
         const bool needs_cluster = options.schedule == turbo_schedule::loose ||
@@ -365,10 +362,7 @@ public:
             const size_t smem = group * size_t(groups);
             const int threads = groups * P;
             for (window_fn kernel : kernels[half])
-                GPUFEC_CUDA_CHECK(
-                    cudaFuncSetAttribute(kernel,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(smem)));
+                raise_dynamic_smem_limit(kernel, smem);
             int blocks = 0;
             GPUFEC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                 &blocks, kernels[half][0], threads, smem));
@@ -426,10 +420,8 @@ public:
         c.role_threads = (c.windows_per_block + 31) / 32 * 32;
         d_cluster_threads = 2 * c.role_threads; // forward and backward
         d_cluster_smem = tc::block_smem_bytes(turbo_window::max_window, c.role_threads);
-        GPUFEC_CUDA_CHECK(
-            cudaFuncSetAttribute(tc::cluster_kernel<turbo_window::max_window>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(d_cluster_smem)));
+        raise_dynamic_smem_limit(tc::cluster_kernel<turbo_window::max_window>,
+                                 d_cluster_smem);
         cudaLaunchConfig_t cfg = cluster_config(1, nullptr);
         cudaLaunchAttribute attr = cluster_attribute();
         cfg.attrs = &attr;
