@@ -191,6 +191,9 @@ public:
             };
             s.ctx.workers = 1;
         }
+        // The zeroing above runs on the default stream, which the slots' non-blocking
+        // streams are not ordered after: done before the first batch.
+        GPUFEC_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
     }
 
     ~cuda_slot_backend() override

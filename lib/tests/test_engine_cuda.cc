@@ -31,6 +31,27 @@ void check(cudaError_t e)
         throw error(std::string("CUDA: ") + cudaGetErrorString(e));
 }
 
+//! Noisy frames of a convolutional code from the AWGN/BPSK source: float LLRs and the
+//! int8 LLRs the engine would make of them (scale 8).
+struct conv_frames {
+    size_t n = 0, k = 0; //!< LLRs and information bits per frame
+    std::vector<float> llrs;
+    std::vector<llr8_t> llrs8;
+};
+conv_frames
+make_conv_frames(const conv_code& code, double ebn0_db, uint64_t seed, size_t frames)
+{
+    auto source = make_awgn_bpsk_source(code, ebn0_db, seed, backend_spec{});
+    conv_frames f;
+    f.n = source->llrs_per_frame();
+    f.k = source->bits_per_frame();
+    f.llrs.resize(frames * f.n);
+    source->generate(0, frames, f.llrs.data(), nullptr);
+    f.llrs8.resize(f.llrs.size());
+    quantize_llrs(f.llrs.data(), f.llrs8.data(), f.llrs.size(), 8.0f);
+    return f;
+}
+
 /*!
  * A "CUDA decoder" that reads its device input back to the host, decides one bit per
  * LLR (1 when negative), soft = 0.25 * LLR, and writes output and soft to the device
@@ -173,13 +194,11 @@ TEST(EngineCuda, DeviceResidentInputAndOutputMatchTheCpuDecoder)
     if (cuda_device_count() == 0)
         GTEST_SKIP() << "no CUDA device available";
     const conv_code code(1000);
-    auto source = make_awgn_bpsk_source(code, 2.5, 11, backend_spec{});
-    const size_t n = source->llrs_per_frame(), k = source->bits_per_frame();
     const size_t frames = 60;
-    std::vector<float> llrs(frames * n);
-    source->generate(0, frames, llrs.data(), nullptr);
-    std::vector<llr8_t> llrs8(llrs.size());
-    quantize_llrs(llrs.data(), llrs8.data(), llrs.size(), 8.0f);
+    const conv_frames trial = make_conv_frames(code, 2.5, 11, frames);
+    const size_t n = trial.n, k = trial.k;
+    const std::vector<float>& llrs = trial.llrs;
+    const std::vector<llr8_t>& llrs8 = trial.llrs8;
     device_array<float> d_llrs(llrs.size());
     device_array<llr8_t> d_llrs8(llrs8.size());
     check(cudaMemcpy(d_llrs.ptr, llrs.data(), llrs.size() * 4, cudaMemcpyHostToDevice));
@@ -330,13 +349,11 @@ TEST(EngineCuda, GnuradioConventionIsNegatedOnTheDevice)
     if (cuda_device_count() == 0)
         GTEST_SKIP() << "no CUDA device available";
     const conv_code code(600);
-    auto source = make_awgn_bpsk_source(code, 2.0, 5, backend_spec{});
-    const size_t n = source->llrs_per_frame(), k = source->bits_per_frame();
     const size_t frames = 24;
-    std::vector<float> llrs(frames * n);
-    source->generate(0, frames, llrs.data(), nullptr);
-    std::vector<llr8_t> llrs8(llrs.size());
-    quantize_llrs(llrs.data(), llrs8.data(), llrs.size(), 8.0f);
+    const conv_frames trial = make_conv_frames(code, 2.0, 5, frames);
+    const size_t n = trial.n, k = trial.k;
+    const std::vector<float>& llrs = trial.llrs;
+    const std::vector<llr8_t>& llrs8 = trial.llrs8;
     std::vector<float> neg(llrs.size());
     std::vector<llr8_t> neg8(llrs8.size());
     for (size_t i = 0; i < llrs.size(); ++i) {
@@ -474,6 +491,57 @@ TEST(EngineCuda, InjectedFaultIsReportedAndLaterBatchesRun)
         EXPECT_EQ(c.id, 99u);
         EXPECT_EQ(c.packed[0], 0xff);
     }
+}
+
+TEST(EngineCuda, FaultLeavesLaterKernelLaunchesOfARealDecoder)
+{
+    // A failed CUDA call sets its thread's last error; the launch checks after it (the
+    // Viterbi decoder's kernel) must not report it again. Before the checks cleared it,
+    // every batch after an injected copy fault failed with the fault's error.
+    if (cuda_device_count() == 0)
+        GTEST_SKIP() << "no CUDA device";
+    const conv_code code(600);
+    const size_t frames = 16;
+    const conv_frames trial = make_conv_frames(code, 3.0, 9, frames);
+    const size_t n = trial.n, k = trial.k;
+    const llr8_t* llrs8 = trial.llrs8.data();
+    engine_config config;
+    config.max_batch_frames = 4;
+    config.num_slots = 3;
+    batch_engine engine(make_decoder(code, viterbi_options{}, "cuda:0"), config);
+    testing::arm_cuda_fault(testing::cuda_fault::copy, 2);
+    std::vector<uint64_t> popped;
+    size_t errors = 0;
+    std::vector<uint8_t> cpu_bits(k), gpu_bits(k);
+    completed_frame c;
+    auto take = [&] {
+        try {
+            if (!engine.pop_wait(c))
+                return false;
+            unpack_bits(c.packed, gpu_bits.data(), k);
+            viterbi_decode_frame_cpu(code, llrs8 + c.id * n, n, cpu_bits.data());
+            EXPECT_EQ(gpu_bits, cpu_bits) << "frame " << c.id;
+            popped.push_back(c.id);
+        } catch (const error&) {
+            ++errors;
+        }
+        return true;
+    };
+    for (uint64_t f = 0; f < frames; ++f)
+        while (!engine.submit(llrs8 + f * n, n, f))
+            take();
+    while (take()) {
+    }
+    testing::arm_cuda_fault(testing::cuda_fault::none, 0);
+    EXPECT_EQ(errors, 1u);
+    EXPECT_EQ(popped,
+              (std::vector<uint64_t>{ 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15 }));
+    ASSERT_TRUE(engine.submit(llrs8, n, 99));
+    ASSERT_TRUE(engine.pop_wait(c));
+    EXPECT_EQ(c.id, 99u);
+    unpack_bits(c.packed, gpu_bits.data(), k);
+    viterbi_decode_frame_cpu(code, llrs8, n, cpu_bits.data());
+    EXPECT_EQ(gpu_bits, cpu_bits);
 }
 
 #else

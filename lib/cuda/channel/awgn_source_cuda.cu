@@ -474,11 +474,7 @@ awgn_source_cuda::awgn_source_cuda(const conv_code& code,
                 "awgn_source_cuda: puncturing pattern too long for the kernel's shared "
                 "memory (at most ~8000 kept bits per period)");
     }
-    d_impl->d_table.reset(d_impl->table.size());
-    GPUFEC_CUDA_CHECK(cudaMemcpy(d_impl->d_table.get(),
-                                 d_impl->table.data(),
-                                 d_impl->table.size() * sizeof(uint32_t),
-                                 cudaMemcpyHostToDevice));
+    upload(d_impl->d_table, d_impl->table);
     set_ebn0_db(ebn0_db);
 }
 

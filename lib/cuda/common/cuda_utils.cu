@@ -12,6 +12,10 @@ namespace cuda {
 
 void throw_cuda_error(cudaError_t err, const char* what, const char* file, int line)
 {
+    // The failed call also set the thread's last error; cleared so that a later check
+    // on this thread (GPUFEC_CUDA_CHECK_LAUNCH) does not report it again. A sticky
+    // error (the context is lost) stays in every later call's result anyway.
+    cudaGetLastError();
     std::ostringstream msg;
     msg << "CUDA error " << cudaGetErrorName(err) << " (" << cudaGetErrorString(err)
         << ") in " << what << " at " << file << ":" << line;

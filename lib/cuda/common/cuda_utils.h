@@ -29,8 +29,10 @@ throw_cuda_error(cudaError_t err, const char* what, const char* file, int line);
             ::gpufec::cuda::throw_cuda_error(gpufec_err_, #call, __FILE__, __LINE__); \
     } while (0)
 
-//! Checks the last launch error (no synchronisation).
-#define GPUFEC_CUDA_CHECK_LAUNCH() GPUFEC_CUDA_CHECK(cudaPeekAtLastError())
+//! Checks the last launch error (no synchronisation) and clears it: a thread's last
+//! error outlives the call that set it, and peeking would report it at every later
+//! launch on the thread, by any decoder.
+#define GPUFEC_CUDA_CHECK_LAUNCH() GPUFEC_CUDA_CHECK(cudaGetLastError())
 
 //! Sets the current device for the lifetime of the guard.
 class device_guard
@@ -182,14 +184,18 @@ private:
     cudaEvent_t d_e = nullptr;
 };
 
-//! A device buffer holding a copy of `host` (at least one element), copied once.
+//! A device buffer holding a copy of `host` (at least one element), copied once and
+//! complete on return: cudaMemcpy from pageable memory may return before its DMA ends,
+//! and the engine's streams (non-blocking) are not ordered after the default stream.
 template <typename T>
 void upload(device_buffer<T>& buf, const std::vector<T>& host)
 {
     buf.reset(std::max<size_t>(host.size(), 1));
-    if (!host.empty())
-        GPUFEC_CUDA_CHECK(cudaMemcpy(
-            buf.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+    if (host.empty())
+        return;
+    GPUFEC_CUDA_CHECK(cudaMemcpy(
+        buf.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+    GPUFEC_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
 }
 
 /*!

@@ -606,6 +606,7 @@ public:
                         std::to_string(kbest_float::max_k) +
                         ") with nt <= 4, nr <= 8, up to 64qam");
         require_device(device);
+        device_guard guard(device); // the constellation tables live on `device`
         d_device_name = device_name(device);
         const constellation c(setup.mod);
         lmmse_params& p = d_params;
