@@ -82,7 +82,9 @@ private:
  *     buffer when a frame lies wholly in it (only frames straddling calls are copied);
  *     runs of whole fixed-length frames go in with one submit_frames() call;
  *     when every slot is busy, the oldest frame is waited for (into the output if it
- *     fits, else the stash) to free one;
+ *     fits, else the stash) to free one; once the stash holds a batch of frames, the
+ *     rest of the input waits for a later call instead (a downstream slower than the
+ *     decoder then holds back the intake rather than growing the stash);
  *  3. pop finished frames into the output while they fit (the rest stay in the engine);
  *  4. the input is drained: launch the partial slot when no batch is in flight or its
  *     oldest frame waited longer than max_latency_ms (full slots launch by themselves);
@@ -154,7 +156,11 @@ public:
 
     std::string backend_name() const override { return d_run.backend_name; }
     uint64_t decoded_frames() const override { return d_decoded.load(); }
-    uint64_t dropped_frames() const override { return d_assembler->dropped(); }
+    //! Frames of an invalid length, and frames lost with a failed batch.
+    uint64_t dropped_frames() const override
+    {
+        return d_assembler->dropped() + d_lost.load();
+    }
 
     bool check_topology(int /*ninputs*/, int /*noutputs*/) override
     {
@@ -171,10 +177,20 @@ public:
         ninput_items_required[0] = work_pending() ? 0 : 1;
     }
 
+    //! Decoded frames waiting for output room (tests; read while stopped).
+    size_t stashed_frames() const { return d_stash.size(); }
+
+    bool start() override
+    {
+        d_failed = false; // a run after a failed one starts afresh (frames kept)
+        return true;
+    }
+
     bool stop() override
     {
         d_assembler->end_of_stream();
         lift_output_buffer_caps(*this, 1);
+        settle_lost_frames();
         return true;
     }
 
@@ -185,14 +201,23 @@ public:
     {
         // A decoder failure (a CUDA error, a lost device) ends the flowgraph with the
         // reason logged, rather than escaping work() and leaving the graph hanging.
+        // The frames decoded before it still go out (this call's, then the stash),
+        // and the frames it lost count as dropped.
+        if (d_failed) {
+            begin_call(output_items, noutput_items);
+            drain_stash();
+            return d_produced > 0 ? static_cast<int>(d_produced) : this->WORK_DONE;
+        }
         try {
             return decode_work(noutput_items, ninput_items, input_items, output_items);
         } catch (const std::exception& e) {
-            this->d_logger->error("{}; stopping after {} decoded frames (frames in the "
-                                  "failed batch and after it are lost)",
+            d_failed = true;
+            settle_lost_frames();
+            this->d_logger->error("{}; stopping after {} decoded frames (the failed "
+                                  "batch's frames count as dropped)",
                                   e.what(),
                                   d_decoded.load());
-            return this->WORK_DONE;
+            return d_produced > 0 ? static_cast<int>(d_produced) : this->WORK_DONE;
         }
     }
 
@@ -206,10 +231,7 @@ private:
         const size_t itemsize = d_float_input ? sizeof(float) : sizeof(int8_t);
         const size_t avail = static_cast<size_t>(ninput_items[0]);
         auto& engine = *d_run.engine;
-        d_out = static_cast<uint8_t*>(output_items[0]);
-        d_noutput = static_cast<size_t>(noutput_items);
-        d_produced = 0;
-        d_out_first = this->nitems_written(0);
+        begin_call(output_items, noutput_items);
 
         drain_stash();
         while (pop_one(/*wait=*/false, /*may_stash=*/false)) {
@@ -227,8 +249,8 @@ private:
                                                 abs_first + consumed,
                                                 abs_first + avail);
                 consumed += taken * d_assembler->frame_length();
-                if (taken == 0) {
-                    pop_one(/*wait=*/true, /*may_stash=*/true); // every slot busy
+                if (taken == 0 && !wait_for_a_slot()) {
+                    break; // the stash is full: the rest waits for a later call
                 }
                 continue;
             }
@@ -254,8 +276,12 @@ private:
                 info.tags = d_assembler->take();
                 continue;
             }
-            while (!engine.can_submit(items)) {
-                pop_one(/*wait=*/true, /*may_stash=*/true);
+            bool stash_full = false;
+            while (!engine.can_submit(items) && !stash_full) {
+                stash_full = !wait_for_a_slot();
+            }
+            if (stash_full) {
+                break; // the assembled frame is kept for a later call
             }
             const bool accepted =
                 d_float_input ? engine.submit(reinterpret_cast<const float*>(
@@ -328,6 +354,51 @@ private:
                                    static_cast<unsigned int>(done.nbits));
     }
 
+    void begin_call(gr_vector_void_star& output_items, int noutput_items)
+    {
+        d_out = static_cast<uint8_t*>(output_items[0]);
+        d_noutput = static_cast<size_t>(noutput_items);
+        d_produced = 0;
+        d_out_first = this->nitems_written(0);
+    }
+
+    /*!
+     * Every slot is busy: waits for the oldest frame (into the output if it fits, else
+     * the stash). Returns false without waiting when the stash already holds a batch of
+     * frames: memory and latency stay bounded when the downstream is slower than the
+     * decoder (the input then waits in the upstream buffer).
+     */
+    bool wait_for_a_slot()
+    {
+        if (d_stash.size() >= d_run.max_batch_frames) {
+            return false;
+        }
+        pop_one(/*wait=*/true, /*may_stash=*/true);
+        return true;
+    }
+
+    /*!
+     * With nothing left in the engine, frames still listed as submitted were lost with
+     * a failed batch: counted as dropped and forgotten (queued empty frames stay, in
+     * order). Frames in flight are kept: they come out in a later call or run.
+     */
+    void settle_lost_frames()
+    {
+        if (d_run.engine->frames_pending() > 0) {
+            return;
+        }
+        const size_t n = d_frames.size();
+        for (size_t i = 0; i < n; ++i) {
+            frame_info info = std::move(d_frames.front());
+            d_frames.pop_front();
+            if (info.empty) {
+                d_frames.emplace_back() = std::move(info);
+            } else {
+                ++d_lost;
+            }
+        }
+    }
+
     //! Submits up to `count` whole frames starting at `data` (absolute item `first`).
     size_t submit_run(const uint8_t* data, size_t count, uint64_t first, uint64_t end)
     {
@@ -395,6 +466,20 @@ private:
         ++d_decoded;
     }
 
+    //! The oldest frame is an empty one (no engine frame): out now when `direct`
+    //! (nothing stashed before it), else into the stash behind the others.
+    void pass_empty_frame(bool direct)
+    {
+        if (direct) {
+            emit(d_frames.front(), 0);
+        } else {
+            decoded_frame& frame = d_stash.emplace_back();
+            frame.nbits = 0;
+            frame.info = std::move(d_frames.front());
+        }
+        d_frames.pop_front();
+    }
+
     /*!
      * Pops the oldest finished frame: into the output when the stash is empty and it
      * fits, else into the stash when `may_stash` (never otherwise: the frame then stays
@@ -407,14 +492,7 @@ private:
             return false;
         }
         if (!d_frames.empty() && d_frames.front().empty) {
-            if (direct) {
-                emit(d_frames.front(), 0);
-            } else {
-                decoded_frame& frame = d_stash.emplace_back();
-                frame.nbits = 0;
-                frame.info = std::move(d_frames.front());
-            }
-            d_frames.pop_front();
+            pass_empty_frame(direct);
             return true;
         }
         ::gpufec::completed_frame done;
@@ -423,11 +501,23 @@ private:
         if (!got) {
             return false;
         }
+        // Frames before done.id that never came back were lost with a failed batch
+        // (the engine reported it): counted as dropped. Empty frames queued among them
+        // go out in their turn.
+        while (!d_frames.empty() &&
+               (d_frames.front().empty || d_frames.front().id < done.id)) {
+            if (d_frames.front().empty) {
+                pass_empty_frame(d_stash.empty());
+            } else {
+                ++d_lost;
+                d_frames.pop_front();
+            }
+        }
         if (d_frames.empty() || d_frames.front().id != done.id) {
             throw std::logic_error("gpufec engine returned frames out of order");
         }
         d_frames.front().status = done.status;
-        if (direct && d_produced + done.nbits <= d_noutput) {
+        if (direct && d_stash.empty() && d_produced + done.nbits <= d_noutput) {
             write_items(done, d_out + d_produced * d_out_itemsize);
             emit(d_frames.front(), done.nbits);
         } else {
@@ -478,6 +568,8 @@ private:
     size_t d_last_items = 0; //!< memo of output_bits_for_input
     size_t d_last_out_bits = 0;
     std::atomic<uint64_t> d_decoded{ 0 };
+    std::atomic<uint64_t> d_lost{ 0 }; //!< frames lost with a failed batch
+    bool d_failed = false;             //!< a batch failed: this run ends
     // The current work call's output.
     uint8_t* d_out = nullptr;
     size_t d_noutput = 0;

@@ -219,7 +219,7 @@ ldpc_decoder::sptr ldpc_decoder::make(code::sptr code,
                                       bool status_tags)
 {
     const std::string block = "ldpc_decoder";
-    if (llr_bits == 4 && input_type != "float")
+    if (llr_bits == 4 && !parse_input_type(block, input_type))
         throw ::gpufec::error(block + ": llr_bits = 4 quantizes float input; allowed "
                                       "with it: input_type = \"float\"");
     return gnuradio::make_block_sptr<batched_decoder_impl<ldpc_decoder>>(

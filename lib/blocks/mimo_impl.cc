@@ -9,6 +9,8 @@
 // (mimo_detector_options::noise_var_per_frame), so a noise variance from a tag or a
 // stream reaches exactly the blocks it belongs to, on either backend.
 #include "batched_common.h"
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer_reader.h>
 #include <gnuradio/gpufec/mimo_channel_source.h>
 #include <gnuradio/gpufec/mimo_detector.h>
 #include <gnuradio/gpufec/mimo_detector_pdu.h>
@@ -226,9 +228,27 @@ public:
             required[p] = pending ? 0 : 1;
     }
 
+    bool start() override
+    {
+        d_failed = false; // a run after a failed one starts afresh
+        return true;
+    }
+
     bool stop() override
     {
         lift_output_buffer_caps(*this, 1);
+        // Vectors still in the input buffer are not detected: a stream that ends
+        // inside a coherence block (or without its matrix) leaves them. Said, not
+        // silent.
+        if (const auto d = detail(); d && d->ninputs() > 0) {
+            const int left = d->input(0)->items_available();
+            if (left > 0)
+                d_logger->warn("{} received vectors left undetected at stop (a coherence "
+                               "block needs {} vectors and its channel matrix{})",
+                               left,
+                               d_setup.coherence,
+                               d_noise_input ? " and noise variance" : "");
+        }
         return true;
     }
 
@@ -237,14 +257,18 @@ public:
                      gr_vector_const_void_star& input_items,
                      gr_vector_void_star& output_items) override
     {
+        // After a failure the run ends; the vectors detected before it go out.
+        if (d_failed)
+            return WORK_DONE;
         try {
             return detect_work(noutput_items, ninput_items, input_items, output_items);
         } catch (const std::exception& e) {
-            d_logger->error("{}; stopping after {} detected vectors (vectors in the "
-                            "failed batch and after it are lost)",
+            d_failed = true;
+            d_logger->error("{}; stopping after {} detected vectors (the vectors of the "
+                            "failed batch are lost)",
                             e.what(),
                             d_detected.load());
-            return WORK_DONE;
+            return d_produced > 0 ? static_cast<int>(d_produced) : WORK_DONE;
         }
     }
 
@@ -381,7 +405,11 @@ private:
         ::gpufec::completed_frame done;
         if (!(wait ? d_run.engine->pop_wait(done) : d_run.engine->try_pop(done)))
             return false;
-        if (done.id != d_pending.front().id)
+        // Blocks before done.id never came back: lost with a failed batch (reported
+        // when it failed).
+        while (!d_pending.empty() && d_pending.front().id < done.id)
+            d_pending.pop_front();
+        if (d_pending.empty() || done.id != d_pending.front().id)
             throw std::logic_error("gpufec engine returned frames out of order");
         const size_t vectors = done.nbits / d_per_vector;
         uint8_t* dst = d_out + d_produced * d_per_vector * (d_float_output ? 4 : 1);
@@ -425,6 +453,7 @@ private:
     std::deque<pending_block> d_pending;
     uint64_t d_next_id = 0;
     std::atomic<uint64_t> d_detected{ 0 };
+    bool d_failed = false; //!< a batch failed: this run ends
     uint8_t* d_out = nullptr;
     size_t d_noutput = 0;
     size_t d_produced = 0;

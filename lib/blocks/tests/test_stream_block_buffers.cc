@@ -11,6 +11,7 @@
 
 #include <gnuradio/block_detail.h>
 #include <gnuradio/blocks/null_sink.h>
+#include <gnuradio/blocks/throttle.h>
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/buffer.h>
@@ -23,6 +24,7 @@
 #include <cstdio>
 #include <future>
 #include <random>
+#include <thread>
 
 namespace gr {
 namespace gpufec {
@@ -63,10 +65,13 @@ public:
     std::string name() const override { return "hard decisions"; }
     size_t preferred_batch_frames() const override { return d_preferred; }
     size_t d_preferred = 0; //!< what preferred_batch_frames() returns
+    int d_fail_mark = 1000; //!< a frame whose first LLR is this fails its batch
     void decode(const ::gpufec::frame_batch& batch, ::gpufec::exec_ctx&) override
     {
         for (size_t f = 0; f < batch.num_frames; ++f) {
             const auto& frame = batch.frames[f];
+            if (batch.in[frame.in_offset] == d_fail_mark)
+                throw ::gpufec::error("hard_decision_decoder: injected failure");
             uint8_t* out = batch.out + frame.out_offset;
             std::fill(out, out + ::gpufec::packed_bytes(frame.out_bits), 0);
             for (size_t i = 0; d_decide && i < frame.out_bits; ++i)
@@ -82,6 +87,8 @@ private:
     size_t d_rate_den;
 };
 
+using test_block = batched_decoder_impl<ldpc_decoder>;
+
 block_sptr make_block(size_t frame_items,
                       int max_batch_frames,
                       const std::string& len_key,
@@ -89,18 +96,20 @@ block_sptr make_block(size_t frame_items,
                       bool decide = true,
                       size_t rate_den = 1,
                       bool status_tags = true,
-                      size_t preferred_batch = 0)
+                      size_t preferred_batch = 0,
+                      int fail_mark = 1000)
 {
     batched_options options = block_decoder_options(
         false, "cpu", max_batch_frames, 10.0, 8.0, "llr", status_tags);
-    decoder_factory factory = [frame_items, decide, rate_den, preferred_batch](
+    decoder_factory factory = [frame_items, decide, rate_den, preferred_batch, fail_mark](
                                   const std::string&) {
         auto d = std::make_unique<hard_decision_decoder>(frame_items, decide, rate_den);
         d->d_preferred = preferred_batch;
+        d->d_fail_mark = fail_mark;
         return d;
     };
     // Any public decoder interface serves as the block's face; the factory decides.
-    return gnuradio::make_block_sptr<batched_decoder_impl<ldpc_decoder>>(
+    return gnuradio::make_block_sptr<test_block>(
         "test_decoder", factory, input_type, len_key, options);
 }
 
@@ -202,6 +211,63 @@ TEST(StreamBlockBuffers, EveryFrameComesOutInOrder)
                                       make_block(n, 64, ""));
         EXPECT_EQ(sink->data(), hard_decisions(llrs)) << frames << " frames";
     }
+}
+
+// A failed batch ends the run: the frames decoded before it come out, its frames count
+// as dropped, and the block runs again with the next data (the lost frame once left
+// the block out of step with the engine: every later run failed "out of order").
+TEST(StreamBlockBuffers, FailedBatchKeepsEarlierFramesAndTheBlockRunsAgain)
+{
+    const size_t n = 16;
+    auto first = random_llrs(4 * n, 5);
+    first[3 * n] = 100; // frame 3 fails
+    auto second = random_llrs(4 * n, 6);
+    auto block = make_block(n, 1, "", "byte", true, 1, true, 0, /*fail_mark=*/100);
+    auto& impl = dynamic_cast<test_block&>(*block);
+    auto src = blocks::vector_source_b::make(first, false);
+    auto sink = blocks::vector_sink_b::make();
+    auto tb = make_top_block("failed_batch");
+    tb->connect(src, 0, block, 0);
+    tb->connect(block, 0, sink, 0);
+    tb->run();
+    const auto decided = hard_decisions(first);
+    EXPECT_EQ(sink->data(),
+              std::vector<uint8_t>(decided.begin(), decided.begin() + 3 * n));
+    EXPECT_EQ(impl.decoded_frames(), 3u);
+    EXPECT_EQ(impl.dropped_frames(), 1u);
+    src->set_data(second);
+    tb->run();
+    auto want = std::vector<uint8_t>(decided.begin(), decided.begin() + 3 * n);
+    const auto more = hard_decisions(second);
+    want.insert(want.end(), more.begin(), more.end());
+    EXPECT_EQ(sink->data(), want);
+    EXPECT_EQ(impl.decoded_frames(), 7u);
+    EXPECT_EQ(impl.dropped_frames(), 1u);
+}
+
+// A downstream slower than the decoder holds the block's intake back: decoded frames
+// waiting for output room stay within a batch (they once piled up without bound,
+// taking memory and adding latency for as long as the flowgraph ran).
+TEST(StreamBlockBuffers, SlowDownstreamKeepsTheBlockWithinABatchOfWaitingFrames)
+{
+    const size_t n = 700, batch = 16;
+    auto block = make_block(n, int(batch), "");
+    auto& impl = dynamic_cast<test_block&>(*block);
+    auto throttle = blocks::throttle::make(sizeof(uint8_t), 50e3);
+    auto tb = make_top_block("slow_downstream");
+    tb->connect(blocks::vector_source_b::make(random_llrs(40 * n, 7), true), 0, block, 0);
+    tb->connect(block, 0, throttle, 0);
+    tb->connect(throttle, 0, blocks::null_sink::make(sizeof(uint8_t)), 0);
+    tb->start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    tb->stop();
+    tb->wait();
+    // 50 000 items/s out is ~70 frames/s; the decoder could take thousands a second.
+    const uint64_t taken = block->nitems_read(0) / n,
+                   given = block->nitems_written(0) / n;
+    EXPECT_LE(impl.stashed_frames(), batch + 1);
+    EXPECT_LE(taken - given, 8 * batch) << taken << " frames in, " << given << " out";
+    EXPECT_GT(given, 0u);
 }
 
 // A flowgraph-wide max_noutput_items below the block's output multiple (32 frames of
