@@ -84,7 +84,8 @@ private:
  *     when every slot is busy, the oldest frame is waited for (into the output if it
  *     fits, else the stash) to free one; once the stash holds a batch of frames, the
  *     rest of the input waits for a later call instead (a downstream slower than the
- *     decoder then holds back the intake rather than growing the stash);
+ *     decoder then holds back the intake rather than growing the stash; a frame
+ *     already assembled is still submitted, so the stash stays within two batches);
  *  3. pop finished frames into the output while they fit (the rest stay in the engine);
  *  4. the input is drained: launch the partial slot when no batch is in flight or its
  *     oldest frame waited longer than max_latency_ms (full slots launch by themselves);
@@ -255,7 +256,11 @@ private:
                 continue;
             }
             if (!d_assembler->has_frame()) {
-                if (consumed == avail) {
+                // A batch of frames waits for output room: the next frame waits in
+                // the upstream buffer (checked before a frame is assembled, since an
+                // assembled frame may point into the input and must be submitted in
+                // this call).
+                if (consumed == avail || d_stash.size() >= d_run.max_batch_frames) {
                     break;
                 }
                 consumed += d_assembler->advance(in + consumed * itemsize,
@@ -276,12 +281,8 @@ private:
                 info.tags = d_assembler->take();
                 continue;
             }
-            bool stash_full = false;
-            while (!engine.can_submit(items) && !stash_full) {
-                stash_full = !wait_for_a_slot();
-            }
-            if (stash_full) {
-                break; // the assembled frame is kept for a later call
+            while (!engine.can_submit(items)) {
+                pop_one(/*wait=*/true, /*may_stash=*/true);
             }
             const bool accepted =
                 d_float_input ? engine.submit(reinterpret_cast<const float*>(
@@ -363,10 +364,11 @@ private:
     }
 
     /*!
-     * Every slot is busy: waits for the oldest frame (into the output if it fits, else
-     * the stash). Returns false without waiting when the stash already holds a batch of
-     * frames: memory and latency stay bounded when the downstream is slower than the
-     * decoder (the input then waits in the upstream buffer).
+     * Every slot is busy and the next frames lie whole in the input: waits for the
+     * oldest frame (into the output if it fits, else the stash). Returns false without
+     * waiting when the stash already holds a batch of frames: memory and latency stay
+     * bounded when the downstream is slower than the decoder (the input then waits in
+     * the upstream buffer).
      */
     bool wait_for_a_slot()
     {
