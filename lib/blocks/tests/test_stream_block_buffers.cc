@@ -265,7 +265,8 @@ TEST(StreamBlockBuffers, SlowDownstreamKeepsTheBlockWithinABatchOfWaitingFrames)
     // 50 000 items/s out is ~70 frames/s; the decoder could take thousands a second.
     const uint64_t taken = block->nitems_read(0) / n,
                    given = block->nitems_written(0) / n;
-    EXPECT_LE(impl.stashed_frames(), batch + 1);
+    // A batch aside stops the intake; a frame already cut may wait for a whole slot.
+    EXPECT_LE(impl.stashed_frames(), 2 * batch);
     EXPECT_LE(taken - given, 8 * batch) << taken << " frames in, " << given << " out";
     EXPECT_GT(given, 0u);
 }
