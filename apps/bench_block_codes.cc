@@ -486,6 +486,7 @@ bench_code make_bench_code(const block_options& opt)
         code.frame.encode = [lc](const uint8_t* in, uint8_t* out) {
             lc->encode(in, out);
         };
+        code.frame.nr_ldpc = lc; // its CUDA source encodes on the GPU
         code.default_ebn0 = 2.0;
         code.ldpc = std::make_shared<const gpufec::ldpc_graph>(lc->graph());
         add_ldpc_variants(code, "ldpc", opt, false);
@@ -922,6 +923,36 @@ int run_block_code_bench(const block_options& opt)
                         std::to_string(t.mean_iterations) + " iterations");
     }
 #endif
+
+    // The AWGN source of a code with a CUDA encoder (NR LDPC), on the CPU (every
+    // thread) and the GPU: engine to host (the source block's path), engine on the
+    // device and the kernel alone; in information bits per second.
+    if (code.frame.nr_ldpc && !opt.cuda_backend.empty()) {
+        std::vector<result> source_rows;
+        const gpufec::awgn_frame_source_options options{ ebn0_db, opt.seed };
+        std::cerr << "[bench] source\n";
+        if (opt.cpu_rows) {
+            std::shared_ptr<gpufec::awgn_bpsk_source> cpu =
+                gpufec::make(code.frame, options, "cpu");
+            bench_source_engine(cpu, opt, "cpu", gpufec::memory_side::host, source_rows);
+            source_rows.back().backend = "cpu x" + std::to_string(opt.threads);
+        }
+        std::shared_ptr<gpufec::awgn_bpsk_source> gpu =
+            gpufec::make(code.frame, options, opt.cuda_backend);
+        bench_source_engine(
+            gpu, opt, opt.cuda_backend, gpufec::memory_side::host, source_rows);
+        bench_source_engine(
+            gpu, opt, opt.cuda_backend, gpufec::memory_side::device, source_rows);
+        bench_source_device_only(*gpu, opt, opt.cuda_backend, source_rows);
+        for (result r : source_rows) {
+            const double info_per_byte = r.info_bits_per_s / r.median();
+            for (double& run : r.runs)
+                run *= info_per_byte;
+            r.unit = "bit/s";
+            r.label = "awgn source, " + r.path + " (float LLRs)";
+            results.push_back(r);
+        }
+    }
 
     // One-thread decoders side by side, their runs interleaved.
     std::vector<timed_case> side_by_side;

@@ -4,6 +4,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "bench_common.h"
+#ifdef GPUFEC_HAVE_CUDA
+#include "cuda/common/cuda_utils.h"
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -352,6 +355,151 @@ void write_json_tail(std::ostream& f,
         f << "]}" << (i + 1 < results.size() ? "," : "") << "\n";
     }
     f << "  ]\n}\n";
+}
+
+void bench_source_to_host(gpufec::awgn_bpsk_source& source,
+                          const run_options& opt,
+                          const std::string& backend_name,
+                          std::vector<result>& results)
+{
+    const bool cuda = source.backend() == gpufec::backend_kind::cuda;
+    const size_t batch_bits = cuda ? (size_t(1) << 24) : (size_t(1) << 20);
+    const size_t frames = std::max<size_t>(1, batch_bits / source.bits_per_frame());
+    std::vector<float> llrs(frames * source.llrs_per_frame());
+    std::vector<uint8_t> bits(frames * source.bits_per_frame());
+    const double bytes_per_frame =
+        double(source.llrs_per_frame() * sizeof(float) + source.bits_per_frame());
+    result r;
+    r.group = "source";
+    r.label = "source " + backend_name + " to host";
+    r.backend = backend_name;
+    r.path = "to-host";
+    r.input = "-";
+    r.unit = "B/s";
+    r.info_bits = source.bits_per_frame();
+    uint64_t first = 0;
+    source.generate(first, frames, llrs.data(), bits.data()); // warm-up
+    first += frames;
+    for (int i = 0; i < opt.runs; ++i) {
+        const auto t0 = steady::now();
+        size_t made = 0;
+        do {
+            source.generate(first, frames, llrs.data(), bits.data());
+            first += frames;
+            made += frames;
+        } while (seconds_since(t0) < opt.seconds);
+        r.runs.push_back(made * bytes_per_frame / seconds_since(t0));
+    }
+    r.info_bits_per_s = r.median() / bytes_per_frame * source.bits_per_frame();
+    results.push_back(r);
+}
+
+void bench_source_engine(std::shared_ptr<gpufec::awgn_bpsk_source> source,
+                         const run_options& opt,
+                         const std::string& backend_name,
+                         gpufec::memory_side side,
+                         std::vector<result>& results)
+{
+    const bool cuda = source->backend() == gpufec::backend_kind::cuda;
+    const size_t batch_bits = cuda ? (size_t(1) << 22) : (size_t(1) << 18);
+    gpufec::engine_config config;
+    // CPU: at least two frames per worker, so long frames keep every core busy too.
+    const size_t min_frames = cuda ? 1 : 2 * size_t(hardware_threads());
+    config.max_batch_frames = std::max(min_frames, batch_bits / source->bits_per_frame());
+    config.num_slots = 4;
+    config.output_side = side;
+    gpufec::batch_engine engine(gpufec::make_source_stage(source), config);
+    const size_t C = source->llrs_per_frame(), I = source->bits_per_frame();
+    const bool to_host = side == gpufec::memory_side::host;
+    const double bytes_per_frame = double(C * sizeof(float) + I);
+    result r;
+    r.group = "source";
+    r.label =
+        "source " + backend_name + (to_host ? " engine to host" : " engine on device");
+    r.backend = backend_name;
+    r.path = to_host ? "engine-to-host" : "engine-device";
+    r.input = "-";
+    r.unit = "B/s";
+    r.info_bits = I;
+    uint64_t next_request = 0;
+    gpufec::completed_frame frame;
+    // To the host, a batch's frames are copied out with pop_frames() (as the source
+    // block does); on the device, frames are popped one by one (pointers only).
+    std::vector<float> llrs(to_host ? config.max_batch_frames * C : 0);
+    std::vector<uint8_t> bits(to_host ? config.max_batch_frames * I : 0);
+    // Makes `frames` frames, keeping every slot busy; returns the frames popped.
+    auto run_frames = [&](size_t frames) {
+        size_t popped = 0;
+        while (popped < frames) {
+            while (const size_t n =
+                       engine.request_frames(config.max_batch_frames, next_request))
+                next_request += n;
+            size_t n = 0;
+            if (to_host)
+                n = engine.pop_frames(
+                    llrs.data(), bits.data(), config.max_batch_frames, true);
+            else
+                n = engine.pop_wait(frame) ? 1 : 0;
+            if (n == 0)
+                throw gpufec::error("bench: the source engine returned no frame");
+            popped += n;
+        }
+        return popped;
+    };
+    run_frames(4 * config.max_batch_frames); // warm-up
+    for (int i = 0; i < opt.runs; ++i) {
+        const auto t0 = steady::now();
+        size_t made = 0;
+        do {
+            made += run_frames(config.max_batch_frames);
+        } while (seconds_since(t0) < opt.seconds);
+        r.runs.push_back(made * bytes_per_frame / seconds_since(t0));
+    }
+    r.info_bits_per_s = r.median() / bytes_per_frame * I;
+    results.push_back(r);
+}
+
+void bench_source_device_only(gpufec::awgn_bpsk_source& source,
+                              const run_options& opt,
+                              const std::string& backend_name,
+                              std::vector<result>& results)
+{
+#ifdef GPUFEC_HAVE_CUDA
+    gpufec::cuda::device_guard guard(source.device());
+    const size_t frames =
+        std::max<size_t>(1, (size_t(1) << 24) / source.bits_per_frame());
+    gpufec::cuda::device_buffer<float> llrs(frames * source.llrs_per_frame());
+    gpufec::cuda::device_buffer<uint8_t> bits(frames * source.bits_per_frame());
+    gpufec::cuda::stream stream;
+    gpufec::cuda::event start(true), stop(true);
+    const double bytes = double(llrs.bytes() + bits.bytes());
+    const double info_bits = double(frames * source.bits_per_frame());
+    result r;
+    r.group = "source";
+    r.label = "source " + backend_name + " device-only";
+    r.backend = backend_name;
+    r.path = "device-only";
+    r.input = "-";
+    r.unit = "B/s";
+    r.info_bits = source.bits_per_frame();
+    const int reps = std::max(opt.runs, 10);
+    uint64_t first = 0;
+    for (int i = -2; i < reps; ++i) { // two warm-up launches
+        start.record(stream.get());
+        source.generate_device(first, frames, llrs.get(), bits.get(), stream.get());
+        stop.record(stream.get());
+        stop.synchronize();
+        first += frames;
+        const double s = stop.elapsed_ms_since(start) * 1e-3;
+        if (i >= 0)
+            r.runs.push_back(bytes / s);
+    }
+    r.info_bits_per_s = r.median() / bytes * info_bits;
+    results.push_back(r);
+#else
+    (void)source, (void)opt, (void)backend_name, (void)results;
+    throw gpufec::error("bench: device-only source rows need a CUDA build");
+#endif
 }
 
 } // namespace gpufec_bench

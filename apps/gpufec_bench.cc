@@ -221,163 +221,7 @@ double peak_memory_bandwidth(int device)
         cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
     return 2.0 * clock_khz * 1e3 * bus_bits / 8.0;
 }
-
-void bench_cuda_source_device(const gpufec::conv_code& code,
-                              const options& opt,
-                              const std::string& backend_name,
-                              std::vector<result>& results)
-{
-    gpufec::cuda::device_guard guard(opt.device);
-    gpufec::cuda::awgn_source_cuda source(code, opt.ebn0_db, opt.seed, opt.device);
-    const size_t frames = std::max<size_t>(1, (size_t(1) << 24) / code.frame_bits());
-    gpufec::cuda::device_buffer<float> llrs(frames * source.llrs_per_frame());
-    gpufec::cuda::device_buffer<uint8_t> bits(frames * source.bits_per_frame());
-    gpufec::cuda::stream stream;
-    gpufec::cuda::event start(true), stop(true);
-    const double bytes = double(llrs.bytes() + bits.bytes());
-    const double info_bits = double(frames * source.bits_per_frame());
-    result r;
-    r.group = "source";
-    r.label = "source " + backend_name + " device-only";
-    r.backend = backend_name;
-    r.path = "device-only";
-    r.input = "-";
-    r.unit = "B/s";
-    r.info_bits = size_t(code.frame_bits());
-    const int reps = std::max(opt.runs, 10);
-    uint64_t first = 0;
-    for (int i = -2; i < reps; ++i) { // two warm-up launches
-        start.record(stream.get());
-        source.generate_device(first, frames, llrs.get(), bits.get(), stream.get());
-        stop.record(stream.get());
-        stop.synchronize();
-        first += frames;
-        const double s = stop.elapsed_ms_since(start) * 1e-3;
-        if (i >= 0)
-            r.runs.push_back(bytes / s);
-    }
-    r.info_bits_per_s = r.median() / bytes * info_bits;
-    results.push_back(r);
-}
 #endif
-
-void bench_source_to_host(const gpufec::conv_code& code,
-                          const options& opt,
-                          const gpufec::backend_spec& spec,
-                          const std::string& backend_name,
-                          std::vector<result>& results)
-{
-    auto source = gpufec::make(code,
-                               gpufec::awgn_source_options{ opt.ebn0_db, opt.seed },
-                               gpufec::backend_string(spec));
-    const size_t batch_bits =
-        spec.kind == gpufec::backend_kind::cuda ? (size_t(1) << 24) : (size_t(1) << 20);
-    const size_t frames = std::max<size_t>(1, batch_bits / code.frame_bits());
-    std::vector<float> llrs(frames * source->llrs_per_frame());
-    std::vector<uint8_t> bits(frames * source->bits_per_frame());
-    const double bytes_per_frame =
-        double(source->llrs_per_frame() * sizeof(float) + source->bits_per_frame());
-    result r;
-    r.group = "source";
-    r.label = "source " + backend_name + " to host";
-    r.backend = backend_name;
-    r.path = "to-host";
-    r.input = "-";
-    r.unit = "B/s";
-    r.info_bits = size_t(code.frame_bits());
-    uint64_t first = 0;
-    source->generate(first, frames, llrs.data(), bits.data()); // warm-up
-    first += frames;
-    for (int i = 0; i < opt.runs; ++i) {
-        const auto t0 = steady::now();
-        size_t made = 0;
-        do {
-            source->generate(first, frames, llrs.data(), bits.data());
-            first += frames;
-            made += frames;
-        } while (seconds_since(t0) < opt.seconds);
-        r.runs.push_back(made * bytes_per_frame / seconds_since(t0));
-    }
-    r.info_bits_per_s = r.median() / bytes_per_frame * source->bits_per_frame();
-    results.push_back(r);
-}
-
-/*!
- * The source as an engine producer (make_source_stage), as the source block runs it:
- * frames requested a batch at a time, 4 slots in flight, popped in order. To the host,
- * each frame is also copied out of the slot (the block's copy into its output buffer);
- * with the output left on the device, nothing but statuses crosses the bus.
- */
-void bench_source_engine(const gpufec::conv_code& code,
-                         const options& opt,
-                         const gpufec::backend_spec& spec,
-                         const std::string& backend_name,
-                         gpufec::memory_side side,
-                         std::vector<result>& results)
-{
-    std::shared_ptr<gpufec::awgn_bpsk_source> source =
-        gpufec::make(code,
-                     gpufec::awgn_source_options{ opt.ebn0_db, opt.seed },
-                     gpufec::backend_string(spec));
-    const size_t batch_bits =
-        spec.kind == gpufec::backend_kind::cuda ? (size_t(1) << 22) : (size_t(1) << 18);
-    gpufec::engine_config config;
-    // CPU: at least two frames per worker, so long frames keep every core busy too.
-    const size_t min_frames =
-        spec.kind == gpufec::backend_kind::cpu ? 2 * size_t(hardware_threads()) : 1;
-    config.max_batch_frames = std::max(min_frames, batch_bits / code.frame_bits());
-    config.num_slots = 4;
-    config.output_side = side;
-    gpufec::batch_engine engine(gpufec::make_source_stage(source), config);
-    const size_t C = source->llrs_per_frame(), I = source->bits_per_frame();
-    const bool to_host = side == gpufec::memory_side::host;
-    const double bytes_per_frame = double(C * sizeof(float) + I);
-    result r;
-    r.group = "source";
-    r.label =
-        "source " + backend_name + (to_host ? " engine to host" : " engine on device");
-    r.backend = backend_name;
-    r.path = to_host ? "engine-to-host" : "engine-device";
-    r.input = "-";
-    r.unit = "B/s";
-    r.info_bits = size_t(code.frame_bits());
-    uint64_t next_request = 0;
-    gpufec::completed_frame frame;
-    // To the host, a batch's frames are copied out with pop_frames() (as the source
-    // block does); on the device, frames are popped one by one (pointers only).
-    std::vector<float> llrs(to_host ? config.max_batch_frames * C : 0);
-    std::vector<uint8_t> bits(to_host ? config.max_batch_frames * I : 0);
-    // Makes `frames` frames, keeping every slot busy; returns the frames popped.
-    auto run_frames = [&](size_t frames) {
-        size_t popped = 0;
-        while (popped < frames) {
-            while (const size_t n =
-                       engine.request_frames(config.max_batch_frames, next_request))
-                next_request += n;
-            size_t n = 0;
-            if (to_host)
-                n = engine.pop_frames(
-                    llrs.data(), bits.data(), config.max_batch_frames, true);
-            else
-                n = engine.pop_wait(frame) ? 1 : 0;
-            if (n == 0)
-                throw gpufec::error("bench: the source engine returned no frame");
-            popped += n;
-        }
-        return popped;
-    };
-    run_frames(4 * config.max_batch_frames); // warm-up
-    for (int i = 0; i < opt.runs; ++i) {
-        const auto t0 = steady::now();
-        size_t made = 0;
-        do {
-            made += run_frames(config.max_batch_frames);
-        } while (seconds_since(t0) < opt.seconds);
-        r.runs.push_back(made * bytes_per_frame / seconds_since(t0));
-    }
-    r.info_bits_per_s = r.median() / bytes_per_frame * I;
-    results.push_back(r);
-}
 
 #ifdef GPUFEC_HAVE_GNURADIO
 /*!
@@ -929,22 +773,26 @@ int main(int argc, char** argv)
 #endif
             if (opt.source) {
                 std::cerr << "[bench] frame " << fb << " bits: source\n";
+                auto make_source = [&](const std::string& backend) {
+                    return std::shared_ptr<gpufec::awgn_bpsk_source>(
+                        gpufec::make(code,
+                                     gpufec::awgn_source_options{ opt.ebn0_db, opt.seed },
+                                     backend));
+                };
                 if (run_cpu) {
-                    const auto cpu = gpufec::resolve_backend("cpu");
-                    bench_source_to_host(code, opt, cpu, "cpu", results);
+                    auto cpu = make_source("cpu");
+                    bench_source_to_host(*cpu, opt, "cpu", results);
                     bench_source_engine(
-                        code, opt, cpu, "cpu", gpufec::memory_side::host, results);
+                        cpu, opt, "cpu", gpufec::memory_side::host, results);
                 }
                 if (run_cuda) {
-                    const auto gpu = gpufec::resolve_backend(cuda_name);
-                    bench_source_to_host(code, opt, gpu, cuda_name, results);
+                    auto gpu = make_source(cuda_name);
+                    bench_source_to_host(*gpu, opt, cuda_name, results);
                     bench_source_engine(
-                        code, opt, gpu, cuda_name, gpufec::memory_side::host, results);
+                        gpu, opt, cuda_name, gpufec::memory_side::host, results);
                     bench_source_engine(
-                        code, opt, gpu, cuda_name, gpufec::memory_side::device, results);
-#ifdef GPUFEC_HAVE_CUDA
-                    bench_cuda_source_device(code, opt, cuda_name, results);
-#endif
+                        gpu, opt, cuda_name, gpufec::memory_side::device, results);
+                    bench_source_device_only(*gpu, opt, cuda_name, results);
                 }
             }
         }

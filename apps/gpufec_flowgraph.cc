@@ -87,6 +87,8 @@ void usage()
         "                   by turbo_decoder (6 iterations, early termination,\n"
         "                   --sub-blocks P windows, default ceil(K / 32): the GPU's\n"
         "                   fast kernel, the same decisions on the CPU)\n"
+        "  --source-backend the source's backend (default: --backend for conv and ldpc,\n"
+        "                   whose sources encode on the GPU; auto for the others)\n"
         "  --source-frames  frames the source generates per batch (default: batch/2,\n"
         "                   between 64 and 1024)\n"
         "  --llr-buffer N   room for N frames in the LLR buffer between the source and\n"
@@ -134,10 +136,11 @@ struct options {
     int sub_blocks = 0; //!< turbo windows; 0: ceil(K / 32), the GPU's fast kernel
     std::string algorithm = "scl";
     std::string backend = "auto";
+    std::string source_backend; //!< "": see source_backend()
     long frames = 2000;
     int frame_bits = 2048;
     int batch = 512;
-    int source_frames = 0; //!< 0: batch / 2 in [64, 1024]
+    int source_frames = 0;      //!< 0: batch / 2 in [64, 1024]
     long llr_buffer_frames = 0; //!< 0: the blocks' own minimum
     double max_latency_ms = 10.0;
     std::vector<double> ebn0s{ 3.0, 4.0, 6.0 };
@@ -230,10 +233,13 @@ decoder_block make_decoder(const options& o, const gr::gpufec::code::sptr& code)
 }
 
 //! The source's backend: the AWGN source has no CUDA kernel for block codes, so an
-//! LDPC or polar graph's source runs on the CPU whatever --backend says of the decoder.
+//! --source-backend, else --backend for the codes whose source has a GPU encoder
+//! (convolutional, NR LDPC) and "auto" (the CPU) for the others.
 std::string source_backend(const options& o)
 {
-    return o.code == "conv" ? o.backend : "auto";
+    if (!o.source_backend.empty())
+        return o.source_backend;
+    return o.code == "conv" || o.code == "ldpc" ? o.backend : "auto";
 }
 
 /*!
@@ -532,6 +538,8 @@ int main(int argc, char** argv)
             o.sub_blocks = std::stoi(next());
         else if (a == "--backend")
             o.backend = next();
+        else if (a == "--source-backend")
+            o.source_backend = next();
         else if (a == "--frames")
             o.frames = std::stol(next());
         else if (a == "--frame-bits")

@@ -10,6 +10,7 @@
 #include <gpufec/batch_decoder.h>
 #include <gpufec/common.h>
 #include <gpufec/convolutional.h>
+#include <gpufec/ldpc.h>
 #include <functional>
 #include <memory>
 #include <string>
@@ -95,10 +96,14 @@ struct frame_code {
     size_t coded_bits = 0; //!< transmitted bits; R = info_bits / coded_bits
     std::function<void(const uint8_t* info, uint8_t* coded)> encode;
     std::string description; //!< for messages, e.g. "LTE turbo K=6144 ..."
+    //! Set when the code is this NR LDPC code (`encode` must be its encode()): the
+    //! CUDA source then encodes on the GPU. Other codes have CPU sources only.
+    std::shared_ptr<const nr_ldpc_code> nr_ldpc;
 };
 
 //! The source of any frame_code (turbo, LDPC, polar, ...), with the frame definition
-//! above and `code.encode` as the encoder; registered for the CPU (no GPU encoders yet).
+//! above and `code.encode` as the encoder; on the CPU, and on CUDA for NR LDPC codes
+//! (frame_code::nr_ldpc; "auto" takes CUDA for those only).
 struct awgn_frame_source_options {
     using code_type = frame_code;
     using product_type = awgn_bpsk_source;

@@ -21,6 +21,7 @@
 
 #if GPUFEC_HAVE_CUDA
 #include "cuda/channel/awgn_source_cuda.h"
+#include "cuda/channel/nr_ldpc_source_cuda.h"
 #include "cuda/ldpc/ldpc_cuda.h"
 #include "cuda/mimo/mimo_cuda.h"
 #include "cuda/polar/polar_cuda.h"
@@ -142,6 +143,17 @@ awgn_conv_cuda(const conv_code& code, const awgn_source_options& options, int de
 {
     return make_awgn_bpsk_source_cuda(code, options.ebn0_db, options.seed, device);
 }
+std::unique_ptr<awgn_bpsk_source> awgn_frame_cuda(
+    const frame_code& code, const awgn_frame_source_options& options, int device)
+{
+    if (!code.nr_ldpc)
+        throw error(
+            "awgn_bpsk_source: no CUDA encoder for " +
+            (code.description.empty() ? std::string("this code") : code.description) +
+            "; the CUDA sources encode conv_code and nr_ldpc_code (backend "
+            "\"cpu\" or \"auto\" runs this one on the CPU)");
+    return make_nr_ldpc_source_cuda(*code.nr_ldpc, options.ebn0_db, options.seed, device);
+}
 #endif
 
 //! The codes and options a CUDA maker takes, for "auto" (registration::cuda_accepts);
@@ -156,6 +168,13 @@ bool ldpc_cuda_accepts(const ldpc_graph&, const ldpc_decoder_options& o)
 template <>
 constexpr bool (*cuda_accepts<ldpc_decoder_options>)(
     const ldpc_graph&, const ldpc_decoder_options&) = ldpc_cuda_accepts;
+bool frame_source_cuda_accepts(const frame_code& code, const awgn_frame_source_options&)
+{
+    return code.nr_ldpc != nullptr; // the codes with a CUDA encoder
+}
+template <>
+constexpr bool (*cuda_accepts<awgn_frame_source_options>)(
+    const frame_code&, const awgn_frame_source_options&) = frame_source_cuda_accepts;
 #if GPUFEC_HAVE_CUDA
 template <>
 constexpr bool (*cuda_accepts<mimo_detector_options>)(
@@ -206,7 +225,7 @@ GPUFEC_REGISTER(polar_decoder_options, polar_cpu, GPUFEC_CUDA(polar_cuda))
 GPUFEC_REGISTER(dci_search_options, dci_search_cpu, GPUFEC_CUDA(dci_search_cuda))
 GPUFEC_REGISTER(uci_small_decoder_options, uci_small_cpu, GPUFEC_CUDA(uci_small_cuda))
 GPUFEC_REGISTER(awgn_source_options, awgn_conv_cpu, GPUFEC_CUDA(awgn_conv_cuda))
-GPUFEC_REGISTER(awgn_frame_source_options, awgn_frame_cpu, nullptr)
+GPUFEC_REGISTER(awgn_frame_source_options, awgn_frame_cpu, GPUFEC_CUDA(awgn_frame_cuda))
 GPUFEC_REGISTER(mimo_detector_options, mimo_cpu, GPUFEC_CUDA(mimo_cuda))
 GPUFEC_REGISTER(mimo_source_options, mimo_source_cpu, GPUFEC_CUDA(mimo_source_cuda))
 

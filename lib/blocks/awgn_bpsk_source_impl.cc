@@ -6,6 +6,7 @@
 
 #include "batched_common.h"
 #include <gnuradio/gpufec/awgn_bpsk_source.h>
+#include <gnuradio/gpufec/nr_ldpc_code.h>
 #include <gnuradio/io_signature.h>
 #include <gpufec/awgn_source.h>
 #include <gpufec/engine.h>
@@ -79,8 +80,8 @@ public:
                 "awgn_bpsk_source: frames_per_call = " + std::to_string(frames_per_call) +
                 "; allowed: 1 or more");
         }
-        // The registry picks the backend: convolutional codes have a GPU encoder, the
-        // others are registered for the CPU only ("auto" takes it, "cuda" raises).
+        // The registry picks the backend: convolutional and NR LDPC codes have a GPU
+        // encoder, the others run on the CPU ("auto" takes it, "cuda" raises).
         try {
             if (auto conv = std::dynamic_pointer_cast<conv_code>(code)) {
                 d_source = ::gpufec::make(conv->core(),
@@ -94,6 +95,9 @@ public:
                 frame.encode = [code](const uint8_t* in, uint8_t* out) {
                     code->encode_raw(in, static_cast<size_t>(code->frame_bits()), out);
                 };
+                if (auto ldpc = std::dynamic_pointer_cast<nr_ldpc_code>(code))
+                    frame.nr_ldpc =
+                        std::make_shared<const ::gpufec::nr_ldpc_code>(ldpc->core());
                 d_source = ::gpufec::make(
                     frame, ::gpufec::awgn_frame_source_options{ ebn0_db, seed }, backend);
             }

@@ -19,6 +19,7 @@
 
 #ifdef GPUFEC_HAVE_CUDA
 #include "cuda/channel/awgn_source_cuda.h"
+#include "cuda/channel/nr_ldpc_source_cuda.h"
 #include <cuda_runtime.h>
 #endif
 
@@ -145,6 +146,12 @@ frames generate(awgn_bpsk_source& src, uint64_t first, size_t n)
 }
 
 backend_spec cpu_backend() { return backend_spec{}; }
+backend_spec auto_backend()
+{
+    backend_spec s;
+    s.was_auto = true;
+    return s;
+}
 
 // ------------------------------------------------------------------ CPU source
 
@@ -250,14 +257,23 @@ TEST(AwgnSource, FrameCodeUsesItsEncoderAndRate)
     }
     mean /= double(g.llrs.size());
     EXPECT_NEAR(mean, 2.0 / (1.0 / (2 * 0.5)), 0.05); // E[L] = 2/sigma^2 = 4 R Eb/N0
+    // Without frame_code::nr_ldpc the CUDA backend has no encoder for it: "cuda" raises
+    // (no CUDA in the build, no device, or no encoder), "auto" takes the CPU.
     backend_spec cuda;
     cuda.kind = backend_kind::cuda;
     try {
         make_awgn_bpsk_source(fc, 1.0, 1, cuda);
-        ADD_FAILURE() << "cuda backend accepted for a frame_code";
+        ADD_FAILURE() << "cuda backend accepted for a frame_code without a GPU encoder";
     } catch (const error& e) {
-        EXPECT_NE(std::string(e.what()).find("not yet available"), std::string::npos);
+        const std::string what = e.what();
+        EXPECT_TRUE(what.find("not yet available") != std::string::npos ||
+                    what.find("no CUDA device") != std::string::npos ||
+                    what.find("no CUDA encoder for NR LDPC BG2 Z=16") !=
+                        std::string::npos)
+            << what;
     }
+    EXPECT_EQ(make_awgn_bpsk_source(fc, 1.0, 1, auto_backend())->backend(),
+              backend_kind::cpu);
 }
 
 // Every LLR is the frame definition's (philox::noise4, then bpsk_llr) bit for bit, in
@@ -740,7 +756,7 @@ void expect_identical(const frames& a, const frames& b, const std::string& what)
     }
 }
 
-frames generate_on_device(cuda::awgn_source_cuda& src, uint64_t first, size_t n)
+frames generate_on_device(awgn_bpsk_source& src, uint64_t first, size_t n)
 {
     const size_t C = src.llrs_per_frame(), I = src.bits_per_frame();
     float* d_llrs = nullptr;
@@ -825,17 +841,12 @@ TEST(AwgnSourceCuda, LargeBatchesEbN0ChangeAndPartialOutputs)
     EXPECT_EQ(c, d);
 }
 
-// Throughput of the kernel-only and end-to-end paths; prints, asserts nothing timed.
-// Run with --gtest_also_run_disabled_tests on a GPU machine.
-TEST(AwgnSourceCuda, EngineStageOutputOnEitherSideMatchesCpu)
+//! The GPU source as an engine stage gives the CPU source's frames 40..139 with its
+//! output on the host and on the device; returns the engine configuration used.
+engine_config expect_engine_stage_matches(std::shared_ptr<awgn_bpsk_source> gpu,
+                                          awgn_bpsk_source& cpu)
 {
-    if (cuda_device_count() == 0)
-        GTEST_SKIP() << "no CUDA device";
-    const conv_code code(2048, 7, { 0171, 0133 }, termination::terminated, "2/3");
-    auto cpu = make_awgn_bpsk_source(code, 2.0, 21, cpu_backend());
-    std::shared_ptr<awgn_bpsk_source> gpu =
-        make_awgn_bpsk_source(code, 2.0, 21, cuda_backend());
-    const frames expected = generate(*cpu, 40, 100);
+    const frames expected = generate(cpu, 40, 100);
     engine_config config;
     config.max_batch_frames = 16;
     config.num_slots = 3;
@@ -846,6 +857,106 @@ TEST(AwgnSourceCuda, EngineStageOutputOnEitherSideMatchesCpu)
                            side == memory_side::host ? "output on the host"
                                                      : "output on the device");
     }
+    return config;
+}
+
+//! An NR LDPC code as the sources take it, with the GPU encoder's description.
+frame_code ldpc_frame_code(const nr_ldpc_code& code)
+{
+    frame_code fc;
+    fc.info_bits = size_t(code.k());
+    fc.coded_bits = size_t(code.e());
+    fc.encode = [code](const uint8_t* in, uint8_t* out) { code.encode(in, out); };
+    fc.description = "NR LDPC BG" + std::to_string(code.bg()) +
+                     " Z=" + std::to_string(code.z()) + " k=" + std::to_string(code.k()) +
+                     " e=" + std::to_string(code.e());
+    fc.nr_ldpc = std::make_shared<const nr_ldpc_code>(code);
+    return fc;
+}
+
+// The NR LDPC source on the GPU (encoder, rate matching, noise) against the CPU source
+// with nr_ldpc_code::encode: both base graphs, small to largest Z, fillers, E below
+// and above the circular buffer (repetition), a 1-bit E, frame numbers across 2^32.
+TEST(NrLdpcSourceCuda, IdenticalToCpu)
+{
+    if (cuda_device_count() == 0)
+        GTEST_SKIP() << "no CUDA device";
+    const nr_ldpc_code codes[] = {
+        nr_ldpc_code(1, 384),             // k 8448, e = N = 25 344 (r = 1/3)
+        nr_ldpc_code(1, 384, 0, 12672),   // r = 2/3
+        nr_ldpc_code(2, 384),             // k 3840, r = 1/5
+        nr_ldpc_code(1, 208, 4000, 9000), // fillers
+        nr_ldpc_code(2, 52, 500, 2600),   // fillers; E > N - fillers: repetition
+        nr_ldpc_code(1, 15, 300, 1000),   // odd Z, repetition
+        nr_ldpc_code(2, 7, 60, 200),
+        nr_ldpc_code(2, 2),
+        nr_ldpc_code(2, 4, 30, 1), // one transmitted bit
+    };
+    const uint64_t starts[] = { 0, (uint64_t{ 1 } << 32) - 2 };
+    for (const auto& code : codes) {
+        const frame_code fc = ldpc_frame_code(code);
+        auto cpu = make_awgn_bpsk_source(fc, 1.5, 0xfeedbeef12345ULL, cpu_backend());
+        auto gpu = make_awgn_bpsk_source(fc, 1.5, 0xfeedbeef12345ULL, cuda_backend());
+        ASSERT_EQ(gpu->backend(), backend_kind::cuda) << fc.description;
+        for (uint64_t first : starts)
+            for (size_t n : { size_t{ 1 }, size_t{ 5 }, size_t{ 33 } }) {
+                const std::string what = fc.description + " first " +
+                                         std::to_string(first) + " n " +
+                                         std::to_string(n);
+                const frames ref = generate(*cpu, first, n);
+                expect_identical(ref, generate(*gpu, first, n), what + " (host path)");
+                expect_identical(
+                    ref, generate_on_device(*gpu, first, n), what + " (device)");
+            }
+    }
+    // The noiseless signs are the codeword's bits (the encoder itself, apart from the
+    // shared noise definition): every check of H holds on the decided bits.
+    const nr_ldpc_code code(1, 52, 1000, 0);
+    auto gpu = make_awgn_bpsk_source(ldpc_frame_code(code), 60.0, 9, cuda_backend());
+    const frames f = generate(*gpu, 3, 4);
+    std::vector<uint8_t> cw(size_t(code.codeword_bits())), sent(size_t(code.e()));
+    for (size_t fr = 0; fr < 4; ++fr) {
+        code.encode_full(&f.bits[fr * code.k()], cw.data());
+        code.rate_match(cw.data(), sent.data());
+        for (size_t j = 0; j < sent.size(); ++j)
+            ASSERT_EQ(f.llrs[fr * sent.size() + j] < 0, sent[j] == 1) << fr << " " << j;
+    }
+}
+
+// "auto" takes the GPU for NR LDPC codes only; "cuda" for another block code names
+// the codes the CUDA sources encode. The engine stage gives the CPU's frames on both
+// memory sides.
+TEST(NrLdpcSourceCuda, BackendChoiceAndEngineStage)
+{
+    if (cuda_device_count() == 0)
+        GTEST_SKIP() << "no CUDA device";
+    const frame_code fc = ldpc_frame_code(nr_ldpc_code(2, 64, 600, 1500));
+    EXPECT_EQ(make_awgn_bpsk_source(fc, 2.0, 1, auto_backend())->backend(),
+              backend_kind::cuda);
+    frame_code plain = fc;
+    plain.nr_ldpc.reset();
+    EXPECT_EQ(make_awgn_bpsk_source(plain, 2.0, 1, auto_backend())->backend(),
+              backend_kind::cpu);
+    try {
+        make_awgn_bpsk_source(plain, 2.0, 1, cuda_backend());
+        ADD_FAILURE() << "cuda accepted for a frame_code without nr_ldpc";
+    } catch (const error& e) {
+        EXPECT_NE(std::string(e.what()).find("no CUDA encoder"), std::string::npos)
+            << e.what();
+    }
+    auto cpu = make_awgn_bpsk_source(fc, 2.0, 21, cpu_backend());
+    expect_engine_stage_matches(make_awgn_bpsk_source(fc, 2.0, 21, cuda_backend()), *cpu);
+}
+
+TEST(AwgnSourceCuda, EngineStageOutputOnEitherSideMatchesCpu)
+{
+    if (cuda_device_count() == 0)
+        GTEST_SKIP() << "no CUDA device";
+    const conv_code code(2048, 7, { 0171, 0133 }, termination::terminated, "2/3");
+    auto cpu = make_awgn_bpsk_source(code, 2.0, 21, cpu_backend());
+    std::shared_ptr<awgn_bpsk_source> gpu =
+        make_awgn_bpsk_source(code, 2.0, 21, cuda_backend());
+    const engine_config config = expect_engine_stage_matches(gpu, *cpu);
     // Gaps in the ids split a batch into runs, one kernel each.
     batch_engine engine(make_source_stage(gpu), config);
     ASSERT_EQ(engine.request_frames(3, 5), 3u);

@@ -423,9 +423,14 @@ TEST(EngineFormats, DeviceSideNeedsACudaStage)
 
 TEST(Registry, ListsBackendsAndRefusesAbsentOnesByName)
 {
-    // The block-code AWGN source has no CUDA maker.
+    // The block-code AWGN source has a CUDA maker (for NR LDPC codes) where CUDA is.
+#if GPUFEC_HAVE_CUDA
+    EXPECT_EQ(registered_backends<awgn_frame_source_options>(),
+              (std::vector<std::string>{ "cpu", "cuda" }));
+#else
     EXPECT_EQ(registered_backends<awgn_frame_source_options>(),
               std::vector<std::string>{ "cpu" });
+#endif
     const auto viterbi = registered_backends<viterbi_options>();
     ASSERT_FALSE(viterbi.empty());
     EXPECT_EQ(viterbi.front(), "cpu");
@@ -443,12 +448,20 @@ TEST(Registry, ListsBackendsAndRefusesAbsentOnesByName)
     };
     frames.description = "repetition (8, 16)";
     const awgn_frame_source_options source{ 3.0, 1 };
+#if GPUFEC_HAVE_CUDA
+    if (cuda_device_count() > 0)
+        expect_error([&] { make(frames, source, "cuda"); },
+                     { "no CUDA encoder for repetition (8, 16)", "\"cpu\"" });
+    else
+        expect_error([&] { make(frames, source, "cuda"); }, { "no CUDA device" });
+#else
     expect_error([&] { make(frames, source, "cuda"); },
                  { "not yet available for awgn_bpsk_source (block codes)", "\"cpu\"" });
+#endif
     expect_error([&] { make(frames, source, "gpu"); },
                  { "unknown backend", "\"cuda:N\"" });
-    // No CUDA maker: auto takes the CPU.
-    EXPECT_NO_THROW(make(frames, source, "auto"));
+    // No GPU encoder for this code: auto takes the CPU.
+    EXPECT_EQ(make(frames, source, "auto")->backend(), backend_kind::cpu);
     const lte_turbo_code turbo(40);
     // "auto" takes the CUDA turbo decoder only where it accepts the options and a GPU is
     // there; float arithmetic runs on the CPU only.

@@ -209,11 +209,14 @@ TEST(TurboCuda, ClusterKernelMatchesCpuBitForBit)
 // The paper's loosely synchronised schedule costs at most 0.1 dB at BER 1e-4 (K = 6144,
 // 192 windows of 32 steps, 6 iterations): the synchronised decoder's BER at 0.8 dB (about
 // 1e-4) is not beaten by the loose one's at 0.9 dB only if the loose one lost more.
+// Every point decodes the same frames and the same unit normals, scaled by its sigma
+// (common random numbers): with fresh noise per point and 600 frames the comparison
+// failed in one of two runs of the same code on 2026-11-29 (loose 0.9 dB 2.7e-4 against
+// synchronised 0.8 dB 2.0e-4); the loose schedule itself also varies between runs.
 TEST(TurboCuda, LooseScheduleWithinATenthOfADb)
 {
     if (!have_gpu())
         GTEST_SKIP() << "no CUDA device available";
-    std::mt19937 rng(67);
     const lte_turbo_code code(6144);
     turbo_decoder_options sync;
     sync.sub_blocks = 192;
@@ -221,8 +224,9 @@ TEST(TurboCuda, LooseScheduleWithinATenthOfADb)
     loose.schedule = turbo_schedule::loose;
     std::shared_ptr<batch_decoder> gpu_sync = cuda::make_turbo_decoder(code, sync, 0);
     std::shared_ptr<batch_decoder> gpu_loose = cuda::make_turbo_decoder(code, loose, 0);
-    const int frames = 600;
+    const int frames = 1000;
     auto ber = [&](std::shared_ptr<batch_decoder> dec, double ebn0) {
+        std::mt19937 rng(67);
         std::vector<std::vector<llr8_t>> llrs;
         std::vector<std::vector<uint8_t>> sent;
         for (int f = 0; f < frames; f++) {

@@ -20,9 +20,7 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
-#include <cstring>
 #include <iterator>
-#include <mutex>
 #include <vector>
 
 namespace gpufec {
@@ -300,14 +298,6 @@ uint32_t field_taps_of(const conv_code& code, int i)
     return field;
 }
 
-struct slot {
-    device_buffer<float> d_llrs;
-    device_buffer<uint8_t> d_bits;
-    pinned_buffer<float> h_llrs;
-    pinned_buffer<uint8_t> h_bits;
-    size_t frames = 0;
-};
-
 } // namespace
 
 struct awgn_source_cuda::impl {
@@ -318,12 +308,6 @@ struct awgn_source_cuda::impl {
     device_buffer<uint32_t> d_table;
     std::atomic<double> ebn0_db{ 0.0 };
     std::atomic<int> policy{ default_policy };
-
-    // Host path (generate): one stream, two staging slots so host copies overlap the GPU.
-    std::mutex host_mutex;
-    std::unique_ptr<stream> host_stream;
-    std::unique_ptr<event> done[2];
-    slot slots[2];
 
     impl(const conv_code& c, int dev) : code(c), device(dev) {}
 
@@ -417,31 +401,14 @@ struct awgn_source_cuda::impl {
             done_frames += n;
         }
     }
-
-    void ensure_slots(size_t frames)
-    {
-        if (!host_stream) {
-            host_stream = std::make_unique<stream>();
-            done[0] = std::make_unique<event>();
-            done[1] = std::make_unique<event>();
-        }
-        for (auto& sl : slots) {
-            if (sl.frames >= frames)
-                continue;
-            sl.d_llrs.reset(frames * base.coded_bits);
-            sl.d_bits.reset(frames * base.info_bits);
-            sl.h_llrs.reset(frames * base.coded_bits);
-            sl.h_bits.reset(frames * base.info_bits);
-            sl.frames = frames;
-        }
-    }
 };
 
 awgn_source_cuda::awgn_source_cuda(const conv_code& code,
                                    double ebn0_db,
                                    uint64_t seed,
                                    int device)
-    : d_impl(std::make_unique<impl>(code, device))
+    : cuda_source_base(device, code.coded_bits(), size_t(std::max(code.frame_bits(), 0))),
+      d_impl(std::make_unique<impl>(code, device))
 {
     require_device(device);
     kernel_params& p = d_impl->base;
@@ -488,7 +455,6 @@ void awgn_source_cuda::set_ebn0_db(double ebn0_db)
 double awgn_source_cuda::ebn0_db() const { return d_impl->ebn0_db.load(); }
 size_t awgn_source_cuda::llrs_per_frame() const { return d_impl->base.coded_bits; }
 size_t awgn_source_cuda::bits_per_frame() const { return d_impl->base.info_bits; }
-int awgn_source_cuda::device() const { return d_impl->device; }
 
 int awgn_source_cuda::num_launch_policies()
 {
@@ -510,74 +476,15 @@ void awgn_source_cuda::set_launch_policy(int policy)
     d_impl->policy.store(policy);
 }
 
-void awgn_source_cuda::generate_device(
+void awgn_source_cuda::launch_frames(
     uint64_t first_frame, size_t num_frames, float* d_llrs, uint8_t* d_bits, void* stream)
 {
-    if (num_frames == 0 || (!d_llrs && !d_bits))
-        return;
     d_impl->launch(first_frame,
                    num_frames,
                    d_llrs,
                    d_bits,
                    detail::awgn_constants(d_impl->code, d_impl->ebn0_db.load()),
                    static_cast<cudaStream_t>(stream));
-}
-
-void awgn_source_cuda::generate(uint64_t first_frame,
-                                size_t num_frames,
-                                float* llrs,
-                                uint8_t* info_bits)
-{
-    if (num_frames == 0 || (!llrs && !info_bits))
-        return;
-    impl& im = *d_impl;
-    const size_t bytes_per_frame = im.base.coded_bits * sizeof(float) + im.base.info_bits;
-    const size_t max_chunk = std::max<size_t>(1, (size_t{ 64 } << 20) / bytes_per_frame);
-    const size_t chunk = std::min(num_frames, max_chunk);
-
-    const auto constants = detail::awgn_constants(im.code, im.ebn0_db.load());
-    std::lock_guard<std::mutex> lock(im.host_mutex);
-    device_guard guard(im.device);
-    im.ensure_slots(chunk);
-    cudaStream_t s = im.host_stream->get();
-    const size_t C = im.base.coded_bits, I = im.base.info_bits;
-
-    auto copy_out = [&](size_t chunk_index) {
-        slot& sl = im.slots[chunk_index % 2];
-        im.done[chunk_index % 2]->synchronize();
-        const size_t begin = chunk_index * chunk;
-        const size_t n = std::min(chunk, num_frames - begin);
-        if (llrs)
-            std::memcpy(llrs + begin * C, sl.h_llrs.get(), n * C * sizeof(float));
-        if (info_bits)
-            std::memcpy(info_bits + begin * I, sl.h_bits.get(), n * I);
-    };
-
-    const size_t chunks = (num_frames + chunk - 1) / chunk;
-    for (size_t ci = 0; ci < chunks; ++ci) {
-        slot& sl = im.slots[ci % 2];
-        const size_t begin = ci * chunk;
-        const size_t n = std::min(chunk, num_frames - begin);
-        im.launch(first_frame + begin,
-                  n,
-                  llrs ? sl.d_llrs.get() : nullptr,
-                  info_bits ? sl.d_bits.get() : nullptr,
-                  constants,
-                  s);
-        if (llrs)
-            GPUFEC_CUDA_CHECK(cudaMemcpyAsync(sl.h_llrs.get(),
-                                              sl.d_llrs.get(),
-                                              n * C * sizeof(float),
-                                              cudaMemcpyDeviceToHost,
-                                              s));
-        if (info_bits)
-            GPUFEC_CUDA_CHECK(cudaMemcpyAsync(
-                sl.h_bits.get(), sl.d_bits.get(), n * I, cudaMemcpyDeviceToHost, s));
-        im.done[ci % 2]->record(s);
-        if (ci > 0)
-            copy_out(ci - 1); // overlaps the GPU work of chunk ci
-    }
-    copy_out(chunks - 1);
 }
 
 } // namespace cuda

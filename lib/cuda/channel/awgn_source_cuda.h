@@ -8,6 +8,7 @@
 #ifndef INCLUDED_GPUFEC_AWGN_SOURCE_CUDA_H
 #define INCLUDED_GPUFEC_AWGN_SOURCE_CUDA_H
 
+#include "cuda/channel/cuda_source_base.h"
 #include <gpufec/awgn_source.h>
 #include <memory>
 
@@ -29,7 +30,7 @@ namespace cuda {
  * device-to-host path through pinned staging buffers that are allocated once and grown
  * only when a larger batch arrives.
  */
-class awgn_source_cuda final : public awgn_bpsk_source
+class awgn_source_cuda final : public cuda_source_base
 {
 public:
     awgn_source_cuda(const conv_code& code, double ebn0_db, uint64_t seed, int device);
@@ -39,22 +40,8 @@ public:
 
     void set_ebn0_db(double ebn0_db) override;
     double ebn0_db() const override;
-    backend_kind backend() const override { return backend_kind::cuda; }
     size_t llrs_per_frame() const override;
     size_t bits_per_frame() const override;
-    void generate(uint64_t first_frame,
-                  size_t num_frames,
-                  float* llrs,
-                  uint8_t* info_bits) override;
-
-    //! Kernel-only path (see awgn_bpsk_source): `stream` is a cudaStream_t.
-    void generate_device(uint64_t first_frame,
-                         size_t num_frames,
-                         float* d_llrs,
-                         uint8_t* d_bits,
-                         void* stream) override;
-
-    int device() const override;
 
     //! Kernel tile shapes (threads x groups of 4 LLRs per thread), for tuning and tests.
     static int num_launch_policies();
@@ -62,6 +49,12 @@ public:
     void set_launch_policy(int policy);
 
 private:
+    void launch_frames(uint64_t first_frame,
+                       size_t num_frames,
+                       float* d_llrs,
+                       uint8_t* d_bits,
+                       void* stream) override;
+
     struct impl;
     std::unique_ptr<impl> d_impl;
 };
