@@ -419,6 +419,37 @@ TEST(LdpcCuda, ALaterDecoderKeepsAnEarlierOnesSharedMemory)
     }
 }
 
+// On a GPU with 99 KiB of shared memory a block (sm_86 and sm_89; GPUFEC_TEST_MAX_SMEM
+// makes this one behave so) a BG1 or BG2 Z = 384 codeword pair (104 448 and 79 872
+// bytes of APP values: BG2 still fits) leaves the NR kernel for the generic one, and
+// smaller codes get fewer pairs a block: every choice makes the CPU's decisions.
+TEST(LdpcCuda, FitsAGpuWith99KiBOfSharedMemoryABlock)
+{
+    REQUIRE_GPU();
+    test::scoped_env guard("GPUFEC_TEST_MAX_SMEM", "101376");
+    struct cfg {
+        int bg, z, k, e;
+        double ebn0;
+    };
+    const cfg cfgs[] = { { 1, 384, 0, 0, 1.2 },
+                         { 2, 384, 0, 0, 0.8 },
+                         { 1, 52, 1000, 3000, 1.5 },
+                         { 1, 7, 140, 420, 1.8 } };
+    for (const auto& c : cfgs) {
+        const nr_ldpc_code code(c.bg, c.z, c.k, c.e);
+        const auto frames = nr_frames(code, 40, c.ebn0, 700 + c.z + c.bg);
+        for (auto ar : gpu_arithmetics) {
+            ldpc_decoder_options opt =
+                gpufec::test::ldpc_opts(ar, ldpc_algorithm::normalized, true);
+            opt.iterations = 12;
+            expect_same(code.graph(),
+                        opt,
+                        frames,
+                        code.graph().description + " at 99 KiB" + arithmetic_name(ar));
+        }
+    }
+}
+
 TEST(LdpcCuda, SmallBatchesMatchCpu)
 {
     REQUIRE_GPU();

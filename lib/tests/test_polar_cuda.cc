@@ -118,11 +118,13 @@ std::string describe(const polar_decoder_options& o)
 }
 
 //! Decodes `frames` on the GPU through the engine, with and without soft output, and
-//! checks bits, status, iterations and soft output against the CPU decoder's. Returns
-//! the frames whose CRC passed (over both runs).
+//! checks bits, status, iterations and soft output against the CPU decoder's, SC and
+//! fast-SSC also in each throughput layout of `frames_per_warp`. Returns the frames
+//! whose CRC passed (over both runs).
 size_t expect_gpu_matches_cpu(const nr_polar_code& code,
                               const polar_decoder_options& o,
-                              const std::vector<std::vector<llr8_t>>& frames)
+                              const std::vector<std::vector<llr8_t>>& frames,
+                              std::initializer_list<int> frames_per_warp = { 2, 4 })
 {
     const int k = code.k();
     const bool fast = o.algorithm == polar_algorithm::fast_ssc || o.sc_first; // hard only
@@ -158,7 +160,7 @@ size_t expect_gpu_matches_cpu(const nr_polar_code& code,
     const bool sc_kernel = (o.algorithm == polar_algorithm::sc ||
                             o.algorithm == polar_algorithm::fast_ssc || o.sc_first) &&
                            code.segments() == 1;
-    for (int fpw : { 2, 4 }) {
+    for (int fpw : frames_per_warp) {
         if (!sc_kernel)
             break;
         SCOPED_TRACE(std::to_string(fpw) + " frames per warp");
@@ -204,6 +206,38 @@ TEST(PolarCuda, EveryAlgorithmMatchesCpuBitForBit)
 // channel where read (2 where the program allows: no fast-SCL node that high), the
 // channel as floats or int16 (where every value fits), runs of 8 leaves as block steps
 // (scl_block) or leaf by leaf.
+// On a GPU with 99 KiB of shared memory a block (sm_86 and sm_89; GPUFEC_TEST_MAX_SMEM
+// makes this one behave so) SC at N = 1024 takes two frames a warp instead of four
+// (112 KiB a block, which the forced four-frame layout asks for and is refused), and
+// every algorithm still makes the CPU's decisions.
+TEST(PolarCuda, FitsAGpuWith99KiBOfSharedMemoryABlock)
+{
+    REQUIRE_GPU();
+    test::scoped_env guard("GPUFEC_TEST_MAX_SMEM", "101376");
+    const nr_polar_code code(512, 1024, "crc11", false);
+    auto frames = draw_frames(code, 1234);
+    frames.resize(std::min<size_t>(frames.size(), 200));
+    for (int v = 0; v < num_variants; v++) {
+        const polar_decoder_options o = variant_options(v);
+        if (o.list_size == 32 && o.algorithm == polar_algorithm::scl)
+            continue; // the CPU reference is slow; L = 8 covers the list kernel
+        SCOPED_TRACE(describe(o) + " at 99 KiB");
+        expect_gpu_matches_cpu(code, o, frames, { 2 });
+    }
+#if GPUFEC_HAVE_CUDA
+    polar_decoder_options sc;
+    sc.algorithm = polar_algorithm::sc;
+    try {
+        cuda::make_polar_decoder(code, sc, 0, 4);
+        ADD_FAILURE() << "four SC frames a warp (112 KiB a block) accepted at 99 KiB";
+    } catch (const error& e) {
+        EXPECT_NE(std::string(e.what()).find("allowed on CUDA device 0: up to 101376"),
+                  std::string::npos)
+            << e.what();
+    }
+#endif
+}
+
 TEST(PolarCuda, FastSclMatchesCpu)
 {
     REQUIRE_GPU();

@@ -338,6 +338,35 @@ TEST(TurboCuda, NoBitErrorsAtOneDb)
         }
 }
 
+// On a GPU with 99 KiB of shared memory a block (sm_86 and sm_89; GPUFEC_TEST_MAX_SMEM
+// makes this one behave so): K = 6144 in windows of 32 steps takes the window kernel
+// with the CPU's decisions (the per-block kernel, 130 KiB here, is not set up at all);
+// windows too long for the window kernel need that per-block kernel and are refused
+// with the limit named.
+TEST(TurboCuda, FitsAGpuWith99KiBOfSharedMemoryABlock)
+{
+    if (!have_gpu())
+        GTEST_SKIP() << "no CUDA device available";
+    test::scoped_env guard("GPUFEC_TEST_MAX_SMEM", "101376");
+    std::mt19937 rng(99);
+    for (auto ar : { turbo_arithmetic::int16, turbo_arithmetic::int8 }) {
+        SCOPED_TRACE(ar == turbo_arithmetic::int8 ? "int8" : "int16");
+        expect_gpu_equals_cpu(
+            lte_turbo_code(6144, true), variant_options(ar, 0, 192), 3, rng);
+        expect_gpu_equals_cpu(
+            lte_turbo_code(512, false), variant_options(ar, 0, 16), 3, rng);
+    }
+    try {
+        cuda::make_turbo_decoder(
+            lte_turbo_code(6144), variant_options(turbo_arithmetic::int16, 0, 8), 0);
+        ADD_FAILURE() << "K = 6144 with 8 windows accepted at 99 KiB";
+    } catch (const error& e) {
+        EXPECT_NE(std::string(e.what()).find("allowed on CUDA device 0: up to 101376"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(TurboCuda, RefusesWhatItDoesNotTake)
 {
     if (!have_gpu())

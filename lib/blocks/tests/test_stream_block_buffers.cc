@@ -19,6 +19,7 @@
 #include <gnuradio/sync_block.h>
 #include <gnuradio/top_block.h>
 #include <gtest/gtest.h>
+#include <cstdlib>
 
 #include <chrono>
 #include <cstdio>
@@ -397,6 +398,13 @@ TEST(StreamBlockBuffers, DISABLED_HostCeiling)
         for (const std::string type : { "byte", "float" }) {
             for (int batch : { 64, 256 })
                 for (bool tags : { true, false }) {
+                    // GPUFEC_CEILING_CASE=TEXT: only the cases whose line contains it.
+                    const char* only = std::getenv("GPUFEC_CEILING_CASE");
+                    const std::string line = std::string(code.name) + " " + type + " " +
+                                             std::to_string(batch) +
+                                             (tags ? " tags" : " notags");
+                    if (only && line.find(only) == std::string::npos)
+                        continue;
                     auto src = gnuradio::make_block_sptr<idle_source>(
                         type == "float" ? 4 : 1, code.frames * code.n);
                     auto block = make_block(

@@ -4,6 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "cuda_utils.h"
+#include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <sstream>
 
@@ -111,12 +113,36 @@ device_guard::~device_guard()
         cudaSetDevice(d_prev);
 }
 
+size_t max_block_smem(int device)
+{
+    int optin = 0;
+    GPUFEC_CUDA_CHECK(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    size_t limit = static_cast<size_t>(optin);
+    if (const char* cap = std::getenv("GPUFEC_TEST_MAX_SMEM")) {
+        char* end = nullptr;
+        const unsigned long long v = std::strtoull(cap, &end, 10);
+        if (end == cap || *end != '\0' || v < 48 * 1024)
+            throw error(std::string("GPUFEC_TEST_MAX_SMEM = \"") + cap +
+                        "\"; allowed: a byte count of at least 49152");
+        limit = std::min<size_t>(limit, v);
+    }
+    return limit;
+}
+
 void raise_dynamic_smem_limit(const void* kernel, size_t bytes)
 {
     static std::mutex lock;
     const std::lock_guard<std::mutex> hold(lock);
     cudaFuncAttributes now{};
     GPUFEC_CUDA_CHECK(cudaFuncGetAttributes(&now, kernel));
+    int device = 0;
+    GPUFEC_CUDA_CHECK(cudaGetDevice(&device));
+    const size_t limit = max_block_smem(device);
+    if (bytes + now.sharedSizeBytes > limit)
+        throw error("a kernel needs " + std::to_string(bytes + now.sharedSizeBytes) +
+                    " bytes of shared memory per block; CUDA device " +
+                    std::to_string(device) + " allows " + std::to_string(limit));
     if (static_cast<size_t>(now.maxDynamicSharedSizeBytes) >= bytes)
         return;
     GPUFEC_CUDA_CHECK(cudaFuncSetAttribute(

@@ -47,10 +47,17 @@ private:
     int d_prev = -1;
 };
 
+//! The most shared memory one block may take on `device`, in bytes (the opt-in limit:
+//! 227 KiB on Hopper, 163 KiB on A100, 99 KiB on sm_86 and sm_89 GPUs). The decoders
+//! size their layouts by it. GPUFEC_TEST_MAX_SMEM=BYTES lowers it, so that a test on a
+//! large GPU takes the paths that a smaller one takes.
+size_t max_block_smem(int device);
+
 //! Raises the dynamic shared memory that `kernel` may take on the current device to at
 //! least `bytes`, never lowering it (thread-safe). The limit belongs to the function,
 //! not to a decoder: a decoder built later with smaller frames must not cut the room of
-//! one built earlier that launches the same kernel instance.
+//! one built earlier that launches the same kernel instance. More than max_block_smem()
+//! (with the kernel's static shared memory) throws gpufec::error saying both.
 void raise_dynamic_smem_limit(const void* kernel, size_t bytes);
 template <class... Args>
 void raise_dynamic_smem_limit(void (*kernel)(Args...), size_t bytes)

@@ -419,10 +419,8 @@ public:
         d_threads =
             std::min(1024, std::max(64, (per_block * max_layer_rows + 31) / 32 * 32));
         d_smem = per_block * app_bytes;
-        int max_smem = 0;
-        GPUFEC_CUDA_CHECK(cudaDeviceGetAttribute(
-            &max_smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        if (d_smem > static_cast<size_t>(max_smem) - 3 * 4 * max_codewords_per_block)
+        const size_t max_smem = max_block_smem(device);
+        if (d_smem > max_smem - 3 * 4 * max_codewords_per_block)
             throw error(who + g.description + " needs " + std::to_string(d_smem) +
                         " bytes of shared memory per codeword (n = " +
                         std::to_string(g.n()) + "); allowed on " + d_device_name +
@@ -464,6 +462,11 @@ public:
         p.codewords_per_block = d_codewords_per_block;
 
         d_nr_graph = nr_base_graph(g, zero_ranges.size());
+        // The NR kernel holds a codeword pair's APP values (4 bytes a bit); where one
+        // pair does not fit the device's shared memory (BG1 Z = 384 on GPUs with 99 KiB
+        // a block), the generic kernel above decodes the code (2 bytes a bit).
+        if (d_nr_graph && sizeof(uint32_t) * g.n() > max_smem - 1024)
+            d_nr_graph = 0;
         if (d_nr_graph)
             setup_nr(g, options, zero_ranges, max_hits);
         else if (const auto plan = make_qc360_plan(g))
@@ -703,11 +706,8 @@ private:
         // the unrolled kernel, two for the looped one: registers), within the shared
         // memory.
         int slots = std::max(1, std::min(nr::max_threads / g.z, nr::max_slots));
-        int max_smem = 0;
-        GPUFEC_CUDA_CHECK(cudaDeviceGetAttribute(
-            &max_smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, d_device));
-        while (slots > 1 &&
-               sizeof(uint32_t) * g.n() * slots > static_cast<size_t>(max_smem) - 1024)
+        const size_t max_smem = max_block_smem(d_device);
+        while (slots > 1 && sizeof(uint32_t) * g.n() * slots > max_smem - 1024)
             slots--;
         p.slots = slots;
         d_threads = (slots * g.z + 31) / 32 * 32;
@@ -739,11 +739,8 @@ private:
         p.num_layers = static_cast<int32_t>(plan.layers.size());
         p.null_cells = plan.cells;
         p.cells_padded = (plan.cells + qc360_period + 7) / 8 * 8;
-        int max_smem = 0;
-        GPUFEC_CUDA_CHECK(cudaDeviceGetAttribute(
-            &max_smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, d_device));
         const size_t smem = qc360::shared_bytes(p, bound);
-        if (smem > static_cast<size_t>(max_smem))
+        if (smem > max_block_smem(d_device))
             return;
         // Each layer's slots padded to `bound` with null slots (the kernel's rows are
         // branch-free).

@@ -1476,16 +1476,20 @@ public:
             d_params.rnti_set = d_rnti_set.get();
             d_params.rnti_ref = static_cast<uint32_t>(rule.code_rnti());
         }
+        const size_t max_smem = max_block_smem(device);
+        const std::string smem_allowed = "; allowed on CUDA device " +
+                                         std::to_string(device) + ": up to " +
+                                         std::to_string(max_smem);
         if (d_scl) {
             // The small-batch layout is the larger (or the same) of the two.
             const size_t bytes = scl_frame_bytes(d_scl_small);
-            if (bytes > 227 * 1024)
+            if (bytes > max_smem)
                 throw error("polar decoder (cuda): scl with list_size " +
                             std::to_string(d_list) + " at N = " + std::to_string(N) +
                             " needs " + std::to_string(bytes) +
-                            " bytes of shared memory per frame; allowed: up to 232448");
+                            " bytes of shared memory per frame" + smem_allowed);
             d_scl_warps = static_cast<int>(
-                std::min<size_t>(scl_max_warps_per_block, (227 * 1024) / bytes));
+                std::min<size_t>(scl_max_warps_per_block, max_smem / bytes));
             for (bool soft : { false, true })
                 raise_dynamic_smem_limit(scl_kernel(soft, d_list), d_scl_warps * bytes);
         }
@@ -1495,12 +1499,15 @@ public:
                 throw error("polar decoder (cuda): bp int8 at N = " + std::to_string(N) +
                             "; allowed: N = 32 .. 1024");
             const size_t bytes = bp_bytes();
-            if (bytes > 227 * 1024)
+            if (bytes > max_smem)
                 throw error("polar decoder (cuda): bp needs " + std::to_string(bytes) +
-                            " bytes of shared memory per frame; allowed: up to 232448");
+                            " bytes of shared memory per frame" + smem_allowed);
             raise_dynamic_smem_limit(bp_kernel(), bytes);
         }
-        set_frames_per_warp(frames_per_warp_for(N, d_fast));
+        // Four frames a warp where they fit the device's shared memory, else two.
+        const int fpw = frames_per_warp_for(N, d_fast);
+        set_frames_per_warp(
+            fpw == 4 && warps_per_block * 4 * frame_bytes(N) > max_smem ? 2 : fpw);
         {
             int sms = 0;
             GPUFEC_CUDA_CHECK(
@@ -1527,11 +1534,11 @@ public:
             d_last_listed.reset(1);
             *d_last_listed.get() = UINT32_MAX;
             const size_t small_bytes = sc_first_small_bytes();
-            if (small_bytes > 227 * 1024)
+            if (small_bytes > max_smem)
                 throw error("polar decoder (cuda): sc_first with list_size " +
                             std::to_string(d_list) + " at N = " + std::to_string(N) +
                             " needs " + std::to_string(small_bytes) +
-                            " bytes of shared memory per frame; allowed: up to 232448");
+                            " bytes of shared memory per frame" + smem_allowed);
             raise_dynamic_smem_limit(sc_first_kernel(d_list), small_bytes);
         }
         (void)K;
@@ -1761,10 +1768,12 @@ public:
             throw error("polar decoder (cuda): frames per warp " + std::to_string(fpw) +
                         "; allowed: 1, 2, 4");
         const size_t bytes = warps_per_block * fpw * frame_bytes(d_code.N());
-        if (bytes > 227 * 1024)
+        const size_t max_smem = max_block_smem(d_device);
+        if (bytes > max_smem)
             throw error("polar decoder (cuda): " + std::to_string(fpw) +
                         " frames per warp need " + std::to_string(bytes) +
-                        " bytes of shared memory per block; allowed: up to 232448");
+                        " bytes of shared memory per block; allowed on CUDA device " +
+                        std::to_string(d_device) + ": up to " + std::to_string(max_smem));
         device_guard guard(d_device);
         // Registers follow the blocks per SM that the shared memory allows: where it
         // holds at most 4 (N = 1024, or 4 frames per warp at N = 512), 4 blocks and
@@ -1920,11 +1929,12 @@ public:
         if (!unstored.empty() || !channel.empty()) // one layout for every batch
             shapes.resize(1);
         // Those that fit an SM (the constructor refuses a code where none does).
-        keep([&](const scl_shape& x) { return scl_frame_bytes(x) <= 227 * 1024; });
+        const size_t max_smem = max_block_smem(d_device);
+        keep([&](const scl_shape& x) { return scl_frame_bytes(x) <= max_smem; });
         d_scl_small = shapes.front();
         d_scl_big = shapes.front();
         const size_t most = scl_frame_bytes(shapes.front()); // the cheapest: the largest
-        if (most > 227 * 1024)
+        if (most > max_smem)
             return;
         int sms = 0;
         GPUFEC_CUDA_CHECK(

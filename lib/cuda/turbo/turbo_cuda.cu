@@ -289,13 +289,21 @@ public:
         d_params.pi = d_pi.get();
         d_params.crc_column = d_column.get();
         d_smem = smem_bytes(K, options.sub_blocks);
-        if (d_smem > 227 * 1024)
-            throw error("turbo decoder (cuda): K = " + std::to_string(K) + " needs " +
-                        std::to_string(d_smem) +
-                        " bytes of shared memory per block; allowed: up to 232448");
-        raise_dynamic_smem_limit(turbo_kernel, d_smem);
         setup_window_kernel(code, options, scaled);
         setup_cluster_kernel(options);
+        // The per-block kernel runs where the window kernel does not (long windows, or
+        // a GPU whose shared memory holds no group of windows).
+        if (!d_use_window) {
+            const size_t max_smem = max_block_smem(device);
+            if (d_smem > max_smem)
+                throw error("turbo decoder (cuda): K = " + std::to_string(K) + " with " +
+                            std::to_string(options.sub_blocks) + " sub_blocks needs " +
+                            std::to_string(d_smem) +
+                            " bytes of shared memory per block; allowed on CUDA device " +
+                            std::to_string(device) + ": up to " +
+                            std::to_string(max_smem));
+            raise_dynamic_smem_limit(turbo_kernel, d_smem);
+        }
         const bool needs_cluster = options.schedule == turbo_schedule::loose ||
                                    kernel == turbo_cuda_kernel::cluster;
         if (needs_cluster && !d_use_cluster)
@@ -354,11 +362,16 @@ public:
             { tw::window_kernel<tw::max_window, true, false, false>,
               tw::window_kernel<tw::max_window, true, false, true> }
         };
+        // Groups of windows within 200 KiB a block (so that two blocks may share an
+        // SM on Hopper), or within what the device allows a block.
+        const size_t budget = std::min<size_t>(200 * 1024, max_block_smem(d_device));
         int per_sm = 0, best_blocks = 0;
         for (bool half : { false, true }) {
             const size_t group = tw::group_smem_bytes(K, P, half);
+            if (group > budget)
+                continue;
             const int groups =
-                std::max(1, std::min(256 / P, static_cast<int>((200 * 1024) / group)));
+                std::max(1, std::min(256 / P, static_cast<int>(budget / group)));
             const size_t smem = group * size_t(groups);
             const int threads = groups * P;
             for (window_fn kernel : kernels[half])
@@ -420,6 +433,8 @@ public:
         c.role_threads = (c.windows_per_block + 31) / 32 * 32;
         d_cluster_threads = 2 * c.role_threads; // forward and backward
         d_cluster_smem = tc::block_smem_bytes(turbo_window::max_window, c.role_threads);
+        if (d_cluster_smem > max_block_smem(d_device))
+            return; // no cluster kernel on this device
         raise_dynamic_smem_limit(tc::cluster_kernel<turbo_window::max_window>,
                                  d_cluster_smem);
         cudaLaunchConfig_t cfg = cluster_config(1, nullptr);
