@@ -927,7 +927,7 @@ int run_block_code_bench(const block_options& opt)
     // The AWGN source of a code with a CUDA encoder (NR LDPC), on the CPU (every
     // thread) and the GPU: engine to host (the source block's path), engine on the
     // device and the kernel alone; in information bits per second.
-    if (code.frame.nr_ldpc && !opt.cuda_backend.empty()) {
+    if (opt.source && code.frame.nr_ldpc && !opt.cuda_backend.empty()) {
         std::vector<result> source_rows;
         const gpufec::awgn_frame_source_options options{ ebn0_db, opt.seed };
         std::cerr << "[bench] source\n";

@@ -36,6 +36,8 @@ struct block_options : run_options {
     std::string dci_batches = "131072,44,1"; //!< kernel-only batch sizes (candidates)
     //! "cuda:N" to add the rows of the code's CUDA decoders, "" for the CPU only.
     std::string cuda_backend;
+    //! The AWGN source's rows for codes whose source runs on the GPU (--source).
+    bool source = true;
     //! The CPU decoders' rows (end to end, decode-only, gr-fec): off with --backend
     //! cuda, as for the convolutional code, so that a GPU run spends no time on them.
     bool cpu_rows = true;

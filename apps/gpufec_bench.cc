@@ -628,6 +628,7 @@ options parse_options(int argc, char** argv, bool& help)
         return v == "on";
     };
     opt.source = on_off(source, "source");
+    opt.block.source = opt.source;
     opt.grfec = on_off(grfec, "grfec");
     opt.block.crc24b = on_off(crc24b, "crc24b");
     opt.block.early_termination = on_off(early_termination, "early-termination");
