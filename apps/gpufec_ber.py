@@ -328,11 +328,11 @@ def run_point(code, ebn0_db, backend="auto", max_errors=100, max_bits=1e7, seed=
     total_bits = frames * frame_bits
 
     tb = gr.top_block("gpufec-ber")
-    # The source encodes convolutional and NR LDPC codes on the GPU: a block code's
-    # source takes "auto" (the GPU for NR LDPC, else the CPU) unless the CPU is asked
-    # for; the frames are the same on either.
-    source_backend = backend if code.family() == "conv" else (
-        "cpu" if backend == "cpu" else "auto")
+    # The source encodes convolutional and NR LDPC codes on the GPU (on the decoder's
+    # backend); the other block codes' sources take "auto" (the CPU) unless the CPU is
+    # asked for. The frames are the same on either.
+    on_gpu = code.family() == "conv" or isinstance(code, gpufec.nr_ldpc_code)
+    source_backend = backend if on_gpu else ("cpu" if backend == "cpu" else "auto")
     source = gpufec.awgn_bpsk_source(code, float(ebn0_db), int(seed), source_backend)
     decoder = make_decoder(code, input_type, backend, max_batch_frames, max_latency_ms,
                            **(decoder_options or {}))

@@ -152,7 +152,14 @@ std::unique_ptr<awgn_bpsk_source> awgn_frame_cuda(
             (code.description.empty() ? std::string("this code") : code.description) +
             "; the CUDA sources encode conv_code and nr_ldpc_code (backend "
             "\"cpu\" or \"auto\" runs this one on the CPU)");
-    return make_nr_ldpc_source_cuda(*code.nr_ldpc, options.ebn0_db, options.seed, device);
+    const nr_ldpc_code& ldpc = *code.nr_ldpc;
+    if (code.info_bits != size_t(ldpc.k()) || code.coded_bits != size_t(ldpc.e()))
+        throw error("awgn_bpsk_source: frame_code::nr_ldpc is a code of k = " +
+                    std::to_string(ldpc.k()) + ", e = " + std::to_string(ldpc.e()) +
+                    " but the frame_code has " + std::to_string(code.info_bits) +
+                    " info and " + std::to_string(code.coded_bits) +
+                    " coded bits; allowed: nr_ldpc only where encode is its encode()");
+    return make_nr_ldpc_source_cuda(ldpc, options.ebn0_db, options.seed, device);
 }
 #endif
 

@@ -909,8 +909,8 @@ TEST(NrLdpcSourceCuda, IdenticalToCpu)
                     ref, generate_on_device(*gpu, first, n), what + " (device)");
             }
     }
-    // The noiseless signs are the codeword's bits (the encoder itself, apart from the
-    // shared noise definition): every check of H holds on the decided bits.
+    // The noiseless signs are the encoder's bits (encode_full and rate_match called
+    // directly here, apart from the sources' shared frame definition).
     const nr_ldpc_code code(1, 52, 1000, 0);
     auto gpu = make_awgn_bpsk_source(ldpc_frame_code(code), 60.0, 9, cuda_backend());
     const frames f = generate(*gpu, 3, 4);
@@ -942,6 +942,16 @@ TEST(NrLdpcSourceCuda, BackendChoiceAndEngineStage)
         ADD_FAILURE() << "cuda accepted for a frame_code without nr_ldpc";
     } catch (const error& e) {
         EXPECT_NE(std::string(e.what()).find("no CUDA encoder"), std::string::npos)
+            << e.what();
+    }
+    // nr_ldpc describes the encoder: a frame_code of other sizes is refused.
+    frame_code other = fc;
+    other.info_bits += 24; // e.g. a CRC attached before the LDPC encoder
+    try {
+        make_awgn_bpsk_source(other, 2.0, 1, cuda_backend());
+        ADD_FAILURE() << "cuda accepted a frame_code whose sizes are not nr_ldpc's";
+    } catch (const error& e) {
+        EXPECT_NE(std::string(e.what()).find("k = 600, e = 1500"), std::string::npos)
             << e.what();
     }
     auto cpu = make_awgn_bpsk_source(fc, 2.0, 21, cpu_backend());

@@ -197,15 +197,6 @@ TEST(PolarCuda, EveryAlgorithmMatchesCpuBitForBit)
         }
 }
 
-// Fast-SCL's node steps (fast_scl_node) make the CPU fast-SCL decoder's decisions: bits,
-// CRC status and soft output for L = 1, 2, 8 and 32 on every code above (k = 1000 splits
-// its rate-1 half into two nodes, as the CPU does). The list kernel's measurement
-// variants make the same decisions, for fast-SCL and plain CA-SCL alike
-// (EveryAlgorithmMatchesCpuBitForBit runs the defaults): the forks' survivors by
-// counting instead of the sorting network, level n - 2 stored or computed from the
-// channel where read (2 where the program allows: no fast-SCL node that high), the
-// channel as floats or int16 (where every value fits), runs of 8 leaves as block steps
-// (scl_block) or leaf by leaf.
 // On a GPU with 99 KiB of shared memory a block (sm_86 and sm_89; GPUFEC_TEST_MAX_SMEM
 // makes this one behave so) SC at N = 1024 takes two frames a warp instead of four
 // (112 KiB a block, which the forced four-frame layout asks for and is refused), and
@@ -238,6 +229,15 @@ TEST(PolarCuda, FitsAGpuWith99KiBOfSharedMemoryABlock)
 #endif
 }
 
+// Fast-SCL's node steps (fast_scl_node) make the CPU fast-SCL decoder's decisions: bits,
+// CRC status and soft output for L = 1, 2, 8 and 32 on every code above (k = 1000 splits
+// its rate-1 half into two nodes, as the CPU does). The list kernel's measurement
+// variants make the same decisions, for fast-SCL and plain CA-SCL alike
+// (EveryAlgorithmMatchesCpuBitForBit runs the defaults): the forks' survivors by
+// counting instead of the sorting network, level n - 2 stored or computed from the
+// channel where read (2 where the program allows: no fast-SCL node that high), the
+// channel as floats or int16 (where every value fits), runs of 8 leaves as block steps
+// (scl_block) or leaf by leaf.
 TEST(PolarCuda, FastSclMatchesCpu)
 {
     REQUIRE_GPU();

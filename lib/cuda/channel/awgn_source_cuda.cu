@@ -476,14 +476,18 @@ void awgn_source_cuda::set_launch_policy(int policy)
     d_impl->policy.store(policy);
 }
 
-void awgn_source_cuda::launch_frames(
-    uint64_t first_frame, size_t num_frames, float* d_llrs, uint8_t* d_bits, void* stream)
+void awgn_source_cuda::launch_frames(uint64_t first_frame,
+                                     size_t num_frames,
+                                     float* d_llrs,
+                                     uint8_t* d_bits,
+                                     void* stream,
+                                     double ebn0_db)
 {
     d_impl->launch(first_frame,
                    num_frames,
                    d_llrs,
                    d_bits,
-                   detail::awgn_constants(d_impl->code, d_impl->ebn0_db.load()),
+                   detail::awgn_constants(d_impl->code, ebn0_db),
                    static_cast<cudaStream_t>(stream));
 }
 

@@ -53,7 +53,8 @@ private:
                        size_t num_frames,
                        float* d_llrs,
                        uint8_t* d_bits,
-                       void* stream) override;
+                       void* stream,
+                       double ebn0_db) override;
 
     struct impl;
     std::unique_ptr<impl> d_impl;

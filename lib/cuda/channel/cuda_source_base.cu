@@ -24,13 +24,15 @@ void cuda_source_base::generate(uint64_t first_frame,
                                 float* llrs,
                                 uint8_t* info_bits)
 {
+    // One Eb/N0 for the whole call (as the CPU source), however many chunks it takes.
+    const double ebn0 = ebn0_db();
     d_staging->generate(
         first_frame,
         num_frames,
         llrs,
         info_bits,
         [&](uint64_t first, size_t n, float* d_llrs, uint8_t* d_bits, cudaStream_t s) {
-            launch_frames(first, n, d_llrs, d_bits, s);
+            launch_frames(first, n, d_llrs, d_bits, s, ebn0);
         });
 }
 
@@ -39,7 +41,7 @@ void cuda_source_base::generate_device(
 {
     if (num_frames == 0 || (!d_llrs && !d_bits))
         return;
-    launch_frames(first_frame, num_frames, d_llrs, d_bits, stream);
+    launch_frames(first_frame, num_frames, d_llrs, d_bits, stream, ebn0_db());
 }
 
 } // namespace cuda

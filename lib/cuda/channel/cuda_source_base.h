@@ -37,14 +37,15 @@ protected:
     cuda_source_base(int device, size_t llrs_per_frame, size_t bits_per_frame);
     /*!
      * Enqueues frames [first_frame, first_frame + num_frames) on `stream` (a
-     * cudaStream_t) into device memory at the current Eb/N0; a null pointer: that
-     * output is not wanted (not both null).
+     * cudaStream_t) into device memory at `ebn0_db` (validated by set_ebn0_db()); a
+     * null pointer: that output is not wanted (not both null).
      */
     virtual void launch_frames(uint64_t first_frame,
                                size_t num_frames,
                                float* d_llrs,
                                uint8_t* d_bits,
-                               void* stream) = 0;
+                               void* stream,
+                               double ebn0_db) = 0;
 
 private:
     const int d_device;

@@ -9,10 +9,11 @@
 // unknown of a "solve step" x[(z + s_u) mod Z] = XOR over the step's known terms of
 // col[(z + s) mod Z]. The host orders the steps into levels (a step's level is one more
 // than the highest level of a step producing one of its columns), so the kernel needs a
-// barrier per level only: the first core block, the other three core blocks (one or two
-// levels), then all extension rows together. Per frame that is ~the edges x Z shared
-// memory byte reads (BG1 Z = 384: 121 344), well below the noise's Philox and
-// Box-Muller work (6 336 groups of four for E = 25 344).
+// barrier per level only, not per step: five for BG1 and BG2 (the four core blocks are
+// solved one after another; each extension row joins the first level after the core
+// blocks it reads; BG1's levels hold 26, 7, 4, 5 and 4 steps). Per frame that is ~the
+// edges x Z shared-memory byte reads (BG1 Z = 384: 121 344), below the noise's Philox
+// and Box-Muller work (6 336 groups of four for E = 25 344).
 #include "cpu/awgn_source_common.h"
 #include "cuda/channel/nr_ldpc_source_cuda.h"
 #include "cuda/common/cuda_utils.h"
@@ -326,14 +327,18 @@ double nr_ldpc_source_cuda::ebn0_db() const { return d_impl->ebn0_db.load(); }
 size_t nr_ldpc_source_cuda::llrs_per_frame() const { return d_impl->base.e; }
 size_t nr_ldpc_source_cuda::bits_per_frame() const { return d_impl->base.k; }
 
-void nr_ldpc_source_cuda::launch_frames(
-    uint64_t first_frame, size_t num_frames, float* d_llrs, uint8_t* d_bits, void* stream)
+void nr_ldpc_source_cuda::launch_frames(uint64_t first_frame,
+                                        size_t num_frames,
+                                        float* d_llrs,
+                                        uint8_t* d_bits,
+                                        void* stream,
+                                        double ebn0_db)
 {
     d_impl->launch(first_frame,
                    num_frames,
                    d_llrs,
                    d_bits,
-                   d_impl->constants(d_impl->ebn0_db.load()),
+                   d_impl->constants(ebn0_db),
                    static_cast<cudaStream_t>(stream));
 }
 

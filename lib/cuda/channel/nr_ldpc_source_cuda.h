@@ -28,7 +28,8 @@ namespace cuda {
  * One thread block per frame: the codeword lives in shared memory (one bit per byte,
  * BG1 Z = 384: 26 112 bytes); encoding runs as levels of independent "solve" steps
  * (the core parity block from the sum of the four core rows, the other core blocks by
- * back-substitution, then every extension row at once), each step Z threads wide; the
+ * back-substitution, each extension row as soon as the core blocks it reads are known:
+ * five levels), each step Z threads wide; the
  * transmitted bits are read through the rate matching and get their noise in groups
  * of four (one Philox block each), as on the CPU.
  */
@@ -53,7 +54,8 @@ private:
                        size_t num_frames,
                        float* d_llrs,
                        uint8_t* d_bits,
-                       void* stream) override;
+                       void* stream,
+                       double ebn0_db) override;
 
     struct impl;
     std::unique_ptr<impl> d_impl;
