@@ -924,23 +924,36 @@ int run_block_code_bench(const block_options& opt)
     }
 #endif
 
-    // The AWGN source of a code with a CUDA encoder (NR LDPC), on the CPU (every
-    // thread) and the GPU: engine to host (the source block's path), engine on the
-    // device and the kernel alone; in information bits per second.
-    if (opt.source && code.frame.nr_ldpc && !opt.cuda_backend.empty()) {
+    // The AWGN source on the CPU (every thread) and the GPU (NR LDPC's own encoder,
+    // any other affine code's generator): engine to host (the source block's path, float
+    // and int8 LLRs), engine on the device and the kernel alone; in information bits
+    // per second. A code the GPU source refuses (its generator too large) gets a note.
+    std::shared_ptr<gpufec::awgn_bpsk_source> gpu;
+    const gpufec::awgn_frame_source_options source_options{ ebn0_db, opt.seed };
+    if (opt.source && !opt.cuda_backend.empty()) {
+        try {
+            const auto t0 = steady::now();
+            gpu = gpufec::make(code.frame, source_options, opt.cuda_backend);
+            notes.push_back("GPU source of " + code.frame.description + " made in " +
+                            std::to_string(int(1000 * seconds_since(t0))) + " ms");
+        } catch (const gpufec::error& e) {
+            notes.push_back(std::string("no GPU source: ") + e.what());
+        }
+    }
+    if (gpu) {
         std::vector<result> source_rows;
-        const gpufec::awgn_frame_source_options options{ ebn0_db, opt.seed };
         std::cerr << "[bench] source\n";
         if (opt.cpu_rows) {
             std::shared_ptr<gpufec::awgn_bpsk_source> cpu =
-                gpufec::make(code.frame, options, "cpu");
+                gpufec::make(code.frame, source_options, "cpu");
             bench_source_engine(cpu, opt, "cpu", gpufec::memory_side::host, source_rows);
             source_rows.back().backend = "cpu x" + std::to_string(opt.threads);
         }
-        std::shared_ptr<gpufec::awgn_bpsk_source> gpu =
-            gpufec::make(code.frame, options, opt.cuda_backend);
         bench_source_engine(
             gpu, opt, opt.cuda_backend, gpufec::memory_side::host, source_rows);
+        // int8 LLRs made on the device: what the source block's "byte" output takes.
+        bench_source_engine(
+            gpu, opt, opt.cuda_backend, gpufec::memory_side::host, source_rows, 8.0f);
         bench_source_engine(
             gpu, opt, opt.cuda_backend, gpufec::memory_side::device, source_rows);
         bench_source_device_only(*gpu, opt, opt.cuda_backend, source_rows);
@@ -949,7 +962,10 @@ int run_block_code_bench(const block_options& opt)
             for (double& run : r.runs)
                 run *= info_per_byte;
             r.unit = "bit/s";
-            r.label = "awgn source, " + r.path + " (float LLRs)";
+            const bool int8 =
+                r.label.size() > 5 && r.label.substr(r.label.size() - 5) == " int8";
+            r.label =
+                "awgn source, " + r.path + (int8 ? " (int8 LLRs)" : " (float LLRs)");
             results.push_back(r);
         }
     }

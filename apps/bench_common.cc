@@ -398,7 +398,8 @@ void bench_source_engine(std::shared_ptr<gpufec::awgn_bpsk_source> source,
                          const run_options& opt,
                          const std::string& backend_name,
                          gpufec::memory_side side,
-                         std::vector<result>& results)
+                         std::vector<result>& results,
+                         float int8_scale)
 {
     const bool cuda = source->backend() == gpufec::backend_kind::cuda;
     const size_t batch_bits = cuda ? (size_t(1) << 22) : (size_t(1) << 18);
@@ -408,14 +409,17 @@ void bench_source_engine(std::shared_ptr<gpufec::awgn_bpsk_source> source,
     config.max_batch_frames = std::max(min_frames, batch_bits / source->bits_per_frame());
     config.num_slots = 4;
     config.output_side = side;
-    gpufec::batch_engine engine(gpufec::make_source_stage(source), config);
+    const bool int8 = int8_scale > 0.0f;
+    if (int8)
+        config.llr_scale = int8_scale;
+    gpufec::batch_engine engine(gpufec::make_source_stage(source, int8_scale), config);
     const size_t C = source->llrs_per_frame(), I = source->bits_per_frame();
     const bool to_host = side == gpufec::memory_side::host;
-    const double bytes_per_frame = double(C * sizeof(float) + I);
+    const double bytes_per_frame = double(C * (int8 ? 1 : sizeof(float)) + I);
     result r;
     r.group = "source";
-    r.label =
-        "source " + backend_name + (to_host ? " engine to host" : " engine on device");
+    r.label = "source " + backend_name +
+              (to_host ? " engine to host" : " engine on device") + (int8 ? " int8" : "");
     r.backend = backend_name;
     r.path = to_host ? "engine-to-host" : "engine-device";
     r.input = "-";
@@ -425,7 +429,8 @@ void bench_source_engine(std::shared_ptr<gpufec::awgn_bpsk_source> source,
     gpufec::completed_frame frame;
     // To the host, a batch's frames are copied out with pop_frames() (as the source
     // block does); on the device, frames are popped one by one (pointers only).
-    std::vector<float> llrs(to_host ? config.max_batch_frames * C : 0);
+    std::vector<float> llrs(to_host && !int8 ? config.max_batch_frames * C : 0);
+    std::vector<gpufec::llr8_t> llrs8(to_host && int8 ? config.max_batch_frames * C : 0);
     std::vector<uint8_t> bits(to_host ? config.max_batch_frames * I : 0);
     // Makes `frames` frames, keeping every slot busy; returns the frames popped.
     auto run_frames = [&](size_t frames) {
@@ -436,8 +441,10 @@ void bench_source_engine(std::shared_ptr<gpufec::awgn_bpsk_source> source,
                 next_request += n;
             size_t n = 0;
             if (to_host)
-                n = engine.pop_frames(
-                    llrs.data(), bits.data(), config.max_batch_frames, true);
+                n = int8 ? engine.pop_frames(
+                               llrs8.data(), bits.data(), config.max_batch_frames, true)
+                         : engine.pop_frames(
+                               llrs.data(), bits.data(), config.max_batch_frames, true);
             else
                 n = engine.pop_wait(frame) ? 1 : 0;
             if (n == 0)

@@ -173,8 +173,9 @@ void write_json_tail(std::ostream& f,
 // The AWGN/BPSK source's rows (group "source", unit B/s of LLRs and bits written,
 // info_bits_per_s set): generate() into host memory; the source as an engine producer
 // (make_source_stage, 4 slots, as the source block runs it) with its output popped to
-// the host or left on the device; and, for CUDA sources, the kernel alone
-// (generate_device, device events, 2^24 information bits a launch).
+// the host or left on the device (int8_scale > 0: int8 LLRs, as the source block's
+// "byte" output); and, for CUDA sources, the kernel alone (generate_device, device
+// events, 2^24 information bits a launch).
 void bench_source_to_host(gpufec::awgn_bpsk_source& source,
                           const run_options& opt,
                           const std::string& backend_name,
@@ -183,7 +184,8 @@ void bench_source_engine(std::shared_ptr<gpufec::awgn_bpsk_source> source,
                          const run_options& opt,
                          const std::string& backend_name,
                          gpufec::memory_side side,
-                         std::vector<result>& results);
+                         std::vector<result>& results,
+                         float int8_scale = 0.0f);
 void bench_source_device_only(gpufec::awgn_bpsk_source& source,
                               const run_options& opt,
                               const std::string& backend_name,

@@ -792,6 +792,8 @@ int main(int argc, char** argv)
                     bench_source_engine(
                         gpu, opt, cuda_name, gpufec::memory_side::host, results);
                     bench_source_engine(
+                        gpu, opt, cuda_name, gpufec::memory_side::host, results, 8.0f);
+                    bench_source_engine(
                         gpu, opt, cuda_name, gpufec::memory_side::device, results);
                     bench_source_device_only(*gpu, opt, cuda_name, results);
                 }

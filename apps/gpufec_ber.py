@@ -328,9 +328,10 @@ def run_point(code, ebn0_db, backend="auto", max_errors=100, max_bits=1e7, seed=
     total_bits = frames * frame_bits
 
     tb = gr.top_block("gpufec-ber")
-    # The source encodes convolutional and NR LDPC codes on the GPU (on the decoder's
-    # backend); the other block codes' sources take "auto" (the CPU) unless the CPU is
-    # asked for. The frames are the same on either.
+    # The source encodes convolutional and NR LDPC codes on the decoder's backend; the
+    # other block codes' sources take "auto" (the GPU through the code's generator where
+    # it fits, else the CPU) unless the CPU is asked for. The frames are the same on
+    # either.
     on_gpu = code.family() == "conv" or isinstance(code, gpufec.nr_ldpc_code)
     source_backend = backend if on_gpu else ("cpu" if backend == "cpu" else "auto")
     source = gpufec.awgn_bpsk_source(code, float(ebn0_db), int(seed), source_backend)

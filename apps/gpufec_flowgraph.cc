@@ -87,8 +87,9 @@ void usage()
         "                   by turbo_decoder (6 iterations, early termination,\n"
         "                   --sub-blocks P windows, default ceil(K / 32): the GPU's\n"
         "                   fast kernel, the same decisions on the CPU)\n"
-        "  --source-backend the source's backend (default: --backend for conv and ldpc,\n"
-        "                   whose sources encode on the GPU; auto for the others)\n"
+        "  --source-backend the source's backend (default: --backend for conv and ldpc;\n"
+        "                   auto for the others: the GPU through the code's generator\n"
+        "                   where it fits, else the CPU)\n"
         "  --source-frames  frames the source generates per batch (default: batch/2,\n"
         "                   between 64 and 1024)\n"
         "  --llr-buffer N   room for N frames in the LLR buffer between the source and\n"
@@ -232,9 +233,9 @@ decoder_block make_decoder(const options& o, const gr::gpufec::code::sptr& code)
     return { dec, [dec] { return dec->backend_name(); } };
 }
 
-//! The source's backend: the AWGN source has no CUDA kernel for block codes, so an
-//! --source-backend, else --backend for the codes whose source has a GPU encoder
-//! (convolutional, NR LDPC) and "auto" (the CPU) for the others.
+//! The source's backend: --source-backend, else --backend for the convolutional and
+//! NR LDPC codes (encoders of their own on the GPU) and "auto" for the others (the GPU
+//! through the code's generator where it fits, affine_frame_map.h; else the CPU).
 std::string source_backend(const options& o)
 {
     if (!o.source_backend.empty())

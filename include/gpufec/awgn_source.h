@@ -60,6 +60,26 @@ public:
         throw error("awgn_bpsk_source: generate_device() needs a CUDA source; this one "
                     "runs on the CPU (use generate())");
     }
+    /*!
+     * CUDA sources: as generate_device(), with the LLRs quantized on the device as
+     * quantize_llrs() does with `llr_scale` (same bytes), so a quarter of the bytes
+     * cross the bus. Frame f's num LLRs go to d_llrs + f * llr_stride (llr_stride >=
+     * llrs_per_frame(): an engine's int8 slots pad frames to 4 bytes); d_scratch holds
+     * num_frames * llrs_per_frame() floats of device memory the call may use until
+     * the stream reaches it. CPU sources throw.
+     */
+    virtual void generate_device_int8(uint64_t /*first_frame*/,
+                                      size_t /*num_frames*/,
+                                      llr8_t* /*d_llrs*/,
+                                      size_t /*llr_stride*/,
+                                      float /*llr_scale*/,
+                                      uint8_t* /*info_bits*/,
+                                      float* /*d_scratch*/,
+                                      void* /*stream*/)
+    {
+        throw error("awgn_bpsk_source: generate_device_int8() needs a CUDA source; this "
+                    "one runs on the CPU (use generate_frame())");
+    }
     //! CPU sources: bytes of scratch generate_frame() needs.
     virtual size_t frame_scratch_bytes() const { return 0; }
     /*!
@@ -97,13 +117,17 @@ struct frame_code {
     std::function<void(const uint8_t* info, uint8_t* coded)> encode;
     std::string description; //!< for messages, e.g. "LTE turbo K=6144 ..."
     //! Set when the code is this NR LDPC code (`encode` must be its encode()): the
-    //! CUDA source then encodes on the GPU. Other codes have CPU sources only.
+    //! CUDA source then runs that code's own encoder. Other codes' CUDA sources run
+    //! `encode` as a generator matrix (lib/codes/affine_frame_map.h: the encoder must
+    //! be affine over GF(2), as every encoder of this module is).
     std::shared_ptr<const nr_ldpc_code> nr_ldpc;
 };
 
 //! The source of any frame_code (turbo, LDPC, polar, ...), with the frame definition
 //! above and `code.encode` as the encoder; on the CPU, and on CUDA for NR LDPC codes
-//! (frame_code::nr_ldpc; "auto" takes CUDA for those only).
+//! (frame_code::nr_ldpc) and for any code whose encoder is affine and whose generator
+//! fits (at most 64 MiB, K <= 32768: not DVB-S2 normal frames); "auto" takes CUDA for
+//! those, and the CPU for the others.
 struct awgn_frame_source_options {
     using code_type = frame_code;
     using product_type = awgn_bpsk_source;
@@ -123,10 +147,11 @@ make_awgn_bpsk_source_cpu(const frame_code& code,
  * (one per byte) the side output. CPU sources spread frames over the engine's workers;
  * CUDA sources enqueue one kernel per run of consecutive frame numbers on the slot's
  * stream, so with engine_config::output_side = device nothing crosses the bus.
- * int8_scale > 0 (CPU sources; CUDA sources ignore it): llr_int8 output instead, each
- * worker quantizing its frame as quantize_llrs() with that scale (the bytes that
- * batch_engine::pop_frames() would make of the float output with llr_scale =
- * int8_scale), for consumers of int8 LLRs; 0: float output.
+ * int8_scale > 0: llr_int8 output instead, quantized as quantize_llrs() with that
+ * scale (the bytes that batch_engine::pop_frames() would make of the float output with
+ * llr_scale = int8_scale), for consumers of int8 LLRs: on the CPU by each worker, on
+ * CUDA on the device (generate_device_int8(), a quarter of the bytes over the bus);
+ * 0: float output.
  */
 std::shared_ptr<batch_decoder> make_source_stage(std::shared_ptr<awgn_bpsk_source> source,
                                                  float int8_scale = 0.0f);

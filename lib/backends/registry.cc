@@ -19,7 +19,10 @@
 #include <gpufec/turbo_decoding.h>
 #include <gpufec/viterbi.h>
 
+#include "codes/affine_frame_map.h"
+
 #if GPUFEC_HAVE_CUDA
+#include "cuda/channel/affine_source_cuda.h"
 #include "cuda/channel/awgn_source_cuda.h"
 #include "cuda/channel/nr_ldpc_source_cuda.h"
 #include "cuda/ldpc/ldpc_cuda.h"
@@ -146,12 +149,10 @@ awgn_conv_cuda(const conv_code& code, const awgn_source_options& options, int de
 std::unique_ptr<awgn_bpsk_source> awgn_frame_cuda(
     const frame_code& code, const awgn_frame_source_options& options, int device)
 {
+    // Any other code: its encoder as a generator (affine_source_cuda.h), where it is
+    // affine and its generator fits (affine_frame_map.h names the limits it breaks).
     if (!code.nr_ldpc)
-        throw error(
-            "awgn_bpsk_source: no CUDA encoder for " +
-            (code.description.empty() ? std::string("this code") : code.description) +
-            "; the CUDA sources encode conv_code and nr_ldpc_code (backend "
-            "\"cpu\" or \"auto\" runs this one on the CPU)");
+        return make_affine_source_cuda(code, options.ebn0_db, options.seed, device);
     const nr_ldpc_code& ldpc = *code.nr_ldpc;
     if (code.info_bits != size_t(ldpc.k()) || code.coded_bits != size_t(ldpc.e()))
         throw error("awgn_bpsk_source: frame_code::nr_ldpc is a code of k = " +
@@ -177,7 +178,12 @@ constexpr bool (*cuda_accepts<ldpc_decoder_options>)(
     const ldpc_graph&, const ldpc_decoder_options&) = ldpc_cuda_accepts;
 bool frame_source_cuda_accepts(const frame_code& code, const awgn_frame_source_options&)
 {
-    return code.nr_ldpc != nullptr; // the codes with a CUDA encoder
+    // NR LDPC has its own encoder; any other code goes through its generator, where it
+    // fits and the encoder passes a quick affinity screen (the maker checks it again).
+    return code.nr_ldpc != nullptr ||
+           (code.encode && code.info_bits > 0 && code.coded_bits > 0 &&
+            affine_map_fits(code.info_bits, code.coded_bits) &&
+            encoder_looks_affine(code));
 }
 template <>
 constexpr bool (*cuda_accepts<awgn_frame_source_options>)(

@@ -37,9 +37,10 @@ bool parse_output_type(const std::string& type)
  * The source is a producer stage of the batch engine (gpufec::make_source_stage): the
  * engine makes frames frames_per_call at a time in its slots (on the CPU's worker
  * threads or on a CUDA stream), num_slots batches ahead of what work() hands out, and
- * returns them in order; work() only copies (or quantizes) finished frames into the
- * output buffers and asks for more. Frames are a pure function of (seed, frame number,
- * Eb/N0), so how far ahead they are made changes nothing but latency.
+ * returns them in order; work() only copies finished frames (quantized where they
+ * were made, for "byte") into the output buffers and asks for more. Frames are a pure
+ * function of (seed, frame number, Eb/N0), so how far ahead they are made changes nothing
+ * but latency.
  */
 class awgn_bpsk_source_impl : public awgn_bpsk_source
 {
@@ -120,19 +121,19 @@ public:
         ::gpufec::engine_config config;
         config.max_batch_frames = d_frames_per_call;
         // "byte" output: quantize_llrs (round half away from zero, as the decoders and
-        // the GPU do; not VOLK's convert, which rounds half to even): on the CPU by the
-        // source's workers as they make each frame (a quarter of the bytes through the
-        // engine, no second pass over floats), on the GPU by the engine's copy out.
+        // the GPU do; not VOLK's convert, which rounds half to even) where the frames
+        // are made: on the CPU by the source's workers as they make each frame, on the
+        // GPU by a kernel before the copy out (a quarter of the bytes through the
+        // engine and over the bus, no second pass over floats on the host).
         config.llr_scale = d_llr_scale;
-        const bool cpu_int8 =
-            !d_float_output && d_source->backend() == ::gpufec::backend_kind::cpu;
         // GNU Radio's convention (positive = bit 1) is the engine's negated copy out.
         config.convention =
             parse_block_soft_convention("awgn_bpsk_source", soft_convention);
         // CUDA: more batches in flight hide the launch and copy latency of small ones.
         config.num_slots = d_source->backend() == ::gpufec::backend_kind::cuda ? 4 : 3;
         d_engine = std::make_unique<::gpufec::batch_engine>(
-            ::gpufec::make_source_stage(d_source, cpu_int8 ? d_llr_scale : 0.0f), config);
+            ::gpufec::make_source_stage(d_source, d_float_output ? 0.0f : d_llr_scale),
+            config);
         // Warm-up: kernels and first-touch costs are paid here, not in the first
         // work() call. The frames made are discarded; numbering starts at 0 below.
         d_engine->request_frames(d_frames_per_call, 0);
@@ -188,8 +189,8 @@ private:
         request_ahead();
         size_t frames = 0;
         // Wait for the oldest batch only; then hand over what is ready. pop_frames()
-        // copies (or quantizes, for "byte") one batch at a time on the engine's copy
-        // threads; the freed slot is refilled before the next one is copied.
+        // copies one batch at a time on the engine's copy threads; the freed slot is
+        // refilled before the next one is copied.
         while (frames < room) {
             uint8_t* out = llrs + frames * d_llrs * llr_size;
             uint8_t* info = bits + frames * d_bits;

@@ -29,7 +29,7 @@ public:
         : d_source(std::move(source)),
           d_llrs(d_source->llrs_per_frame()),
           d_bits(d_source->bits_per_frame()),
-          d_int8_scale(d_source->backend() == backend_kind::cpu ? int8_scale : 0.0f)
+          d_int8_scale(int8_scale)
     {
         if (!(int8_scale >= 0.0f) || int8_scale == std::numeric_limits<float>::infinity())
             throw error("make_source_stage: int8_scale = " + std::to_string(int8_scale) +
@@ -54,6 +54,14 @@ public:
     size_t default_output_bits() const override { return d_llrs; }
     size_t side_bytes_per_frame() const override { return d_bits; }
     int device() const override { return d_source->device(); }
+
+    //! CUDA int8 output: the batch's float LLRs before they are quantized.
+    size_t device_workspace_bytes(const batch_limits& limits) const override
+    {
+        const bool cuda_int8 =
+            d_source->backend() != backend_kind::cpu && d_int8_scale > 0.0f;
+        return cuda_int8 ? limits.max_frames * d_llrs * sizeof(float) : 0;
+    }
 
     std::unique_ptr<scratch> make_scratch() const override
     {
@@ -94,20 +102,38 @@ public:
             });
             return;
         }
-        // One kernel per run of consecutive frame numbers whose outputs lie back to
-        // back (the engine's request_frames() makes one run per batch).
+        // One kernel per run of consecutive frame numbers whose outputs lie at equal
+        // strides (the engine's request_frames() makes one run per batch). int8: the
+        // frames are made as floats in the slot's device workspace, then quantized on
+        // the device into the slot (frames padded to 4 bytes, output_bytes()).
+        const bool int8 = d_int8_scale > 0.0f;
+        const size_t stride = output_bytes(output(), d_llrs);
+        if (int8 && !ctx.device_workspace)
+            throw error(name() + ": int8 output needs the slot's device workspace");
         for (size_t first = 0; first < batch.num_frames;) {
             size_t end = first + 1;
             while (end < batch.num_frames && batch.ids[end] == batch.ids[end - 1] + 1 &&
                    batch.frames[end].out_offset ==
-                       batch.frames[end - 1].out_offset + 4 * d_llrs)
+                       batch.frames[end - 1].out_offset + stride)
                 ++end;
-            d_source->generate_device(batch.ids[first],
-                                      end - first,
-                                      batch.llrs_out + batch.frames[first].out_offset / 4,
-                                      batch.side_out ? batch.side_out + first * d_bits
-                                                     : nullptr,
-                                      ctx.stream);
+            uint8_t* bits = batch.side_out ? batch.side_out + first * d_bits : nullptr;
+            if (int8)
+                d_source->generate_device_int8(
+                    batch.ids[first],
+                    end - first,
+                    batch.llrs8_out + batch.frames[first].out_offset,
+                    stride,
+                    d_int8_scale,
+                    bits,
+                    static_cast<float*>(ctx.device_workspace) + first * d_llrs,
+                    ctx.stream);
+            else
+                d_source->generate_device(batch.ids[first],
+                                          end - first,
+                                          batch.llrs_out +
+                                              batch.frames[first].out_offset / 4,
+                                          bits,
+                                          ctx.stream);
             first = end;
         }
     }

@@ -7,14 +7,19 @@
 // statistics against theory, and CUDA == CPU bit for bit.
 #include "test_helpers.h"
 #include <gpufec/awgn_source.h>
+#include <gpufec/dvbs2_ldpc.h>
 #include <gpufec/engine.h>
 #include <gpufec/ldpc.h>
+#include <gpufec/nr_uci_small.h>
 #include <gpufec/philox.h>
+#include <gpufec/polar.h>
+#include <gpufec/turbo.h>
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #ifdef GPUFEC_HAVE_CUDA
@@ -257,23 +262,24 @@ TEST(AwgnSource, FrameCodeUsesItsEncoderAndRate)
     }
     mean /= double(g.llrs.size());
     EXPECT_NEAR(mean, 2.0 / (1.0 / (2 * 0.5)), 0.05); // E[L] = 2/sigma^2 = 4 R Eb/N0
-    // Without frame_code::nr_ldpc the CUDA backend has no encoder for it: "cuda" raises
-    // (no CUDA in the build, no device, or no encoder), "auto" takes the CPU.
+    // Without frame_code::nr_ldpc the CUDA backend encodes it through its generator
+    // (AffineSourceCuda): "cuda" raises only without CUDA in the build or a device,
+    // where "auto" takes the CPU.
     backend_spec cuda;
     cuda.kind = backend_kind::cuda;
+    const bool gpu = cuda_device_count() > 0;
     try {
-        make_awgn_bpsk_source(fc, 1.0, 1, cuda);
-        ADD_FAILURE() << "cuda backend accepted for a frame_code without a GPU encoder";
+        EXPECT_EQ(make_awgn_bpsk_source(fc, 1.0, 1, cuda)->backend(), backend_kind::cuda);
+        EXPECT_TRUE(gpu);
     } catch (const error& e) {
         const std::string what = e.what();
+        EXPECT_FALSE(gpu) << what;
         EXPECT_TRUE(what.find("not yet available") != std::string::npos ||
-                    what.find("no CUDA device") != std::string::npos ||
-                    what.find("no CUDA encoder for NR LDPC BG2 Z=16") !=
-                        std::string::npos)
+                    what.find("no CUDA device") != std::string::npos)
             << what;
     }
     EXPECT_EQ(make_awgn_bpsk_source(fc, 1.0, 1, auto_backend())->backend(),
-              backend_kind::cpu);
+              gpu ? backend_kind::cuda : backend_kind::cpu);
 }
 
 // Every LLR is the frame definition's (philox::noise4, then bpsk_llr) bit for bit, in
@@ -860,6 +866,27 @@ engine_config expect_engine_stage_matches(std::shared_ptr<awgn_bpsk_source> gpu,
     return config;
 }
 
+//! The CUDA source of `fc` against its CPU source: batches of each size in `counts`
+//! from each first frame in `starts`, by generate() (host path) and generate_device().
+void expect_cuda_source_matches_cpu(const frame_code& fc,
+                                    double ebn0_db,
+                                    uint64_t seed,
+                                    std::initializer_list<uint64_t> starts,
+                                    std::initializer_list<size_t> counts)
+{
+    auto cpu = make_awgn_bpsk_source(fc, ebn0_db, seed, cpu_backend());
+    auto gpu = make_awgn_bpsk_source(fc, ebn0_db, seed, cuda_backend());
+    ASSERT_EQ(gpu->backend(), backend_kind::cuda) << fc.description;
+    for (uint64_t first : starts)
+        for (size_t n : counts) {
+            const std::string what = fc.description + " first " + std::to_string(first) +
+                                     " n " + std::to_string(n);
+            const frames ref = generate(*cpu, first, n);
+            expect_identical(ref, generate(*gpu, first, n), what + " (host path)");
+            expect_identical(ref, generate_on_device(*gpu, first, n), what + " (device)");
+        }
+}
+
 //! An NR LDPC code as the sources take it, with the GPU encoder's description.
 frame_code ldpc_frame_code(const nr_ldpc_code& code)
 {
@@ -892,23 +919,12 @@ TEST(NrLdpcSourceCuda, IdenticalToCpu)
         nr_ldpc_code(2, 2),
         nr_ldpc_code(2, 4, 30, 1), // one transmitted bit
     };
-    const uint64_t starts[] = { 0, (uint64_t{ 1 } << 32) - 2 };
-    for (const auto& code : codes) {
-        const frame_code fc = ldpc_frame_code(code);
-        auto cpu = make_awgn_bpsk_source(fc, 1.5, 0xfeedbeef12345ULL, cpu_backend());
-        auto gpu = make_awgn_bpsk_source(fc, 1.5, 0xfeedbeef12345ULL, cuda_backend());
-        ASSERT_EQ(gpu->backend(), backend_kind::cuda) << fc.description;
-        for (uint64_t first : starts)
-            for (size_t n : { size_t{ 1 }, size_t{ 5 }, size_t{ 33 } }) {
-                const std::string what = fc.description + " first " +
-                                         std::to_string(first) + " n " +
-                                         std::to_string(n);
-                const frames ref = generate(*cpu, first, n);
-                expect_identical(ref, generate(*gpu, first, n), what + " (host path)");
-                expect_identical(
-                    ref, generate_on_device(*gpu, first, n), what + " (device)");
-            }
-    }
+    for (const auto& code : codes)
+        expect_cuda_source_matches_cpu(ldpc_frame_code(code),
+                                       1.5,
+                                       0xfeedbeef12345ULL,
+                                       { 0, (uint64_t{ 1 } << 32) - 2 },
+                                       { 1, 5, 33 });
     // The noiseless signs are the encoder's bits (encode_full and rate_match called
     // directly here, apart from the sources' shared frame definition).
     const nr_ldpc_code code(1, 52, 1000, 0);
@@ -923,9 +939,10 @@ TEST(NrLdpcSourceCuda, IdenticalToCpu)
     }
 }
 
-// "auto" takes the GPU for NR LDPC codes only; "cuda" for another block code names
-// the codes the CUDA sources encode. The engine stage gives the CPU's frames on both
-// memory sides.
+// "auto" takes the GPU for NR LDPC codes (their own encoder) and for other affine
+// codes (the generator: affine_source_cuda), the CPU for an encoder that is not
+// affine, which "cuda" refuses by name. The engine stage gives the CPU's frames on
+// both memory sides.
 TEST(NrLdpcSourceCuda, BackendChoiceAndEngineStage)
 {
     if (cuda_device_count() == 0)
@@ -935,15 +952,21 @@ TEST(NrLdpcSourceCuda, BackendChoiceAndEngineStage)
               backend_kind::cuda);
     frame_code plain = fc;
     plain.nr_ldpc.reset();
-    EXPECT_EQ(make_awgn_bpsk_source(plain, 2.0, 1, auto_backend())->backend(),
+    auto through_generator = make_awgn_bpsk_source(plain, 2.0, 1, auto_backend());
+    EXPECT_EQ(through_generator->backend(), backend_kind::cuda);
+    expect_identical(generate(*make_awgn_bpsk_source(fc, 2.0, 1, cpu_backend()), 7, 9),
+                     generate(*through_generator, 7, 9),
+                     "NR LDPC through its generator");
+    frame_code product = plain;
+    product.description = "bit products";
+    product.encode = [](const uint8_t* in, uint8_t* out) {
+        for (int j = 0; j < 1500; ++j)
+            out[j] = in[j % 600] & in[(j + 1) % 600];
+    };
+    EXPECT_EQ(make_awgn_bpsk_source(product, 2.0, 1, auto_backend())->backend(),
               backend_kind::cpu);
-    try {
-        make_awgn_bpsk_source(plain, 2.0, 1, cuda_backend());
-        ADD_FAILURE() << "cuda accepted for a frame_code without nr_ldpc";
-    } catch (const error& e) {
-        EXPECT_NE(std::string(e.what()).find("no CUDA encoder"), std::string::npos)
-            << e.what();
-    }
+    test::expect_error([&] { make_awgn_bpsk_source(product, 2.0, 1, cuda_backend()); },
+                       { "bit products", "not affine" });
     // nr_ldpc describes the encoder: a frame_code of other sizes is refused.
     frame_code other = fc;
     other.info_bits += 24; // e.g. a CRC attached before the LDPC encoder
@@ -986,6 +1009,204 @@ TEST(AwgnSourceCuda, EngineStageOutputOnEitherSideMatchesCpu)
         EXPECT_EQ(0, std::memcmp(llrs.data(), &gaps.llrs[k * C], C * 4)) << k;
         EXPECT_EQ(0, std::memcmp(bits.data(), &gaps.bits[k * I], I)) << k;
     }
+}
+
+// The CUDA source of any affine block code (its encoder as a generator, one kernel for
+// 8 frames a block) against the CPU source of the same frame_code: NR polar (UCI with
+// shortening and two code blocks, DCI, BCH), LTE turbo (rate matched K = 6144, rv 2),
+// small UCI, DVB-S2 short, and a code whose length is not a multiple of 4; batches
+// that end inside a block of 8, frame numbers across 2^32, host and device paths.
+TEST(AffineSourceCuda, IdenticalToCpu)
+{
+    if (cuda_device_count() == 0)
+        GTEST_SKIP() << "no CUDA device";
+    auto frame_of = [](size_t info,
+                       size_t coded,
+                       const std::string& name,
+                       std::function<void(const uint8_t*, uint8_t*)> encode) {
+        frame_code fc;
+        fc.info_bits = info;
+        fc.coded_bits = coded;
+        fc.description = name;
+        fc.encode = std::move(encode);
+        return fc;
+    };
+    std::vector<frame_code> codes;
+    for (const nr_polar_code& c : { nr_polar_code(512, 1024, "crc11"),
+                                    nr_polar_code(400, 1200, "crc11"),
+                                    nr_polar_code::dci(40, 216, 0x4A2F),
+                                    nr_polar_code::bch() })
+        codes.push_back(
+            frame_of(c.k(),
+                     c.e(),
+                     "polar k=" + std::to_string(c.k()),
+                     [c](const uint8_t* in, uint8_t* out) { c.encode(in, out); }));
+    for (const lte_turbo_code& c :
+         { lte_turbo_code(6144, true, 18444), lte_turbo_code(1024, true, 3000, 2) })
+        codes.push_back(frame_of(
+            size_t(c.info_bits()),
+            c.coded_bits(),
+            c.describe(),
+            [c](const uint8_t* in, uint8_t* out) { lte_turbo_encode(c, in, out); }));
+    const nr_uci_small_code uci(11, 61);
+    codes.push_back(
+        frame_of(11, 61, uci.describe(), [uci](const uint8_t* in, uint8_t* out) {
+            uci.encode(in, out);
+        }));
+    const dvbs2_ldpc_code dvbs2("short", "1/2");
+    codes.push_back(
+        frame_of(size_t(dvbs2.k()),
+                 size_t(dvbs2.n()),
+                 dvbs2.describe(),
+                 [dvbs2](const uint8_t* in, uint8_t* out) { dvbs2.encode(in, out); }));
+    for (const frame_code& fc : codes)
+        expect_cuda_source_matches_cpu(
+            fc, 1.25, 0xabcdef0123ULL, { 0, (uint64_t{ 1 } << 32) - 3 }, { 1, 9, 35 });
+}
+
+// CUDA sources' int8 stage (make_source_stage(source, scale): frames made on the GPU,
+// quantized there): the bytes quantize_llrs() makes of the CPU source's floats, negated
+// for GNU Radio's convention; frame lengths that are multiples of 4 and not (frames
+// padded in the slot), the conv and NR LDPC sources, runs of ids with gaps, output on
+// the host and on the device.
+TEST(AwgnSourceCuda, Int8StageMatchesTheQuantizedCpuFrames)
+{
+    if (cuda_device_count() == 0)
+        GTEST_SKIP() << "no CUDA device";
+    struct source_pair {
+        std::shared_ptr<awgn_bpsk_source> cpu, gpu;
+    };
+    auto conv = [](int info) {
+        const conv_code code(info, 7, { 0171, 0133 });
+        return source_pair{ make_awgn_bpsk_source(code, 1.5, 77, cpu_backend()),
+                            make_awgn_bpsk_source(code, 1.5, 77, cuda_backend()) };
+    };
+    auto ldpc = [](const nr_ldpc_code& code) {
+        const frame_code fc = ldpc_frame_code(code);
+        return source_pair{ make_awgn_bpsk_source(fc, 1.0, 77, cpu_backend()),
+                            make_awgn_bpsk_source(fc, 1.0, 77, cuda_backend()) };
+    };
+    auto through_generator = [](const nr_polar_code& code) {
+        frame_code fc;
+        fc.info_bits = size_t(code.k());
+        fc.coded_bits = size_t(code.e());
+        fc.description = "polar k=" + std::to_string(code.k());
+        fc.encode = [code](const uint8_t* in, uint8_t* out) { code.encode(in, out); };
+        return source_pair{ make_awgn_bpsk_source(fc, 2.0, 77, cpu_backend()),
+                            make_awgn_bpsk_source(fc, 2.0, 77, cuda_backend()) };
+    };
+    const source_pair sources[] = {
+        conv(300),                            // 612 LLRs
+        conv(301),                            // 614: padded to 616 in the slot
+        ldpc(nr_ldpc_code(1, 384)),           // 25 344
+        ldpc(nr_ldpc_code(2, 52, 500, 2601)), // odd E, repetition
+        through_generator(nr_polar_code(100, 150, "crc11")), // the affine source
+    };
+    const std::vector<uint64_t> ids = {
+        5, 6, 7, 90, 91, (uint64_t{ 1 } << 32) - 1, uint64_t{ 1 } << 32
+    };
+    const float scale = 3.5f;
+    for (const source_pair& sp : sources) {
+        ASSERT_EQ(sp.gpu->backend(), backend_kind::cuda);
+        const size_t C = sp.gpu->llrs_per_frame(), I = sp.gpu->bits_per_frame();
+        const frames ref = generate_ids(*sp.cpu, ids);
+        std::vector<llr8_t> expected(ref.llrs.size());
+        quantize_llrs(ref.llrs.data(), expected.data(), expected.size(), scale);
+        for (soft_convention convention :
+             { soft_convention::llr, soft_convention::gnuradio }) {
+            for (memory_side side : { memory_side::host, memory_side::device }) {
+                if (side == memory_side::device && convention != soft_convention::llr)
+                    continue;
+                SCOPED_TRACE(std::to_string(C) + " LLRs, " + to_string(convention) +
+                             (side == memory_side::host ? ", host" : ", device"));
+                engine_config config;
+                config.max_batch_frames = 4; // the runs span slots
+                config.num_slots = 3;
+                config.llr_scale = scale;
+                config.convention = convention;
+                config.output_side = side;
+                batch_engine engine(make_source_stage(sp.gpu, scale), config);
+                ASSERT_EQ(engine.decoder().output(), output_format::llr_int8);
+                std::vector<llr8_t> got(ids.size() * C);
+                std::vector<uint8_t> bits(ids.size() * I);
+                size_t requested = 0, popped = 0;
+                while (popped < ids.size()) {
+                    // Runs of consecutive ids as the engine takes them.
+                    while (requested < ids.size()) {
+                        size_t run = 1;
+                        while (requested + run < ids.size() &&
+                               ids[requested + run] == ids[requested + run - 1] + 1)
+                            ++run;
+                        const size_t n = engine.request_frames(run, ids[requested]);
+                        if (n == 0)
+                            break;
+                        requested += n;
+                    }
+                    if (side == memory_side::host) {
+                        const size_t k = engine.pop_frames(&got[popped * C],
+                                                           &bits[popped * I],
+                                                           ids.size() - popped,
+                                                           true);
+                        ASSERT_GT(k, 0u);
+                        popped += k;
+                    } else {
+                        completed_frame out;
+                        ASSERT_TRUE(engine.pop_wait(out));
+                        ASSERT_TRUE(out.on_device);
+                        ASSERT_NE(out.llrs8, nullptr);
+                        ASSERT_EQ(out.nbits, C);
+                        ASSERT_EQ(
+                            cudaMemcpy(
+                                &got[popped * C], out.llrs8, C, cudaMemcpyDeviceToHost),
+                            cudaSuccess);
+                        ASSERT_EQ(
+                            cudaMemcpy(
+                                &bits[popped * I], out.side, I, cudaMemcpyDeviceToHost),
+                            cudaSuccess);
+                        ++popped;
+                    }
+                }
+                std::vector<llr8_t> want = expected;
+                if (convention == soft_convention::gnuradio)
+                    for (llr8_t& v : want)
+                        v = static_cast<llr8_t>(-v);
+                EXPECT_EQ(got, want);
+                EXPECT_EQ(bits, ref.bits);
+            }
+        }
+    }
+    // The call's own checks; a CPU source has no device path.
+    auto gpu = sources[0].gpu;
+    test::expect_error(
+        [&] {
+            gpu->generate_device_int8(0,
+                                      1,
+                                      reinterpret_cast<llr8_t*>(16),
+                                      612,
+                                      scale,
+                                      nullptr,
+                                      nullptr,
+                                      nullptr);
+        },
+        { "d_scratch" });
+    test::expect_error(
+        [&] {
+            gpu->generate_device_int8(0,
+                                      1,
+                                      reinterpret_cast<llr8_t*>(16),
+                                      611,
+                                      scale,
+                                      nullptr,
+                                      reinterpret_cast<float*>(16),
+                                      nullptr);
+        },
+        { "llr_stride = 611", ">= 612" });
+    test::expect_error(
+        [&] {
+            sources[0].cpu->generate_device_int8(
+                0, 1, nullptr, 612, scale, nullptr, nullptr, nullptr);
+        },
+        { "needs a CUDA source" });
 }
 
 TEST(AwgnSourceCuda, DISABLED_Throughput)

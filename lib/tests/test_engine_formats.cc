@@ -447,21 +447,33 @@ TEST(Registry, ListsBackendsAndRefusesAbsentOnesByName)
             out[2 * i] = out[2 * i + 1] = in[i];
     };
     frames.description = "repetition (8, 16)";
+    // Not affine over GF(2): no CUDA source can encode it.
+    frame_code products = frames;
+    products.description = "products (8, 16)";
+    products.encode = [](const uint8_t* in, uint8_t* out) {
+        for (int i = 0; i < 16; i++)
+            out[i] = in[i % 8] & in[(i + 1) % 8];
+    };
     const awgn_frame_source_options source{ 3.0, 1 };
+    const bool gpu = cuda_device_count() > 0;
 #if GPUFEC_HAVE_CUDA
-    if (cuda_device_count() > 0)
-        expect_error([&] { make(frames, source, "cuda"); },
-                     { "no CUDA encoder for repetition (8, 16)", "\"cpu\"" });
-    else
+    if (gpu) {
+        // An affine code runs on the GPU through its generator; "auto" takes it.
+        EXPECT_EQ(make(frames, source, "cuda")->backend(), backend_kind::cuda);
+        expect_error([&] { make(products, source, "cuda"); },
+                     { "products (8, 16)", "not affine", "\"cpu\"" });
+    } else {
         expect_error([&] { make(frames, source, "cuda"); }, { "no CUDA device" });
+    }
 #else
     expect_error([&] { make(frames, source, "cuda"); },
                  { "not yet available for awgn_bpsk_source (block codes)", "\"cpu\"" });
 #endif
     expect_error([&] { make(frames, source, "gpu"); },
                  { "unknown backend", "\"cuda:N\"" });
-    // No GPU encoder for this code: auto takes the CPU.
-    EXPECT_EQ(make(frames, source, "auto")->backend(), backend_kind::cpu);
+    EXPECT_EQ(make(frames, source, "auto")->backend(),
+              gpu ? backend_kind::cuda : backend_kind::cpu);
+    EXPECT_EQ(make(products, source, "auto")->backend(), backend_kind::cpu);
     const lte_turbo_code turbo(40);
     // "auto" takes the CUDA turbo decoder only where it accepts the options and a GPU is
     // there; float arithmetic runs on the CPU only.

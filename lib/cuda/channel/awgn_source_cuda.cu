@@ -306,7 +306,6 @@ struct awgn_source_cuda::impl {
     kernel_params base{};
     std::vector<uint32_t> table;
     device_buffer<uint32_t> d_table;
-    std::atomic<double> ebn0_db{ 0.0 };
     std::atomic<int> policy{ default_policy };
 
     impl(const conv_code& c, int dev) : code(c), device(dev) {}
@@ -447,14 +446,10 @@ awgn_source_cuda::awgn_source_cuda(const conv_code& code,
 
 awgn_source_cuda::~awgn_source_cuda() = default;
 
-void awgn_source_cuda::set_ebn0_db(double ebn0_db)
+void awgn_source_cuda::check_ebn0_db(double ebn0_db) const
 {
-    detail::awgn_constants(d_impl->code, ebn0_db); // validates
-    d_impl->ebn0_db.store(ebn0_db);
+    detail::awgn_constants(d_impl->code, ebn0_db); // throws for a bad value
 }
-double awgn_source_cuda::ebn0_db() const { return d_impl->ebn0_db.load(); }
-size_t awgn_source_cuda::llrs_per_frame() const { return d_impl->base.coded_bits; }
-size_t awgn_source_cuda::bits_per_frame() const { return d_impl->base.info_bits; }
 
 int awgn_source_cuda::num_launch_policies()
 {

@@ -38,17 +38,13 @@ public:
     awgn_source_cuda(const awgn_source_cuda&) = delete;
     awgn_source_cuda& operator=(const awgn_source_cuda&) = delete;
 
-    void set_ebn0_db(double ebn0_db) override;
-    double ebn0_db() const override;
-    size_t llrs_per_frame() const override;
-    size_t bits_per_frame() const override;
-
     //! Kernel tile shapes (threads x groups of 4 LLRs per thread), for tuning and tests.
     static int num_launch_policies();
     static std::string launch_policy_name(int policy);
     void set_launch_policy(int policy);
 
 private:
+    void check_ebn0_db(double ebn0_db) const override;
     void launch_frames(uint64_t first_frame,
                        size_t num_frames,
                        float* d_llrs,

@@ -10,6 +10,7 @@
 #define INCLUDED_GPUFEC_CUDA_SOURCE_BASE_H
 
 #include <gpufec/awgn_source.h>
+#include <atomic>
 #include <memory>
 
 namespace gpufec {
@@ -23,6 +24,11 @@ public:
     ~cuda_source_base() override;
     backend_kind backend() const override { return backend_kind::cuda; }
     int device() const override { return d_device; }
+    size_t llrs_per_frame() const override { return d_llrs_per_frame; }
+    size_t bits_per_frame() const override { return d_bits_per_frame; }
+    //! Validated by check_ebn0_db(); takes effect for launches after the call.
+    void set_ebn0_db(double ebn0_db) override;
+    double ebn0_db() const override { return d_ebn0_db.load(); }
     void generate(uint64_t first_frame,
                   size_t num_frames,
                   float* llrs,
@@ -32,9 +38,20 @@ public:
                          float* d_llrs,
                          uint8_t* d_bits,
                          void* stream) override;
+    //! The frames made in d_scratch, then quantized into d_llrs by one more kernel.
+    void generate_device_int8(uint64_t first_frame,
+                              size_t num_frames,
+                              llr8_t* d_llrs,
+                              size_t llr_stride,
+                              float llr_scale,
+                              uint8_t* d_bits,
+                              float* d_scratch,
+                              void* stream) override;
 
 protected:
     cuda_source_base(int device, size_t llrs_per_frame, size_t bits_per_frame);
+    //! Throws gpufec::error for an Eb/N0 the source cannot use (its noise constants).
+    virtual void check_ebn0_db(double ebn0_db) const = 0;
     /*!
      * Enqueues frames [first_frame, first_frame + num_frames) on `stream` (a
      * cudaStream_t) into device memory at `ebn0_db` (validated by set_ebn0_db()); a
@@ -49,6 +66,8 @@ protected:
 
 private:
     const int d_device;
+    const size_t d_llrs_per_frame, d_bits_per_frame;
+    std::atomic<double> d_ebn0_db{ 0.0 };
     std::unique_ptr<source_staging> d_staging;
 };
 

@@ -136,7 +136,6 @@ struct nr_ldpc_source_cuda::impl {
     std::vector<solve_step> steps;
     device_buffer<uint32_t> d_level_start, d_terms;
     device_buffer<solve_step> d_steps;
-    std::atomic<double> ebn0_db{ 0.0 };
 
     impl(const nr_ldpc_code& c, int dev) : code(c), device(dev) {}
 
@@ -318,14 +317,10 @@ nr_ldpc_source_cuda::nr_ldpc_source_cuda(const nr_ldpc_code& code,
 
 nr_ldpc_source_cuda::~nr_ldpc_source_cuda() = default;
 
-void nr_ldpc_source_cuda::set_ebn0_db(double ebn0_db)
+void nr_ldpc_source_cuda::check_ebn0_db(double ebn0_db) const
 {
-    d_impl->constants(ebn0_db); // validates
-    d_impl->ebn0_db.store(ebn0_db);
+    d_impl->constants(ebn0_db); // throws for a bad value
 }
-double nr_ldpc_source_cuda::ebn0_db() const { return d_impl->ebn0_db.load(); }
-size_t nr_ldpc_source_cuda::llrs_per_frame() const { return d_impl->base.e; }
-size_t nr_ldpc_source_cuda::bits_per_frame() const { return d_impl->base.k; }
 
 void nr_ldpc_source_cuda::launch_frames(uint64_t first_frame,
                                         size_t num_frames,

@@ -44,12 +44,9 @@ public:
     nr_ldpc_source_cuda(const nr_ldpc_source_cuda&) = delete;
     nr_ldpc_source_cuda& operator=(const nr_ldpc_source_cuda&) = delete;
 
-    void set_ebn0_db(double ebn0_db) override;
-    double ebn0_db() const override;
-    size_t llrs_per_frame() const override;
-    size_t bits_per_frame() const override;
 
 private:
+    void check_ebn0_db(double ebn0_db) const override;
     void launch_frames(uint64_t first_frame,
                        size_t num_frames,
                        float* d_llrs,

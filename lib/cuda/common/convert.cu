@@ -38,6 +38,24 @@ __global__ void quantize_kernel(const float* in, int8_t* out, size_t n, float sc
         out[i] = static_cast<int8_t>(quantize_one(in[i], scale));
 }
 
+// Frame f's `llrs` values from in + f * llrs to out + f * out_stride (the engine pads
+// int8 frames to 4 bytes): a grid row per frame, so no division per item.
+__global__ void quantize_frames_kernel(const float* in,
+                                       size_t frames,
+                                       uint32_t llrs,
+                                       int8_t* out,
+                                       size_t out_stride,
+                                       float scale)
+{
+    for (size_t f = blockIdx.y; f < frames; f += gridDim.y) {
+        const float* src = in + f * llrs;
+        int8_t* dst = out + f * out_stride;
+        for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < llrs;
+             i += gridDim.x * blockDim.x)
+            dst[i] = static_cast<int8_t>(quantize_one(src[i], scale));
+    }
+}
+
 __global__ void quantize_int4_kernel(const float* in, uint8_t* out, size_t n, float scale)
 {
     const size_t bytes = (n + 1) / 2;
@@ -83,6 +101,32 @@ void quantize_llrs_async(
     if (n == 0)
         return;
     quantize_kernel<<<blocks_for(n), threads, 0, stream>>>(d_in, d_out, n, scale);
+    GPUFEC_CUDA_CHECK_LAUNCH();
+}
+
+void quantize_llr_frames_async(const float* d_in,
+                               size_t frames,
+                               size_t llrs,
+                               int8_t* d_out,
+                               size_t out_stride,
+                               float scale,
+                               cudaStream_t stream)
+{
+    if (frames == 0 || llrs == 0)
+        return;
+    if (out_stride == llrs) {
+        quantize_llrs_async(d_in, d_out, frames * llrs, scale, stream);
+        return;
+    }
+    if (out_stride < llrs || llrs > UINT32_MAX)
+        throw error(
+            "quantize_llr_frames_async: out_stride = " + std::to_string(out_stride) +
+            " for frames of " + std::to_string(llrs) +
+            " LLRs; allowed: out_stride >= llrs, llrs < 2^32");
+    const unsigned columns = blocks_for(llrs) < 64 ? blocks_for(llrs) : 64;
+    const unsigned rows = static_cast<unsigned>(frames < 65535 ? frames : 65535);
+    quantize_frames_kernel<<<dim3(columns, rows), threads, 0, stream>>>(
+        d_in, frames, static_cast<uint32_t>(llrs), d_out, out_stride, scale);
     GPUFEC_CUDA_CHECK_LAUNCH();
 }
 

@@ -18,6 +18,15 @@ namespace cuda {
 
 void quantize_llrs_async(
     const float* d_in, int8_t* d_out, size_t n, float scale, cudaStream_t stream);
+//! `frames` frames of `llrs` floats back to back, frame f quantized to
+//! d_out + f * out_stride (out_stride >= llrs).
+void quantize_llr_frames_async(const float* d_in,
+                               size_t frames,
+                               size_t llrs,
+                               int8_t* d_out,
+                               size_t out_stride,
+                               float scale,
+                               cudaStream_t stream);
 //! d_out receives (n + 1) / 2 bytes; item 2j in the low nibble of byte j.
 void quantize_llrs_int4_async(
     const float* d_in, uint8_t* d_out, size_t n, float scale, cudaStream_t stream);
