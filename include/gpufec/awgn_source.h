@@ -146,7 +146,8 @@ make_awgn_bpsk_source_cpu(const frame_code& code,
  * llrs_per_frame() float LLRs the llr_float output and its bits_per_frame() info bits
  * (one per byte) the side output. CPU sources spread frames over the engine's workers;
  * CUDA sources enqueue one kernel per run of consecutive frame numbers on the slot's
- * stream, so with engine_config::output_side = device nothing crosses the bus.
+ * stream (and one quantizing kernel for int8 output, below), so with
+ * engine_config::output_side = device nothing crosses the bus.
  * int8_scale > 0: llr_int8 output instead, quantized as quantize_llrs() with that
  * scale (the bytes that batch_engine::pop_frames() would make of the float output with
  * llr_scale = int8_scale), for consumers of int8 LLRs: on the CPU by each worker, on

@@ -180,10 +180,15 @@ bool frame_source_cuda_accepts(const frame_code& code, const awgn_frame_source_o
 {
     // NR LDPC has its own encoder; any other code goes through its generator, where it
     // fits and the encoder passes a quick affinity screen (the maker checks it again).
-    return code.nr_ldpc != nullptr ||
-           (code.encode && code.info_bits > 0 && code.coded_bits > 0 &&
-            affine_map_fits(code.info_bits, code.coded_bits) &&
-            encoder_looks_affine(code));
+    if (code.nr_ldpc)
+        return true;
+    try { // an encoder that throws here is left to the CPU source (and its errors)
+        return code.encode && code.info_bits > 0 && code.coded_bits > 0 &&
+               affine_map_fits(code.info_bits, code.coded_bits) &&
+               encoder_looks_affine(code);
+    } catch (const std::exception&) {
+        return false;
+    }
 }
 template <>
 constexpr bool (*cuda_accepts<awgn_frame_source_options>)(

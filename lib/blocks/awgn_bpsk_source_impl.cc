@@ -81,8 +81,10 @@ public:
                 "awgn_bpsk_source: frames_per_call = " + std::to_string(frames_per_call) +
                 "; allowed: 1 or more");
         }
-        // The registry picks the backend: convolutional and NR LDPC codes have a GPU
-        // encoder, the others run on the CPU ("auto" takes it, "cuda" raises).
+        // The registry picks the backend: convolutional and NR LDPC codes have GPU
+        // encoders of their own, the other block codes run on the GPU through their
+        // generator matrix where it fits (affine_frame_map.h), else on the CPU ("auto"
+        // takes it, "cuda" raises naming the limit).
         try {
             if (auto conv = std::dynamic_pointer_cast<conv_code>(code)) {
                 d_source = ::gpufec::make(conv->core(),

@@ -25,7 +25,7 @@ std::vector<uint8_t> encode(const frame_code& code, const std::vector<uint8_t>& 
     std::vector<uint8_t> coded(code.coded_bits);
     code.encode(info.data(), coded.data());
     for (uint8_t& c : coded)
-        c &= 1u;
+        c = c != 0; // a nonzero byte is a 1, as in the sources' BPSK
     return coded;
 }
 
@@ -152,7 +152,7 @@ affine_frame_map make_affine_frame_map(const frame_code& code, int checks)
                 uint32_t* word = &map.rows[(i / 32) * map.row_stride];
                 const uint32_t bit = 1u << (i % 32);
                 for (size_t j = 0; j < code.coded_bits; ++j)
-                    if ((coded[j] ^ zero_out[j]) & 1u)
+                    if ((coded[j] != 0) != (zero_out[j] != 0))
                         word[j] |= bit;
             }
         } catch (...) {
@@ -161,8 +161,14 @@ affine_frame_map make_affine_frame_map(const frame_code& code, int checks)
     };
     const size_t per = (map.info_words + workers - 1) / workers;
     std::vector<std::thread> pool;
-    for (size_t w = 0; w < map.info_words; w += per)
-        pool.emplace_back(run, w, std::min(map.info_words, w + per), pool.size());
+    try {
+        for (size_t w = 0; w < map.info_words; w += per)
+            pool.emplace_back(run, w, std::min(map.info_words, w + per), pool.size());
+    } catch (...) { // a thread that could not start: join the others, then report
+        for (auto& t : pool)
+            t.join();
+        throw;
+    }
     for (auto& t : pool)
         t.join();
     for (const auto& failure : failures)

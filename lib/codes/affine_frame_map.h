@@ -41,7 +41,8 @@ constexpr size_t affine_map_max_bytes = size_t(64) << 20;
 //! Most info words (the kernel's shared memory holds them for 8 frames): K <= 32768.
 constexpr size_t affine_map_max_info_words = 1024;
 
-//! Bytes of rows of a code of these sizes (without building it).
+//! Bytes of rows of a code of these sizes (without building it); sizes that
+//! affine_map_fits() accepts (larger ones may overflow size_t).
 size_t affine_map_bytes(size_t info_bits, size_t coded_bits);
 
 //! Whether the sizes fit the limits above; if not and `why` is set, the reason.
@@ -49,7 +50,7 @@ bool affine_map_fits(size_t info_bits, size_t coded_bits, std::string* why = nul
 
 /*!
  * Whether encode() behaves as an affine map on `checks` random word pairs (x, y):
- * E(x) ^ E(y) ^ E(x ^ y) == E(0). Cheap (3 checks + 1 encodes): a screen for the
+ * E(x) ^ E(y) ^ E(x ^ y) == E(0). Cheap (3 x checks + 1 encodes): a screen for the
  * registry's "auto", not a proof: make_affine_frame_map() checks the built map too.
  */
 bool encoder_looks_affine(const frame_code& code, int checks = 2);
@@ -57,8 +58,9 @@ bool encoder_looks_affine(const frame_code& code, int checks = 2);
 /*!
  * Builds the map (info_bits + 1 encodes, spread over the hardware threads; encode()
  * must be thread-safe, as frame_code requires), then checks it against encode() on
- * `checks` random words. Throws gpufec::error naming the code where the sizes pass the
- * limits above or the encoder is not affine.
+ * `checks` random words. Throws gpufec::error naming the code where the sizes exceed the
+ * limits above or the encoder is not affine. A coded byte counts as a 1 when it is not
+ * 0, as for the sources' BPSK.
  */
 affine_frame_map make_affine_frame_map(const frame_code& code, int checks = 16);
 

@@ -62,6 +62,8 @@ void expect_map_encodes_as(const frame_code& fc)
             words[i / 32] |= uint32_t(info[i]) << (i % 32);
         }
         fc.encode(info.data(), want.data());
+        for (uint8_t& w : want)
+            w = w != 0; // any nonzero byte is a 1, as in the sources' BPSK
         affine_encode(map, words.data(), got.data());
         ASSERT_EQ(got, want) << "word " << t;
     }
@@ -129,6 +131,14 @@ TEST(AffineFrameMap, RefusesEncodersItCannotRun)
             out[2 * i] = out[2 * i + 1] = in[i] ^ 1u;
     };
     expect_map_encodes_as(complement);
+    // Ones written as other nonzero bytes (the sources' BPSK reads any as a 1).
+    frame_code twos = complement;
+    twos.description = "repetition in 0/2 bytes";
+    twos.encode = [](const uint8_t* in, uint8_t* out) {
+        for (int i = 0; i < 37; ++i)
+            out[2 * i] = out[2 * i + 1] = static_cast<uint8_t>(2 * in[i]);
+    };
+    expect_map_encodes_as(twos);
     // Not affine (a product of two bits): screened out and refused by name.
     frame_code product = complement;
     product.description = "bit products";

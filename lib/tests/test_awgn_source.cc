@@ -1062,6 +1062,22 @@ TEST(AffineSourceCuda, IdenticalToCpu)
     for (const frame_code& fc : codes)
         expect_cuda_source_matches_cpu(
             fc, 1.25, 0xabcdef0123ULL, { 0, (uint64_t{ 1 } << 32) - 3 }, { 1, 9, 35 });
+    // Output that is not 16-byte aligned (one float in): the kernel stores floats one by
+    // one there instead of as float4 vectors.
+    const frame_code& polar = codes[0];
+    auto cpu = make_awgn_bpsk_source(polar, 1.25, 5, cpu_backend());
+    auto gpu = make_awgn_bpsk_source(polar, 1.25, 5, cuda_backend());
+    const size_t n = 3, C = gpu->llrs_per_frame();
+    float* d_llrs = nullptr;
+    ASSERT_EQ(cudaMalloc(&d_llrs, (n * C + 1) * sizeof(float)), cudaSuccess);
+    gpu->generate_device(2, n, d_llrs + 1, nullptr, nullptr);
+    std::vector<float> got(n * C);
+    ASSERT_EQ(
+        cudaMemcpy(got.data(), d_llrs + 1, n * C * sizeof(float), cudaMemcpyDeviceToHost),
+        cudaSuccess);
+    cudaFree(d_llrs);
+    const frames ref = generate(*cpu, 2, n);
+    EXPECT_EQ(0, std::memcmp(got.data(), ref.llrs.data(), n * C * sizeof(float)));
 }
 
 // CUDA sources' int8 stage (make_source_stage(source, scale): frames made on the GPU,

@@ -11,6 +11,7 @@
 #include <gpufec/philox.h>
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 
 namespace gpufec {
 namespace cuda {
@@ -27,6 +28,7 @@ struct kernel_params {
     uint32_t stride4;     //!< row_stride / 4: uint4 vectors per generator word
     uint32_t tiles;       //!< blocks a group of kFrames frames is split into
     uint32_t tile_groups; //!< groups of four coded bits a tile makes
+    uint32_t vector_out;  //!< e % 4 == 0 and the output 16-byte aligned: float4 stores
     float sigma;
     float llr_scale;
     const uint4* rows;      //!< affine_frame_map::rows as vectors of four coded bits
@@ -80,7 +82,6 @@ __global__ void __launch_bounds__(kThreads) affine_frames_kernel(const kernel_pa
         return;
 
     const uint32_t groups = min((p.e + 3) / 4, (tile + 1) * p.tile_groups);
-    const bool vector_out = p.e % 4 == 0;
     for (uint32_t q = tile * p.tile_groups + tid; q < groups; q += kThreads) {
         uint32_t acc[4][kFrames];
 #pragma unroll
@@ -116,7 +117,7 @@ __global__ void __launch_bounds__(kThreads) affine_frames_kernel(const kernel_pa
                 v[m] = philox::bpsk_llr(
                     (__popc(acc[m][f]) ^ (off >> m)) & 1u, g[m], p.sigma, p.llr_scale);
             float* out = llrs + (frame0 + f) * p.e;
-            if (vector_out) {
+            if (p.vector_out) {
                 *reinterpret_cast<float4*>(out + 4 * q) =
                     make_float4(v[0], v[1], v[2], v[3]);
             } else {
@@ -195,7 +196,8 @@ void affine_source_cuda::launch_frames(uint64_t first_frame,
     // At most 32 KiB of shared memory (1024 info words x 8 frames): no opt-in needed.
     const size_t smem = size_t(p.words) * kFrames * sizeof(uint32_t);
     constexpr size_t max_blocks = 1u << 30;
-    // Tiles of whole thread strides, as many as bring the launch to ~8 blocks an SM.
+    // As many tiles (ceil(groups / tiles) groups each) as bring the launch to ~8
+    // blocks an SM.
     const size_t groups = (size_t(p.e) + 3) / 4;
     const size_t frame_blocks = (num_frames + kFrames - 1) / kFrames;
     const size_t wanted_blocks = size_t(8) * size_t(im.sms);
@@ -206,6 +208,10 @@ void affine_source_cuda::launch_frames(uint64_t first_frame,
                  (wanted_blocks + frame_blocks - 1) / std::max<size_t>(frame_blocks, 1)));
     p.tiles = static_cast<uint32_t>(tiles);
     p.tile_groups = static_cast<uint32_t>((groups + tiles - 1) / tiles);
+    // Frame starts are 16-byte aligned where the first is and e % 4 == 0.
+    p.vector_out =
+        p.e % 4 == 0 && reinterpret_cast<uintptr_t>(d_llrs) % sizeof(float4) == 0 ? 1u
+                                                                                  : 0u;
     for (size_t done = 0; done < num_frames;) {
         const size_t n = std::min(num_frames - done, max_blocks / tiles * kFrames);
         const unsigned blocks =

@@ -68,7 +68,8 @@ void cuda_source_base::generate_device_int8(uint64_t first_frame,
     if (d_llrs && (!d_scratch || llr_stride < llrs))
         throw error("generate_device_int8: " +
                     std::string(!d_scratch
-                                    ? "no float scratch (d_scratch is null)"
+                                    ? "d_scratch is null; allowed: device memory of "
+                                      "num_frames x llrs_per_frame() floats"
                                     : "llr_stride = " + std::to_string(llr_stride) +
                                           "; allowed: >= " + std::to_string(llrs)));
     if (!(llr_scale > 0.0f) || !std::isfinite(llr_scale))

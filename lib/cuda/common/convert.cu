@@ -118,11 +118,11 @@ void quantize_llr_frames_async(const float* d_in,
         quantize_llrs_async(d_in, d_out, frames * llrs, scale, stream);
         return;
     }
-    if (out_stride < llrs || llrs > UINT32_MAX)
+    if (out_stride < llrs || llrs >= (size_t(1) << 31)) // the kernel's 32-bit index
         throw error(
             "quantize_llr_frames_async: out_stride = " + std::to_string(out_stride) +
             " for frames of " + std::to_string(llrs) +
-            " LLRs; allowed: out_stride >= llrs, llrs < 2^32");
+            " LLRs; allowed: out_stride >= llrs, llrs < 2^31");
     const unsigned columns = blocks_for(llrs) < 64 ? blocks_for(llrs) : 64;
     const unsigned rows = static_cast<unsigned>(frames < 65535 ? frames : 65535);
     quantize_frames_kernel<<<dim3(columns, rows), threads, 0, stream>>>(
