@@ -200,13 +200,9 @@ public:
     {
         // Work still queued reads and writes our buffers: let it finish before they go.
         // Destructor: errors cannot be reported, so the calls are not checked.
-        int previous = -1;
-        cudaGetDevice(&previous);
-        cudaSetDevice(d_device);
+        cuda::device_guard on(d_device, std::nothrow);
         for (auto& s : d_slots)
             cudaStreamSynchronize(s->stream.get());
-        if (previous >= 0)
-            cudaSetDevice(previous);
     }
 
     uint8_t* host_input(int index) override { return get(index).host_input.get(); }

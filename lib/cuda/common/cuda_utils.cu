@@ -100,17 +100,128 @@ void launch_failing_kernel_for_test(cudaStream_t stream)
     throw gpufec::error("launch_failing_kernel_for_test: the launch was not refused");
 }
 
-device_guard::device_guard(int device)
+namespace {
+
+//! The driver function `name` (its CUDA 12.0 form on newer runtimes), null when the
+//! driver lacks it. Through the runtime, so that the library needs no libcuda to load
+//! on a machine without a GPU.
+void* driver_function(const char* name)
 {
-    GPUFEC_CUDA_CHECK(cudaGetDevice(&d_prev));
-    if (device != d_prev)
-        GPUFEC_CUDA_CHECK(cudaSetDevice(device));
+    void* fn = nullptr;
+#if CUDART_VERSION >= 12050
+    cudaDriverEntryPointQueryResult found{};
+    const cudaError_t err =
+        cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found);
+    const bool ok = err == cudaSuccess && found == cudaDriverEntryPointSuccess;
+#elif CUDART_VERSION >= 12000
+    cudaDriverEntryPointQueryResult found{};
+    const cudaError_t err = cudaGetDriverEntryPoint(name, &fn, cudaEnableDefault, &found);
+    const bool ok = err == cudaSuccess && found == cudaDriverEntryPointSuccess;
+#else
+    const bool ok = cudaGetDriverEntryPoint(name, &fn, cudaEnableDefault) == cudaSuccess;
+#endif
+    if (!ok) {
+        cudaGetLastError(); // not sticky: clear it
+        return nullptr;
+    }
+    return fn;
+}
+
+// The few driver calls the guard needs (types as in cuda.h: CUresult is an int enum,
+// CUcontext a pointer, CUdevice an int).
+struct driver_calls {
+    int (*ctx_get_current)(void** ctx) = nullptr;
+    int (*ctx_set_current)(void* ctx) = nullptr;
+    int (*device_get)(int* dev, int ordinal) = nullptr;
+    int (*primary_ctx_get_state)(int dev, unsigned* flags, int* active) = nullptr;
+};
+
+const driver_calls& driver()
+{
+    static const driver_calls calls = [] {
+        driver_calls c;
+        c.ctx_get_current = reinterpret_cast<decltype(c.ctx_get_current)>(
+            driver_function("cuCtxGetCurrent"));
+        c.ctx_set_current = reinterpret_cast<decltype(c.ctx_set_current)>(
+            driver_function("cuCtxSetCurrent"));
+        c.device_get =
+            reinterpret_cast<decltype(c.device_get)>(driver_function("cuDeviceGet"));
+        c.primary_ctx_get_state = reinterpret_cast<decltype(c.primary_ctx_get_state)>(
+            driver_function("cuDevicePrimaryCtxGetState"));
+        return c;
+    }();
+    return calls;
+}
+
+} // namespace
+
+bool thread_has_context()
+{
+    const auto get = driver().ctx_get_current;
+    if (!get)
+        return true; // unknown: behave as before (restore the runtime's device)
+    void* ctx = nullptr;
+    return get(&ctx) == 0 && ctx != nullptr;
+}
+
+bool primary_context_active(int device)
+{
+    const driver_calls& d = driver();
+    if (!d.device_get || !d.primary_ctx_get_state)
+        throw gpufec::error("primary_context_active: the CUDA driver's "
+                            "cuDevicePrimaryCtxGetState is not available");
+    int dev = 0;
+    unsigned flags = 0;
+    int active = 0;
+    if (d.device_get(&dev, device) != 0 ||
+        d.primary_ctx_get_state(dev, &flags, &active) != 0)
+        throw gpufec::error("primary_context_active: no CUDA device " +
+                            std::to_string(device));
+    return active != 0;
+}
+
+int current_device()
+{
+    int device = 0;
+    GPUFEC_CUDA_CHECK(cudaGetDevice(&device));
+    return device;
+}
+
+device_guard::device_guard(int device) : d_device(device)
+{
+    const bool had_context = thread_has_context();
+    if (had_context)
+        GPUFEC_CUDA_CHECK(cudaGetDevice(&d_prev));
+    if (had_context && d_prev == device)
+        return;
+    GPUFEC_CUDA_CHECK(cudaSetDevice(device));
+    d_restore = true;
+}
+
+device_guard::device_guard(int device, std::nothrow_t) noexcept : d_device(device)
+{
+    const bool had_context = thread_has_context();
+    if (had_context && cudaGetDevice(&d_prev) != cudaSuccess) {
+        cudaGetLastError();
+        return;
+    }
+    if (had_context && d_prev == device)
+        return;
+    if (cudaSetDevice(device) != cudaSuccess) {
+        cudaGetLastError();
+        return;
+    }
+    d_restore = true;
 }
 
 device_guard::~device_guard()
 {
+    if (!d_restore)
+        return;
     if (d_prev >= 0)
         cudaSetDevice(d_prev);
+    else if (const auto set = driver().ctx_set_current)
+        set(nullptr); // the thread had no context: it gets none back
 }
 
 size_t max_block_smem(int device)

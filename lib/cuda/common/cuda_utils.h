@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,18 +35,39 @@ throw_cuda_error(cudaError_t err, const char* what, const char* file, int line);
 //! launch on the thread, by any decoder.
 #define GPUFEC_CUDA_CHECK_LAUNCH() GPUFEC_CUDA_CHECK(cudaGetLastError())
 
-//! Sets the current device for the lifetime of the guard.
+//! Whether the calling thread has a current CUDA context (the driver's state, read
+//! through the runtime's entry points: the library does not link libcuda). A thread
+//! that never chose a device has none, and cudaGetDevice() then says 0 all the same.
+bool thread_has_context();
+
+//! Whether `device`'s primary context is active in this process (tests: work on one GPU
+//! must open no context on another).
+bool primary_context_active(int device);
+
+/*!
+ * Makes `device` current for the lifetime of the guard, then gives the thread back the
+ * context it had: the previous device's, or none when it had none. (Restoring "device
+ * 0" on a thread that never chose one would open a context on GPU 0, a few hundred MiB
+ * and a failure where GPU 0 is exclusive to another process, for work meant for
+ * another GPU.) The nothrow form is for destructors: it ignores CUDA errors.
+ */
 class device_guard
 {
 public:
     explicit device_guard(int device);
+    device_guard(int device, std::nothrow_t) noexcept;
     ~device_guard();
     device_guard(const device_guard&) = delete;
     device_guard& operator=(const device_guard&) = delete;
 
 private:
-    int d_prev = -1;
+    int d_device = -1;
+    int d_prev = -1;        //!< the thread's device before, when it had a context
+    bool d_restore = false; //!< false: nothing to undo (the device was current)
 };
+
+//! The calling thread's current device (cudaGetDevice, checked).
+int current_device();
 
 //! The most shared memory one block may take on `device`, in bytes (the opt-in limit:
 //! 227 KiB on Hopper, 163 KiB on A100, 99 KiB on sm_86 and sm_89 GPUs). The decoders
@@ -70,17 +92,25 @@ void raise_dynamic_smem_limit(void (*kernel)(Args...), size_t bytes)
 void* allocate_device_bytes(size_t bytes);
 void* allocate_pinned_bytes(size_t bytes);
 
-//! How device and pinned host memory are obtained and returned.
+//! How device and pinned host memory are obtained and returned. Release runs in
+//! destructors (nothing to do on failure), on whatever thread drops the owner: it
+//! makes the allocation's device current, so that a thread without a context opens
+//! none on GPU 0 to free memory of another GPU.
 struct device_memory {
     static void* allocate(size_t bytes) { return allocate_device_bytes(bytes); }
-    static void release(void* p)
+    static void release(void* p, int device) noexcept
     {
+        device_guard on(device, std::nothrow);
         cudaFree(p);
-    } // destructor path: nothing to do on failure
+    }
 };
 struct pinned_memory {
     static void* allocate(size_t bytes) { return allocate_pinned_bytes(bytes); }
-    static void release(void* p) { cudaFreeHost(p); }
+    static void release(void* p, int device) noexcept
+    {
+        device_guard on(device, std::nothrow);
+        cudaFreeHost(p);
+    }
 };
 
 //! Free and total memory of the current device, in bytes.
@@ -102,7 +132,9 @@ public:
     explicit cuda_buffer(size_t n) { reset(n); }
     ~cuda_buffer() { release(); }
     cuda_buffer(cuda_buffer&& o) noexcept
-        : d_ptr(std::exchange(o.d_ptr, nullptr)), d_size(std::exchange(o.d_size, 0))
+        : d_ptr(std::exchange(o.d_ptr, nullptr)),
+          d_size(std::exchange(o.d_size, 0)),
+          d_device(o.d_device)
     {
     }
     cuda_buffer& operator=(cuda_buffer&& o) noexcept
@@ -111,14 +143,18 @@ public:
             release();
             d_ptr = std::exchange(o.d_ptr, nullptr);
             d_size = std::exchange(o.d_size, 0);
+            d_device = o.d_device;
         }
         return *this;
     }
+    //! n elements on the current device (or pinned in its context).
     void reset(size_t n)
     {
         release();
-        if (n)
+        if (n) {
+            d_device = current_device();
             d_ptr = static_cast<T*>(Memory::allocate(n * sizeof(T)));
+        }
         d_size = n;
     }
     T* get() const { return d_ptr; }
@@ -129,12 +165,13 @@ private:
     void release()
     {
         if (d_ptr)
-            Memory::release(d_ptr);
+            Memory::release(d_ptr, d_device);
         d_ptr = nullptr;
         d_size = 0;
     }
     T* d_ptr = nullptr;
     size_t d_size = 0;
+    int d_device = 0; //!< where d_ptr was allocated
 };
 
 template <typename T>
@@ -146,14 +183,17 @@ using pinned_buffer = cuda_buffer<T, pinned_memory>;
 class stream
 {
 public:
-    stream()
+    //! On the current device.
+    stream() : d_device(current_device())
     {
         GPUFEC_CUDA_CHECK(cudaStreamCreateWithFlags(&d_s, cudaStreamNonBlocking));
     }
     ~stream()
     {
-        if (d_s)
+        if (d_s) {
+            device_guard on(d_device, std::nothrow);
             cudaStreamDestroy(d_s);
+        }
     }
     stream(const stream&) = delete;
     stream& operator=(const stream&) = delete;
@@ -161,21 +201,25 @@ public:
     void synchronize() const { GPUFEC_CUDA_CHECK(cudaStreamSynchronize(d_s)); }
 
 private:
+    int d_device;
     cudaStream_t d_s = nullptr;
 };
 
 class event
 {
 public:
-    explicit event(bool timing = false)
+    //! On the current device.
+    explicit event(bool timing = false) : d_device(current_device())
     {
         GPUFEC_CUDA_CHECK(cudaEventCreateWithFlags(
             &d_e, timing ? cudaEventDefault : cudaEventDisableTiming));
     }
     ~event()
     {
-        if (d_e)
+        if (d_e) {
+            device_guard on(d_device, std::nothrow);
             cudaEventDestroy(d_e);
+        }
     }
     event(const event&) = delete;
     event& operator=(const event&) = delete;
@@ -188,6 +232,7 @@ public:
     float elapsed_ms_since(const event& start) const;
 
 private:
+    int d_device;
     cudaEvent_t d_e = nullptr;
 };
 

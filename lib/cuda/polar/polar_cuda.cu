@@ -1176,16 +1176,15 @@ struct polar_op_profile {
         std::vector<unsigned long long> c(words.size() + 3, 0);
         // No throwing in a destructor: the CUDA calls' codes are checked by hand. The
         // kernels ran on the engine's streams: wait for them.
-        int previous = 0;
-        if (cudaGetDevice(&previous) != cudaSuccess)
-            return;
-        const bool read = cudaSetDevice(device) == cudaSuccess &&
-                          cudaDeviceSynchronize() == cudaSuccess &&
-                          cudaMemcpy(c.data(),
-                                     cycles.get(),
-                                     c.size() * sizeof(c[0]),
-                                     cudaMemcpyDeviceToHost) == cudaSuccess;
-        (void)cudaSetDevice(previous);
+        bool read = false;
+        {
+            device_guard on(device, std::nothrow);
+            read = cudaDeviceSynchronize() == cudaSuccess &&
+                   cudaMemcpy(c.data(),
+                              cycles.get(),
+                              c.size() * sizeof(c[0]),
+                              cudaMemcpyDeviceToHost) == cudaSuccess;
+        }
         if (!read || c[words.size()] == 0)
             return;
         static const char* base[] = { "f",     "g",       "leaf",   "rate0",
