@@ -124,6 +124,14 @@ const pmt::pmt_t& crc_ok_key();
 //! pmt::from_long(iterations), shared for 0..255: a frame's status tags then allocate
 //! nothing (they are a large part of the block's per-frame cost for short frames).
 pmt::pmt_t iterations_value(int iterations);
+//! A tag of `key` (srcid PMT_F), kept by a block that sets its offset and value per
+//! frame.
+inline gr::tag_t status_tag(const pmt::pmt_t& key)
+{
+    gr::tag_t tag;
+    tag.key = key;
+    return tag;
+}
 
 //! The engine of one block plus what it runs on.
 struct batched_engine {

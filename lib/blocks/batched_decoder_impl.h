@@ -459,10 +459,15 @@ private:
         emit_frame_tags(
             d_io, 0, d_out_first + d_produced, nbits, info.tags, d_assembler->len_key());
         if (d_status_tags && !info.empty) { // nothing was decoded: no status
+            // Two kept tags, their offset and value set: no tag_t is built and torn
+            // down per frame (its PMT reference counts are atomic).
             const uint64_t at = d_out_first + d_produced;
-            this->add_item_tag(
-                0, at, iterations_key(), iterations_value(info.status.iterations));
-            this->add_item_tag(0, at, crc_ok_key(), pmt::from_bool(info.status.ok));
+            d_iterations_tag.offset = at;
+            d_iterations_tag.value = iterations_value(info.status.iterations);
+            this->add_item_tag(0, d_iterations_tag);
+            d_crc_ok_tag.offset = at;
+            d_crc_ok_tag.value = info.status.ok ? pmt::PMT_T : pmt::PMT_F;
+            this->add_item_tag(0, d_crc_ok_tag);
         }
         d_produced += nbits;
         ++d_decoded;
@@ -551,6 +556,8 @@ private:
         }
     }
 
+    gr::tag_t d_iterations_tag = status_tag(iterations_key());
+    gr::tag_t d_crc_ok_tag = status_tag(crc_ok_key());
     const bool d_float_input;
     const double d_max_latency_s;
     const bool d_soft;
