@@ -459,8 +459,8 @@ private:
         emit_frame_tags(
             d_io, 0, d_out_first + d_produced, nbits, info.tags, d_assembler->len_key());
         if (d_status_tags && !info.empty) { // nothing was decoded: no status
-            // Two kept tags, their offset and value set: no tag_t is built and torn
-            // down per frame (its PMT reference counts are atomic).
+            // Two kept tags, their offset and value set: one temporary tag_t fewer
+            // per tag (GNU Radio stores its own copy).
             const uint64_t at = d_out_first + d_produced;
             d_iterations_tag.offset = at;
             d_iterations_tag.value = iterations_value(info.status.iterations);

@@ -202,7 +202,8 @@ public:
         // Destructor: errors cannot be reported, so the calls are not checked.
         cuda::device_guard on(d_device, std::nothrow);
         for (auto& s : d_slots)
-            cudaStreamSynchronize(s->stream.get());
+            if (on.ok())
+                cudaStreamSynchronize(s->stream.get());
     }
 
     uint8_t* host_input(int index) override { return get(index).host_input.get(); }

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "cuda_utils.h"
+#include <cuda.h> // driver types only: the calls come through cudaGetDriverEntryPoint
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
@@ -112,28 +113,30 @@ void* driver_function(const char* name)
     cudaDriverEntryPointQueryResult found{};
     const cudaError_t err =
         cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found);
-    const bool ok = err == cudaSuccess && found == cudaDriverEntryPointSuccess;
+    const bool found_it = found == cudaDriverEntryPointSuccess;
 #elif CUDART_VERSION >= 12000
     cudaDriverEntryPointQueryResult found{};
     const cudaError_t err = cudaGetDriverEntryPoint(name, &fn, cudaEnableDefault, &found);
-    const bool ok = err == cudaSuccess && found == cudaDriverEntryPointSuccess;
+    const bool found_it = found == cudaDriverEntryPointSuccess;
 #else
-    const bool ok = cudaGetDriverEntryPoint(name, &fn, cudaEnableDefault) == cudaSuccess;
+    const cudaError_t err = cudaGetDriverEntryPoint(name, &fn, cudaEnableDefault);
+    const bool found_it = true;
 #endif
-    if (!ok) {
+    if (err != cudaSuccess)
         cudaGetLastError(); // not sticky: clear it
-        return nullptr;
-    }
-    return fn;
+    return err == cudaSuccess && found_it ? fn : nullptr;
 }
 
-// The few driver calls the guard needs (types as in cuda.h: CUresult is an int enum,
-// CUcontext a pointer, CUdevice an int).
+// The few driver calls the guard needs (cuda.h's types; the functions come from the
+// entry points above, not from linking libcuda).
 struct driver_calls {
-    int (*ctx_get_current)(void** ctx) = nullptr;
-    int (*ctx_set_current)(void* ctx) = nullptr;
-    int (*device_get)(int* dev, int ordinal) = nullptr;
-    int (*primary_ctx_get_state)(int dev, unsigned* flags, int* active) = nullptr;
+    CUresult (*ctx_get_current)(CUcontext* ctx) = nullptr;
+    CUresult (*ctx_set_current)(CUcontext ctx) = nullptr;
+    CUresult (*device_get)(CUdevice* dev, int ordinal) = nullptr;
+    CUresult (*primary_ctx_get_state)(CUdevice dev,
+                                      unsigned* flags,
+                                      int* active) = nullptr;
+    bool contexts() const { return ctx_get_current && ctx_set_current; }
 };
 
 const driver_calls& driver()
@@ -153,15 +156,22 @@ const driver_calls& driver()
     return calls;
 }
 
+//! The thread's current context (null: none, or the driver would not say).
+CUcontext current_context()
+{
+    CUcontext ctx = nullptr;
+    if (driver().ctx_get_current(&ctx) != CUDA_SUCCESS)
+        ctx = nullptr;
+    return ctx;
+}
+
 } // namespace
 
 bool thread_has_context()
 {
-    const auto get = driver().ctx_get_current;
-    if (!get)
-        return true; // unknown: behave as before (restore the runtime's device)
-    void* ctx = nullptr;
-    return get(&ctx) == 0 && ctx != nullptr;
+    if (!driver().contexts())
+        return true; // unknown: the guard then behaves as before (device restore)
+    return current_context() != nullptr;
 }
 
 bool primary_context_active(int device)
@@ -170,11 +180,11 @@ bool primary_context_active(int device)
     if (!d.device_get || !d.primary_ctx_get_state)
         throw gpufec::error("primary_context_active: the CUDA driver's "
                             "cuDevicePrimaryCtxGetState is not available");
-    int dev = 0;
+    CUdevice dev = 0;
     unsigned flags = 0;
     int active = 0;
-    if (d.device_get(&dev, device) != 0 ||
-        d.primary_ctx_get_state(dev, &flags, &active) != 0)
+    if (d.device_get(&dev, device) != CUDA_SUCCESS ||
+        d.primary_ctx_get_state(dev, &flags, &active) != CUDA_SUCCESS)
         throw gpufec::error("primary_context_active: no CUDA device " +
                             std::to_string(device));
     return active != 0;
@@ -187,41 +197,57 @@ int current_device()
     return device;
 }
 
-device_guard::device_guard(int device) : d_device(device)
+// Returns the CUDA error that stopped it (cudaSuccess when the device is current).
+cudaError_t device_guard::enter(int device)
 {
-    const bool had_context = thread_has_context();
-    if (had_context)
-        GPUFEC_CUDA_CHECK(cudaGetDevice(&d_prev));
-    if (had_context && d_prev == device)
-        return;
-    GPUFEC_CUDA_CHECK(cudaSetDevice(device));
-    d_restore = true;
+    if (driver().contexts()) {
+        // The thread's own context (primary or not, or none) is what comes back.
+        const CUcontext before = current_context();
+        if (before) {
+            int now = -1;
+            const cudaError_t err = cudaGetDevice(&now);
+            if (err != cudaSuccess)
+                return err;
+            if (now == device)
+                return cudaSuccess;
+        }
+        const cudaError_t err = cudaSetDevice(device);
+        if (err != cudaSuccess)
+            return err;
+        d_saved = before;
+        d_undo = undo::context;
+        return cudaSuccess;
+    }
+    // No driver entry points: the runtime's device, as before (a thread without a
+    // context then gets device 0's).
+    const cudaError_t err = cudaGetDevice(&d_prev);
+    if (err != cudaSuccess || d_prev == device)
+        return err;
+    const cudaError_t set = cudaSetDevice(device);
+    if (set == cudaSuccess)
+        d_undo = undo::device;
+    return set;
 }
 
-device_guard::device_guard(int device, std::nothrow_t) noexcept : d_device(device)
+device_guard::device_guard(int device)
 {
-    const bool had_context = thread_has_context();
-    if (had_context && cudaGetDevice(&d_prev) != cudaSuccess) {
+    GPUFEC_CUDA_CHECK(enter(device));
+    d_ok = true;
+}
+
+device_guard::device_guard(int device, std::nothrow_t) noexcept
+{
+    d_ok = enter(device) == cudaSuccess;
+    if (!d_ok)
         cudaGetLastError();
-        return;
-    }
-    if (had_context && d_prev == device)
-        return;
-    if (cudaSetDevice(device) != cudaSuccess) {
-        cudaGetLastError();
-        return;
-    }
-    d_restore = true;
 }
 
 device_guard::~device_guard()
 {
-    if (!d_restore)
-        return;
-    if (d_prev >= 0)
+    if (d_undo == undo::context)
+        driver().ctx_set_current(static_cast<CUcontext>(d_saved));
+    else if (d_undo == undo::device)
         cudaSetDevice(d_prev);
-    else if (const auto set = driver().ctx_set_current)
-        set(nullptr); // the thread had no context: it gets none back
 }
 
 size_t max_block_smem(int device)

@@ -46,10 +46,14 @@ bool primary_context_active(int device);
 
 /*!
  * Makes `device` current for the lifetime of the guard, then gives the thread back the
- * context it had: the previous device's, or none when it had none. (Restoring "device
- * 0" on a thread that never chose one would open a context on GPU 0, a few hundred MiB
- * and a failure where GPU 0 is exclusive to another process, for work meant for
- * another GPU.) The nothrow form is for destructors: it ignores CUDA errors.
+ * context it had: its own (primary or not), or none when it had none. (Restoring
+ * "device 0" on a thread that never chose one would open a context on GPU 0, a few
+ * hundred MiB and a failure where GPU 0 is exclusive to another process, for work
+ * meant for another GPU.) The runtime's own record of the thread's device may stay at
+ * `device` (no call resets it without opening a context): a later CUDA call on the
+ * thread outside any guard can go there. The nothrow form is for destructors: it
+ * ignores CUDA errors, and ok() says whether `device` is current (when not, the caller
+ * skips its call rather than run it elsewhere).
  */
 class device_guard
 {
@@ -59,11 +63,15 @@ public:
     ~device_guard();
     device_guard(const device_guard&) = delete;
     device_guard& operator=(const device_guard&) = delete;
+    bool ok() const { return d_ok; }
 
 private:
-    int d_device = -1;
-    int d_prev = -1;        //!< the thread's device before, when it had a context
-    bool d_restore = false; //!< false: nothing to undo (the device was current)
+    cudaError_t enter(int device);
+    enum class undo { nothing, context, device };
+    undo d_undo = undo::nothing;
+    void* d_saved = nullptr; //!< the thread's context before (CUcontext), undo::context
+    int d_prev = -1;         //!< the runtime's device before, undo::device
+    bool d_ok = false;
 };
 
 //! The calling thread's current device (cudaGetDevice, checked).
@@ -101,7 +109,8 @@ struct device_memory {
     static void release(void* p, int device) noexcept
     {
         device_guard on(device, std::nothrow);
-        cudaFree(p);
+        if (on.ok()) // else it leaks rather than open a context elsewhere
+            cudaFree(p);
     }
 };
 struct pinned_memory {
@@ -109,7 +118,8 @@ struct pinned_memory {
     static void release(void* p, int device) noexcept
     {
         device_guard on(device, std::nothrow);
-        cudaFreeHost(p);
+        if (on.ok())
+            cudaFreeHost(p);
     }
 };
 
@@ -192,7 +202,8 @@ public:
     {
         if (d_s) {
             device_guard on(d_device, std::nothrow);
-            cudaStreamDestroy(d_s);
+            if (on.ok())
+                cudaStreamDestroy(d_s);
         }
     }
     stream(const stream&) = delete;
@@ -218,7 +229,8 @@ public:
     {
         if (d_e) {
             device_guard on(d_device, std::nothrow);
-            cudaEventDestroy(d_e);
+            if (on.ok())
+                cudaEventDestroy(d_e);
         }
     }
     event(const event&) = delete;

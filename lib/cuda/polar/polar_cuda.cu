@@ -1179,7 +1179,7 @@ struct polar_op_profile {
         bool read = false;
         {
             device_guard on(device, std::nothrow);
-            read = cudaDeviceSynchronize() == cudaSuccess &&
+            read = on.ok() && cudaDeviceSynchronize() == cudaSuccess &&
                    cudaMemcpy(c.data(),
                               cycles.get(),
                               c.size() * sizeof(c[0]),
