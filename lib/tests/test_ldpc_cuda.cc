@@ -197,11 +197,11 @@ TEST(LdpcCuda, BothNrKernelVariantsMatchCpu)
         int bg, z, k, e;
         double ebn0;
     };
-    const cfg cfgs[] = { { 1, 384, 0, 0, 1.2 },
-                         { 1, 52, 1000, 3000, 1.5 },
-                         { 1, 7, 140, 420, 1.8 },
-                         { 2, 384, 0, 0, 0.8 },
-                         { 2, 64, 640, 6000, -1.0 } };
+    // Z = 2 .. 5 fill a block with 192 .. 76 pairs (the most slots).
+    const cfg cfgs[] = { { 1, 384, 0, 0, 1.2 },   { 1, 52, 1000, 3000, 1.5 },
+                         { 1, 7, 140, 420, 1.8 }, { 1, 3, 60, 200, 2.0 },
+                         { 2, 384, 0, 0, 0.8 },   { 2, 64, 640, 6000, -1.0 },
+                         { 2, 5, 48, 150, 2.0 },  { 2, 2, 20, 100, 1.0 } };
     for (const std::string variant : { "looped", "unrolled" }) {
         guard.set(variant.c_str());
         const std::string name = variant == "looped" ? "nr-looped" : "nr-layered";
@@ -231,6 +231,16 @@ TEST(LdpcCuda, BothNrKernelVariantsMatchCpu)
         opt.iterations = 8;
         expect_same(
             code.graph(), opt, frames, variant + ", 1200 frames in one launch", 1200);
+        // The smallest Z: 2000 frames are 1000 pairs, five full groups of 192 slots and
+        // a partial one, over several blocks.
+        const nr_ldpc_code tiny(2, 2, 20, 60);
+        for (auto ar : gpu_arithmetics)
+            expect_same(tiny.graph(),
+                        gpufec::test::ldpc_opts(ar, ldpc_algorithm::normalized, true),
+                        nr_frames(tiny, 2000, 1.5, 3402),
+                        variant + ", BG2 Z = 2, 2000 frames in one launch" +
+                            arithmetic_name(ar),
+                        2000);
     }
     // Anything else is refused by name.
     guard.set("fastest");
@@ -453,13 +463,14 @@ TEST(LdpcCuda, FitsAGpuWith99KiBOfSharedMemoryABlock)
 TEST(LdpcCuda, SmallBatchesMatchCpu)
 {
     REQUIRE_GPU();
-    // Few frames of each kernel (NR BG1 and BG2 kernels, the generic kernel with
-    // several codewords per block, an odd frame count): the case compute-sanitizer
-    // runs in ci/gpu-check.
+    // Few frames of each NR kernel shape (BG1 and BG2, several pairs per block, an odd
+    // frame count; at Z = 2 a full block of 192 pairs and a second group): the case
+    // compute-sanitizer runs in ci/gpu-check (the generic kernel: the alist tests).
     for (const auto& c : { nr_ldpc_code(1, 384, 0, 0),
                            nr_ldpc_code(2, 52, 400, 2000),
-                           nr_ldpc_code(1, 7, 140, 420) }) {
-        const auto frames = nr_frames(c, 3, 1.5, 31);
+                           nr_ldpc_code(1, 7, 140, 420),
+                           nr_ldpc_code(2, 2, 20, 60) }) {
+        const auto frames = nr_frames(c, c.z() == 2 ? 389 : 3, 1.5, 31);
         for (auto ar : gpu_arithmetics) {
             ldpc_decoder_options opt;
             opt.iterations = 4;
@@ -467,7 +478,8 @@ TEST(LdpcCuda, SmallBatchesMatchCpu)
             expect_same(c.graph(),
                         opt,
                         frames,
-                        c.graph().description + " small" + arithmetic_name(ar));
+                        c.graph().description + " small" + arithmetic_name(ar),
+                        frames.size());
         }
     }
 }

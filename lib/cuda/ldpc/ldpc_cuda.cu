@@ -465,7 +465,7 @@ public:
         // The NR kernel holds a codeword pair's APP values (4 bytes a bit); where one
         // pair does not fit the device's shared memory (BG1 Z = 384 on GPUs with 99 KiB
         // a block), the generic kernel above decodes the code (2 bytes a bit).
-        if (d_nr_graph && sizeof(uint32_t) * g.n() > max_smem - 1024)
+        if (d_nr_graph && sizeof(uint32_t) * g.n() + nr::static_smem_bytes > max_smem)
             d_nr_graph = 0;
         if (d_nr_graph)
             setup_nr(g, options, zero_ranges, max_hits);
@@ -707,7 +707,8 @@ private:
         // memory.
         int slots = std::max(1, std::min(nr::max_threads / g.z, nr::max_slots));
         const size_t max_smem = max_block_smem(d_device);
-        while (slots > 1 && sizeof(uint32_t) * g.n() * slots > max_smem - 1024)
+        while (slots > 1 &&
+               sizeof(uint32_t) * g.n() * slots + nr::static_smem_bytes > max_smem)
             slots--;
         p.slots = slots;
         d_threads = (slots * g.z + 31) / 32 * 32;

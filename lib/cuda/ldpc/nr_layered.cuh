@@ -4,8 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // Internal: the 5G NR kernel of the CUDA LDPC decoder, specialised on the base graph at
-// compile time (TS 38.212 Tables 5.3.2-2/-3: 46 or 42 rows, their degrees), for Z >= 6
-// (small Z: several codeword pairs per block).
+// compile time (TS 38.212 Tables 5.3.2-2/-3: 46 or 42 rows, their degrees), for every
+// lifting size Z >= 2 (small Z: several codeword pairs per block).
 // Same arithmetic as the generic kernel and the CPU (lib/cpu/min_sum_kernels.h).
 //
 // Why it is faster than the generic kernel (docs/ldpc-gpu-roofline.md): the check
@@ -36,8 +36,11 @@ namespace nr {
 constexpr int app_max = 32000;
 constexpr int max_edges = 316; // BG1
 constexpr int max_threads = 384;
-constexpr int max_slots = 64; //!< codeword pairs per block (small Z)
+//! Codeword pairs per block (small Z): 384 threads of Z = 2, TS 38.212's smallest.
+constexpr int max_slots = 192;
 constexpr int min_z = max_threads / max_slots;
+//! The kernel's static shared memory (slot_failed), beside its dynamic APP values.
+constexpr size_t static_smem_bytes = 2 * max_slots * sizeof(uint32_t);
 //! Channel LLRs each thread loads at once when it fills the APP values.
 constexpr int channel_batch = 4;
 
@@ -814,8 +817,8 @@ __global__ void __launch_bounds__(max_threads, Looped ? 2 : 1)
                     }
             }
         }
-        if (t < 2 * max_slots)
-            slot_failed[t / max_slots][t % max_slots] = 0u;
+        for (int i = t; i < 2 * max_slots; i += threads)
+            slot_failed[i / max_slots][i % max_slots] = 0u;
         __syncthreads();
         if (Half) {
             // The int16 sums, saturated where they may pass the APP range, as halves.
