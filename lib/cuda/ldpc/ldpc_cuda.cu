@@ -673,35 +673,6 @@ private:
     {
         nr::params& p = d_nr;
         p = nr::params{};
-        for (int e = 0; e < g.edges(); e++)
-            p.edge4[e] = make_uint2(4u * g.edge_col[e] * g.z, 4u * g.edge_shift[e]);
-        const bool* barrier_after = d_nr_graph == 1 ? nr::base_graph<1>::barrier_after
-                                                    : nr::base_graph<2>::barrier_after;
-        for (int r = 0; r < g.base_rows(); r++) {
-            p.row_info[r] = static_cast<uint32_t>(g.row_start[r]) |
-                            static_cast<uint32_t>(g.row_start[r + 1] - g.row_start[r])
-                                << nr::row_degree_shift |
-                            (barrier_after[r] ? nr::row_barrier_bit : 0u);
-        }
-        p.z = g.z;
-        p.n = g.n();
-        p.k = g.k();
-        p.zero_begin = zero_ranges.empty() ? 0 : zero_ranges[0].x;
-        p.zero_end = zero_ranges.empty() ? 0 : zero_ranges[0].y;
-        p.z4 = 4u * g.z;
-        p.zero_begin4 = 4u * p.zero_begin;
-        p.zero_end4 = 4u * p.zero_end;
-        p.info = d_info.get();
-        p.runs = d_segments.get();
-        p.num_runs = d_params.num_segments;
-        p.clamp_input = max_hits * 128 > app_max;
-        p.iterations = options.iterations;
-        p.early_termination = options.early_termination;
-        const bool normalized = options.algorithm == ldpc_algorithm::normalized;
-        p.scale_mul = normalized ? static_cast<uint32_t>(d_cfg.alpha16()) : 16u;
-        const int subtract = normalized ? 0 : d_cfg.beta_int();
-        p.scale_sub_pair_neg =
-            static_cast<uint32_t>(static_cast<uint16_t>(-subtract)) * 0x10001u;
         // As many codeword pairs per block as fill its 384 threads (one block per SM for
         // the unrolled kernel, two for the looped one: registers), within the shared
         // memory.
@@ -722,6 +693,39 @@ private:
             "GPUFEC_LDPC_NR_KERNEL", { "looped", "unrolled" }, "ldpc decoder (cuda)");
         if (!variant.empty())
             d_nr_looped = variant == "looped";
+        // The unrolled kernel interleaves its slots' APP values (position v of slot s at
+        // word v slots + s), so its byte offsets count 4 slots bytes a position.
+        const uint32_t pos4 = 4u * static_cast<uint32_t>(d_nr_looped ? 1 : slots);
+        p.pos4 = pos4;
+        for (int e = 0; e < g.edges(); e++)
+            p.edge4[e] = make_uint2(pos4 * g.edge_col[e] * g.z, pos4 * g.edge_shift[e]);
+        const bool* barrier_after = d_nr_graph == 1 ? nr::base_graph<1>::barrier_after
+                                                    : nr::base_graph<2>::barrier_after;
+        for (int r = 0; r < g.base_rows(); r++) {
+            p.row_info[r] = static_cast<uint32_t>(g.row_start[r]) |
+                            static_cast<uint32_t>(g.row_start[r + 1] - g.row_start[r])
+                                << nr::row_degree_shift |
+                            (barrier_after[r] ? nr::row_barrier_bit : 0u);
+        }
+        p.z = g.z;
+        p.n = g.n();
+        p.k = g.k();
+        p.zero_begin = zero_ranges.empty() ? 0 : zero_ranges[0].x;
+        p.zero_end = zero_ranges.empty() ? 0 : zero_ranges[0].y;
+        p.z4 = pos4 * g.z;
+        p.zero_begin4 = pos4 * p.zero_begin;
+        p.zero_end4 = pos4 * p.zero_end;
+        p.info = d_info.get();
+        p.runs = d_segments.get();
+        p.num_runs = d_params.num_segments;
+        p.clamp_input = max_hits * 128 > app_max;
+        p.iterations = options.iterations;
+        p.early_termination = options.early_termination;
+        const bool normalized = options.algorithm == ldpc_algorithm::normalized;
+        p.scale_mul = normalized ? static_cast<uint32_t>(d_cfg.alpha16()) : 16u;
+        const int subtract = normalized ? 0 : d_cfg.beta_int();
+        p.scale_sub_pair_neg =
+            static_cast<uint32_t>(static_cast<uint16_t>(-subtract)) * 0x10001u;
         d_nr_state_column =
             d_nr_graph == 1 ? nr::state_column<1>() : nr::state_column<2>();
         d_resident_blocks = resident_blocks(nr_kernel(), "the NR kernel");

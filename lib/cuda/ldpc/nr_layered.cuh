@@ -134,10 +134,13 @@ static_assert(max_edges <= row_first_edge_mask + 1 && base_graph<1>::degree[0] <
 struct params {
     //! Each edge's operands, graph order: x = 4 column Z, y = 4 x the circulant shift
     //! (bytes); side by side so that a run-time index loads both at once (LDC.64).
+    //! With interleaved slots (the unrolled kernel) every byte offset counts 4 slots
+    //! bytes a position.
     uint2 edge4[max_edges];
     uint32_t row_info[46]; //!< first edge | degree << 9 | row_barrier_bit
     int32_t z, n, k;
-    uint32_t z4;                     //!< 4 z
+    uint32_t z4;                     //!< 4 z (interleaved slots: 4 slots z)
+    uint32_t pos4;                   //!< bytes from a position to the next: 4 or 4 slots
     uint32_t zero_begin4, zero_end4; //!< known zeros as byte offsets
     int32_t slots;                   //!< codeword pairs per block
     int32_t zero_begin, zero_end;    //!< known-zero (filler) positions [begin, end)
@@ -712,10 +715,12 @@ __device__ __forceinline__ uint32_t failed_checks(const params& p,
 }
 
 //! Hard bits, soft output and status of codeword c (0, 1: the 16-bit half) of a pair,
-//! into frame `frame`, by the `lanes` threads lane = 0 .. lanes - 1 of its slot.
+//! into frame `frame`, by the `lanes` threads lane = 0 .. lanes - 1 of its slot, whose
+//! position v is at app[v pos_words].
 template <bool Half>
 __device__ __forceinline__ void write_outputs(const params& p,
                                               const uint32_t* __restrict__ app,
+                                              int pos_words,
                                               int lane,
                                               int lanes,
                                               uint32_t frame,
@@ -728,14 +733,14 @@ __device__ __forceinline__ void write_outputs(const params& p,
         unsigned bits = 0;
         for (int j = 0; j < 8; j++) {
             const int at = byte * 8 + j;
-            const uint32_t l = at < p.k ? app[__ldg(p.info + at)] : 0u;
+            const uint32_t l = at < p.k ? app[__ldg(p.info + at) * pos_words] : 0u;
             bits |= ((c ? l >> 31 : l >> 15) & 1u) << (7 - j);
         }
         p.out[out + byte] = static_cast<uint8_t>(bits);
     }
     if (p.soft) {
         for (int at = lane; at < p.k; at += lanes) {
-            const uint32_t l = app[__ldg(p.info + at)];
+            const uint32_t l = app[__ldg(p.info + at) * pos_words];
             p.soft[8 * out + at] =
                 Half ? (c ? __high2float(as_half2(l)) : __low2float(as_half2(l)))
                      : static_cast<float>(c ? hi16(l) : lo16(l));
@@ -753,16 +758,27 @@ template <int BG, bool Half, bool Looped = false>
 __global__ void __launch_bounds__(max_threads, Looped ? 2 : 1)
     nr_layered_kernel(const __grid_constant__ params p)
 {
-    // Slots: the block decodes p.slots codeword pairs side by side (small Z), slot s
-    // owning threads s * Z .. s * Z + Z - 1 and APP values s * n .. s * n + n - 1; all
-    // its warps run the same layer at once, so they share the instruction cache.
+    // Slots: the block decodes p.slots codeword pairs side by side (small Z); all its
+    // warps run the same layer at once, so they share the instruction cache.
+    // The unrolled kernel interleaves them: slot s owns threads s, s + slots, ... (row
+    // r: thread s + r slots) and APP words s, s + slots, ... (position v: word s + v
+    // slots), so a warp's threads on one edge touch consecutive words, whatever the
+    // slot count (slot after slot, a warp of BG2 Z = 8 held four slots n = 52 Z words
+    // apart, all on the same banks: 5.0 against 6.0 Gb/s, docs/ldpc-gpu.md). The looped
+    // kernel keeps them slot after slot (s owns threads s Z .. s Z + Z - 1 and words
+    // s n .. s n + n - 1): interleaved, it lost 2 % at every Z, one slot included
+    // (its registers). The host scales the byte offsets to match (p.pos4).
+    constexpr bool interleaved = !Looped;
     extern __shared__ uint32_t smem[]; // slots * n int16 or half pairs
     __shared__ uint32_t slot_failed[2][max_slots];
     const int t = threadIdx.x, threads = blockDim.x, n = p.n, z = p.z;
     const int slots = p.slots;
-    const int slot = t / z, row = t - slot * z;
-    const bool in_slot = slot < slots;
-    uint32_t* __restrict__ app = smem + (in_slot ? slot : 0) * n;
+    const int slot = interleaved ? t % slots : t / z;
+    const int row = interleaved ? t / slots : t - slot * z;
+    const bool in_slot = interleaved ? row < z : slot < slots;
+    uint32_t* __restrict__ app = smem + (in_slot ? slot : 0) * (interleaved ? 1 : n);
+    const int pos_words = interleaved ? slots : 1;
+    const unsigned t4 = interleaved ? row * p.pos4 : 4u * row;
     const uint32_t pairs = (p.num_frames + 1) / 2;
     const uint32_t groups = (pairs + slots - 1) / slots;
     for (uint32_t grp = blockIdx.x; grp < groups; grp += gridDim.x) {
@@ -775,7 +791,7 @@ __global__ void __launch_bounds__(max_threads, Looped ? 2 : 1)
 
         // ---- channel LLRs of every slot
         for (int i = t; i < slots * n; i += threads) {
-            const int v = i % n;
+            const int v = interleaved ? i / slots : i % n;
             smem[i] = static_cast<unsigned>(v - p.zero_begin) <
                               static_cast<unsigned>(p.zero_end - p.zero_begin)
                           ? pack(app_max, app_max)
@@ -798,7 +814,10 @@ __global__ void __launch_bounds__(max_threads, Looped ? 2 : 1)
                     l0[u] = l1[u] = 0;
                     if (i >= total)
                         continue;
-                    const int s = i / run.len, j = i - s * run.len;
+                    // Interleaved, neighbouring threads take neighbouring slots
+                    // (consecutive words).
+                    const int s = interleaved ? i % slots : i / run.len;
+                    const int j = interleaved ? i / slots : i - s * run.len;
                     const uint32_t sp = grp * slots + s;
                     if (sp >= pairs)
                         continue;
@@ -807,7 +826,7 @@ __global__ void __launch_bounds__(max_threads, Looped ? 2 : 1)
                         2 * sp + 1 < p.num_frames ? p.frames[2 * sp + 1].in_offset : x0;
                     l0[u] = channel_llr(p.in, p.in4, x0, run.llr + j);
                     l1[u] = channel_llr(p.in, p.in4, x1, run.llr + j);
-                    at[u] = s * n + run.pos + j;
+                    at[u] = interleaved ? (run.pos + j) * slots + s : s * n + run.pos + j;
                 }
 #pragma unroll
                 for (int u = 0; u < channel_batch; u++)
@@ -854,14 +873,14 @@ __global__ void __launch_bounds__(max_threads, Looped ? 2 : 1)
             if constexpr (Looped)
                 run_layers_looped<BG, Half>(p,
                                             app,
-                                            has_pair ? 4u * row : p.z4,
+                                            has_pair ? t4 : p.z4,
                                             p.state +
                                                 static_cast<size_t>(blockIdx.x) *
                                                     state_column<BG>() * state_stride +
                                                 t,
                                             it == 0);
             else
-                run_layers<BG, Half>(p, app, has_pair ? 4u * row : p.z4, word, extra);
+                run_layers<BG, Half>(p, app, has_pair ? t4 : p.z4, word, extra);
             iters0 = done0 ? iters0 : it + 1;
             iters1 = done1 ? iters1 : it + 1;
             const bool last = it + 1 == p.iterations;
@@ -870,8 +889,7 @@ __global__ void __launch_bounds__(max_threads, Looped ? 2 : 1)
                 // (two buffers: the one read now, the one cleared for the next time).
                 const uint32_t needed =
                     (done0 ? 0u : 0x8000u) | (done1 ? 0u : 0x80000000u);
-                const uint32_t f =
-                    has_pair ? failed_checks<BG>(p, app, 4u * row, needed) : 0u;
+                const uint32_t f = has_pair ? failed_checks<BG>(p, app, t4, needed) : 0u;
                 if (f)
                     atomicOr(&slot_failed[it & 1][slot], (f >> 15 & 1u) | (f >> 30 & 2u));
                 __syncthreads();
@@ -883,9 +901,11 @@ __global__ void __launch_bounds__(max_threads, Looped ? 2 : 1)
                 if (p.early_termination && !last) {
                     const bool stop0 = !done0 && !fail0, stop1 = !done1 && !fail1;
                     if (stop0)
-                        write_outputs<Half>(p, app, row, z, f0, 0, iters0, true);
+                        write_outputs<Half>(
+                            p, app, pos_words, row, z, f0, 0, iters0, true);
                     if (stop1)
-                        write_outputs<Half>(p, app, row, z, f0 + 1, 1, iters1, true);
+                        write_outputs<Half>(
+                            p, app, pos_words, row, z, f0 + 1, 1, iters1, true);
                     done0 = done0 || stop0;
                     done1 = done1 || stop1;
                     // Also the barrier between the outputs and the next layers.
@@ -895,9 +915,9 @@ __global__ void __launch_bounds__(max_threads, Looped ? 2 : 1)
             }
         }
         if (!done0)
-            write_outputs<Half>(p, app, row, z, f0, 0, iters0, !fail0);
+            write_outputs<Half>(p, app, pos_words, row, z, f0, 0, iters0, !fail0);
         if (!done1)
-            write_outputs<Half>(p, app, row, z, f0 + 1, 1, iters1, !fail1);
+            write_outputs<Half>(p, app, pos_words, row, z, f0 + 1, 1, iters1, !fail1);
         __syncthreads(); // the APP values are reused by the next group
     }
 }
