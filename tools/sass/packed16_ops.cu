@@ -26,3 +26,6 @@ OP(k_vcmpeq2, __vcmpeq2(x, y))
 OP(k_vcmplts2, __vcmplts2(x, y))
 OP(k_vsetlts2, __vsetlts2(x, y))
 OP(k_vibmax_s16x2, ([&] { bool p, q; unsigned r = __vibmax_s16x2(x, y, &p, &q); return r + p + 2 * q; })())
+// The min-sum box-plus of two half pairs, sign(a) sign(b) min(|a|, |b|), in one
+// instruction (PTX 7.2, sm_86+): HMNMX2.XORSIGN R, |a|, |b| on sm_90 (2026-11-30).
+OP(k_hmin_xorsign_abs, ([&] { unsigned r; asm("min.xorsign.abs.f16x2 %0, %1, %2;" : "=r"(r) : "r"(x), "r"(y)); return r; })())
