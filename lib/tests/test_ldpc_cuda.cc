@@ -464,13 +464,16 @@ TEST(LdpcCuda, SmallBatchesMatchCpu)
 {
     REQUIRE_GPU();
     // Few frames of each NR kernel shape (BG1 and BG2, several pairs per block, an odd
-    // frame count; at Z = 2 a full block of 192 pairs and a second group): the case
-    // compute-sanitizer runs in ci/gpu-check (the generic kernel: the alist tests).
+    // frame count; at Z = 2 a full block of 192 pairs and a second group of 3; one BG2
+    // Z = 64 codeword alone in a block of 6 slots): the case compute-sanitizer runs in
+    // ci/gpu-check (the generic kernel: the alist tests).
     for (const auto& c : { nr_ldpc_code(1, 384, 0, 0),
                            nr_ldpc_code(2, 52, 400, 2000),
                            nr_ldpc_code(1, 7, 140, 420),
-                           nr_ldpc_code(2, 2, 20, 60) }) {
-        const auto frames = nr_frames(c, c.z() == 2 ? 389 : 3, 1.5, 31);
+                           nr_ldpc_code(2, 2, 20, 60),
+                           nr_ldpc_code(2, 64, 0, 0) }) {
+        const int count = c.z() == 2 ? 389 : (c.z() == 64 ? 1 : 3);
+        const auto frames = nr_frames(c, count, 1.5, 31);
         for (auto ar : gpu_arithmetics) {
             ldpc_decoder_options opt;
             opt.iterations = 4;
