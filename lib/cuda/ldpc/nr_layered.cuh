@@ -14,9 +14,10 @@
 // scaled minima, the edge of the first, one sign bit per edge: 32 bits per row, 64 for
 // BG1's four rows of degree 19). Every loop over layers and edges is unrolled at compile
 // time, so the register arrays are indexed by constants and the shifts and columns
-// are kernel-parameter operands. A block decodes two codewords at once, their APP values
-// interleaved in shared memory as int16 pairs: one 32-bit access reads or writes both,
-// and the two codewords' arithmetic interleaves (more independent work per thread).
+// are kernel-parameter operands. A thread decodes two codewords at once (a pair), their
+// APP values interleaved in shared memory as int16 or half pairs: one 32-bit access reads
+// or writes both, and their arithmetic runs in the 16-bit halves of each register. At
+// small Z a block holds several pairs ("slots", see nr_layered_kernel).
 #ifndef INCLUDED_GPUFEC_LDPC_NR_LAYERED_CUH
 #define INCLUDED_GPUFEC_LDPC_NR_LAYERED_CUH
 
@@ -760,14 +761,15 @@ __global__ void __launch_bounds__(max_threads, Looped ? 2 : 1)
 {
     // Slots: the block decodes p.slots codeword pairs side by side (small Z); all its
     // warps run the same layer at once, so they share the instruction cache.
-    // The unrolled kernel interleaves them: slot s owns threads s, s + slots, ... (row
-    // r: thread s + r slots) and APP words s, s + slots, ... (position v: word s + v
-    // slots), so a warp's threads on one edge touch consecutive words, whatever the
-    // slot count (slot after slot, a warp of BG2 Z = 8 held four slots n = 52 Z words
-    // apart, all on the same banks: 5.0 against 6.0 Gb/s, docs/ldpc-gpu.md). The looped
-    // kernel keeps them slot after slot (s owns threads s Z .. s Z + Z - 1 and words
-    // s n .. s n + n - 1): interleaved, it lost 2 % at every Z, one slot included
-    // (its registers). The host scales the byte offsets to match (p.pos4).
+    // The unrolled kernel interleaves them: in a full group slot s owns threads s, s +
+    // slots, ... (row r: thread s + r slots; a partial group below) and always APP words
+    // s, s + slots, ... (position v: word s + v slots), so a warp's threads on one edge
+    // touch consecutive words, whatever the slot count (slot after slot, a warp of BG2 Z
+    // = 8 held four slots n = 52 Z words apart, all on the same banks: 5.0 against 6.0
+    // Gb/s, docs/ldpc-gpu.md). The looped kernel keeps them slot after slot (s owns
+    // threads s Z .. s Z + Z - 1 and words s n .. s n + n - 1): interleaved, it lost 2 %
+    // at every Z, one slot included (its registers). The host scales the byte offsets to
+    // match (p.pos4).
     constexpr bool interleaved = !Looped;
     extern __shared__ uint32_t smem[]; // slots * n int16 or half pairs
     __shared__ uint32_t slot_failed[2][max_slots];
