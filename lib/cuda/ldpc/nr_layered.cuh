@@ -24,6 +24,8 @@
 #include <gpufec/common.h>
 #include <gpufec/ldpc_decoding.h>
 
+#include "../common/half2_bits.cuh"
+
 #include <cuda_fp16.h>
 
 #include <type_traits>
@@ -383,18 +385,6 @@ __device__ __forceinline__ void update_row(const params& p,
 // edge. The minimum search runs on the bit patterns of min(|Q|, 127) (non-negative
 // halves order as unsigned integers; those of integers up to 127 have 4 low zero bits),
 // doubled, with the edge in the 5 low bits.
-__device__ __forceinline__ __half2 as_half2(uint32_t x)
-{
-    __half2 h;
-    memcpy(&h, &x, sizeof h);
-    return h;
-}
-__device__ __forceinline__ uint32_t as_bits(__half2 h)
-{
-    uint32_t x;
-    memcpy(&x, &h, sizeof x);
-    return x;
-}
 constexpr uint32_t half_1024 = 0x64006400u; // 1024.0 in both halves: ulp 1
 constexpr uint32_t half_127 = 0x57f057f0u;  // 127.0
 constexpr uint32_t half_signs = 0x80008000u;

@@ -19,9 +19,17 @@
 // separated by a __syncwarp over the team, and 32 / P frames share a warp (several
 // frames per warp for N <= 512: the paper's several codewords per block).
 //
-// The arithmetic is polar_bp_int8's (the CPU int8 decoder's) in 32-bit lanes, the
-// sweeps, stopping rule (G-matrix test, then the CRC) and outputs are the CPU's, so
-// bits, iterations, status and soft output equal polar_bp_decoder_cpu<int8>'s.
+// A lane runs two processing elements at once, q and q + 1, in the 16-bit halves of
+// a register as IEEE halves: the int8 rules are exact there (integers up to 254), and
+// Hopper has the box-plus's core as one instruction (min.xorsign.abs.f16x2: sign(a)
+// sign(b) min(|a|, |b|) per half). Messages stay 8-bit in shared memory (as many
+// frames per SM as before), biased by 128 so that one PRMT makes a pair of them the
+// halves 1024 + 128 + v; the layers pair their positions so that every load reads a
+// pair of one processing element pair (below), and a store's PRMT regroups its bytes.
+//
+// The arithmetic is polar_bp_int8's (the CPU int8 decoder's), the sweeps, stopping rule
+// (G-matrix test, then the CRC) and outputs are the CPU's, so bits, iterations, status
+// and soft output equal polar_bp_decoder_cpu<int8>'s.
 
 //! Team shape of a BP frame of N = 2^LogN (P lanes, M nodes per lane) and its shared
 //! memory. Each layer is stored in one layout, in the node order of the stage that
@@ -30,10 +38,12 @@
 //! element q reads and writes layer s at positions q and q + M/2 and layer s + 1 at
 //! rot1(q) and rot1(q + M/2), whatever s is. Layers 0 .. log2 M are in the contiguous
 //! layout, log2 M .. n in the strided one (layer log2 M, where the phases meet, in both,
-//! copied across after the phase that writes it), and in every layer position x of
-//! lane t is byte t + P x: the lanes side by side (no bank conflicts), and one stage
-//! body serves both layouts, so the loop's code is half as large (instruction fetch
-//! was the first stall).
+//! copied across after the phase that writes it). Within a layer, positions go two to
+//! a 16-bit word, lane t's word w at byte 2 (t + P w) (the lanes side by side: no bank
+//! conflicts), and one stage body serves both layouts and every stage (instruction
+//! fetch was the first stall). Which two positions share a word: in L layers x and x +
+//! M/2 (read at rot1(2u) = u and rot1(2u + 1) = u + M/2 by the pair 2u, 2u + 1), in R
+//! layers 2w and 2w + 1 (read at 2u, 2u + 1 by the same pair).
 template <int LogN>
 struct bp8_shape {
     static constexpr int N = 1 << LogN;
@@ -41,6 +51,7 @@ struct bp8_shape {
     static constexpr int P = 1 << log_p;
     static constexpr int log_m = LogN - log_p;
     static constexpr int M = 1 << log_m;
+    static_assert(M >= 8, "bp8_stage: processing element pairs in pairs, words u + M/4");
     static constexpr int frames_per_warp = 32 / P;
     //! Layer l is stored at index l (contiguous, l <= log_m) or l + 1 (strided,
     //! l >= log_m): n + 2 layers of N bytes for L, then as many for R.
@@ -57,45 +68,123 @@ struct bp8_shape {
     static __host__ __device__ constexpr int rot1(int x) { return rotr(x, 1); }
     //! Rotation of the strided copy of layer log_m (its butterfly bit: log_m - log_p).
     static constexpr int r_meet = log_m - log_p + 1;
+    //! Byte of position x of lane `lane` in an L layer, in an R layer. Both are sums
+    //! over disjoint bits of x, so a position's lane part and node part add.
+    static __host__ __device__ constexpr int l_byte(int lane, int x)
+    {
+        return 2 * (lane + P * (x & (M / 2 - 1))) + (x >> (log_m - 1));
+    }
+    static __host__ __device__ constexpr int r_byte(int lane, int x)
+    {
+        return 2 * (lane + P * (x >> 1)) + (x & 1);
+    }
 };
 
-__device__ __forceinline__ int bp8_add(int a, int b)
+//! A message v as stored (v + 128), and back.
+__device__ __forceinline__ uint8_t bp8_byte(int v)
 {
-    return min(max(a + b, -127), 127);
+    return static_cast<uint8_t>(v + 128);
 }
-__device__ __forceinline__ int bp8_boxplus(int a, int b)
+__device__ __forceinline__ int bp8_value(uint8_t b) { return int(b) - 128; }
+
+constexpr uint32_t bp8_half_1152 = 0x64806480u; // 1024 + 128: a stored byte's offset
+constexpr uint32_t bp8_half_1536 = 0x66006600u; // rounds to integers (ulp 1)
+constexpr uint32_t bp8_half_127 = 0x57f057f0u, bp8_half_m127 = 0xd7f0d7f0u;
+constexpr uint32_t bp8_half_1_16 = 0x2c002c00u, bp8_half_15_32 = 0x37803780u;
+constexpr uint32_t bp8_half_signs = 0x80008000u;
+
+//! Two stored messages (a 16-bit load: 0x0000bbaa) as the halves (a - 128, b - 128):
+//! PRMT puts 0x64 above each byte (the half 1024 + byte), one HSUB2 removes 1152.
+__device__ __forceinline__ __half2 bp8_unpack(uint32_t w)
 {
-    const int m = (15 * min(abs(a), abs(b))) >> 4;
-    return (a ^ b) < 0 ? -m : m;
+    return __hsub2(as_half2(__byte_perm(w, 0x64u, 0x4140)), as_half2(bp8_half_1152));
+}
+//! Results in [-127, 127] as halves v + 1152 = 0x6400 | (v + 128): their low bytes
+//! are the stored bytes (bp8_word picks them).
+__device__ __forceinline__ uint32_t bp8_biased(__half2 v)
+{
+    return as_bits(__hadd2(v, as_half2(bp8_half_1152)));
+}
+//! The stored word of the low (Hi = false) or high halves' bytes of x and y.
+template <bool Hi>
+__device__ __forceinline__ uint16_t bp8_word(uint32_t x, uint32_t y)
+{
+    return static_cast<uint16_t>(__byte_perm(x, y, Hi ? 0x0062 : 0x0040));
+}
+__device__ __forceinline__ uint32_t bp8_load(const uint8_t* at)
+{
+    return *reinterpret_cast<const uint16_t*>(at);
+}
+__device__ __forceinline__ void bp8_store(uint8_t* at, uint16_t w)
+{
+    *reinterpret_cast<uint16_t*>(at) = w;
 }
 
-//! One stage's processing elements of a lane: `base` is the lane's byte in the stage's
-//! layer of L (layer s + 1 follows at + N, R at + r_off). Loads all come before stores:
-//! the compiler cannot move a load above a store to the same array.
+//! polar_bp_int8::add per half: a + b saturated at +/-127 (exact: |a + b| <= 254).
+__device__ __forceinline__ __half2 bp8_add(__half2 a, __half2 b)
+{
+    return __hmax2(__hmin2(__hadd2(a, b), as_half2(bp8_half_127)),
+                   as_half2(bp8_half_m127));
+}
+//! polar_bp_int8::boxplus per half: x = sign(a) sign(b) min(|a|, |b|), then
+//! trunc(15 x / 16) = x - sign(x) ceil(|x| / 16): g = x / 16 + sign(x) 15/32 is exact
+//! and never halfway between integers, so 1536 + g rounds to 1536 + sign(x) ceil(|x| /
+//! 16), and x minus that (magnitude in [1401, 1671], ulp 1) is exact too.
+__device__ __forceinline__ __half2 bp8_boxplus(__half2 a, __half2 b)
+{
+    uint32_t x;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 860
+    asm("min.xorsign.abs.f16x2 %0, %1, %2;" : "=r"(x) : "r"(as_bits(a)), "r"(as_bits(b)));
+#else
+    x = as_bits(__hmin2(__habs2(a), __habs2(b))) |
+        ((as_bits(a) ^ as_bits(b)) & bp8_half_signs);
+#endif
+    const __half2 g = __hfma2(as_half2(x),
+                              as_half2(bp8_half_1_16),
+                              as_half2((x & bp8_half_signs) | bp8_half_15_32));
+    const __half2 rounded = __hadd2(g, as_half2(bp8_half_1536));
+    return __hadd2(__hsub2(as_half2(x), rounded), as_half2(bp8_half_1536));
+}
+
+//! One stage's processing elements of a lane: `base` is the lane's word 0 in the
+//! stage's layer of L (layer s + 1 follows at + N, R at + r_off). The pair u = (2u,
+//! 2u + 1) reads words u and u + M/4 of L[s + 1] and R[s] (the layers' pairing,
+//! bp8_shape), and writes: left, L[s] words 2u (positions 2u, 2u + M/2) and 2u + 1;
+//! right, R[s + 1] at rot1(2u) = u, u + M/2, u + M/4, u + 3M/4, so two pairs fill a
+//! word. Loads all come before stores: the compiler cannot move a load above a store
+//! to the same array.
 template <int LogN, bool Left>
-__device__ __forceinline__ void bp8_stage(int8_t* base)
+__device__ __forceinline__ void bp8_stage(uint8_t* base)
 {
     using S = bp8_shape<LogN>;
-    constexpr int N = S::N, r_off = S::r_off, P = S::P, pes = S::M / 2;
-    int la[pes], lb[pes], ra[pes], rb[pes];
+    constexpr int N = S::N, r_off = S::r_off, P = S::P, pairs = S::M / 4;
+    constexpr int w = 2 * P; // bytes from a word to the next
+    __half2 la[pairs], lb[pairs], ra[pairs], rb[pairs];
 #pragma unroll
-    for (int q = 0; q < pes; q++) {
-        la[q] = base[N + P * S::rot1(q)]; // L[s + 1]
-        lb[q] = base[N + P * S::rot1(q + pes)];
-        ra[q] = base[r_off + P * q]; // R[s]
-        rb[q] = base[r_off + P * (q + pes)];
+    for (int u = 0; u < pairs; u++) {
+        la[u] = bp8_unpack(bp8_load(base + N + w * u)); // L[s + 1]
+        lb[u] = bp8_unpack(bp8_load(base + N + w * (u + pairs)));
+        ra[u] = bp8_unpack(bp8_load(base + r_off + w * u)); // R[s]
+        rb[u] = bp8_unpack(bp8_load(base + r_off + w * (u + pairs)));
+    }
+    uint32_t top[pairs], bottom[pairs];
+#pragma unroll
+    for (int u = 0; u < pairs; u++) {
+        const __half2 sum = bp8_add(lb[u], rb[u]), cross = bp8_boxplus(ra[u], la[u]);
+        top[u] = bp8_biased(bp8_boxplus(Left ? la[u] : ra[u], sum));
+        bottom[u] = bp8_biased(bp8_add(cross, Left ? lb[u] : rb[u]));
     }
 #pragma unroll
-    for (int q = 0; q < pes; q++) {
-        const int sum = bp8_add(lb[q], rb[q]), cross = bp8_boxplus(ra[q], la[q]);
+    for (int u = 0; u < pairs; u++) {
         if (Left) {
-            base[P * q] = static_cast<int8_t>(bp8_boxplus(la[q], sum));
-            base[P * (q + pes)] = static_cast<int8_t>(bp8_add(cross, lb[q]));
-        } else {
-            base[r_off + N + P * S::rot1(q)] =
-                static_cast<int8_t>(bp8_boxplus(ra[q], sum));
-            base[r_off + N + P * S::rot1(q + pes)] =
-                static_cast<int8_t>(bp8_add(cross, rb[q]));
+            bp8_store(base + w * (2 * u), bp8_word<false>(top[u], bottom[u]));
+            bp8_store(base + w * (2 * u + 1), bp8_word<true>(top[u], bottom[u]));
+        } else if (u % 2 == 0) {
+            uint8_t* r = base + r_off + N + w * (u / 2);
+            bp8_store(r, bp8_word<false>(top[u], top[u + 1]));
+            bp8_store(r + w * pairs, bp8_word<true>(top[u], top[u + 1]));
+            bp8_store(r + w * (pairs / 2), bp8_word<false>(bottom[u], bottom[u + 1]));
+            bp8_store(r + w * (3 * pairs / 2), bp8_word<true>(bottom[u], bottom[u + 1]));
         }
     }
 }
@@ -103,27 +192,29 @@ __device__ __forceinline__ void bp8_stage(int8_t* base)
 //! Hard decisions (L + R < 0) of the nodes t M + k (bit k of the result) of layer 0
 //! (contiguous) or layer n (strided, read across the team's lanes).
 template <int LogN, bool LayerN>
-__device__ __forceinline__ uint32_t bp8_decisions(const int8_t* frame, int t)
+__device__ __forceinline__ uint32_t bp8_decisions(const uint8_t* frame, int t)
 {
     using S = bp8_shape<LogN>;
-    constexpr int P = S::P;
+    // L + R < 0 on the stored bytes (v + 128 each): their sum below 256.
+    auto negative = [&](const uint8_t* l, int l_at, int r_at) {
+        return static_cast<uint32_t>(int(l[l_at]) + int(l[S::r_off + r_at]) < 256);
+    };
     uint32_t bits = 0;
     if constexpr (!LayerN) {
-        const int8_t* a = frame + t;
 #pragma unroll
-        for (int k = 0; k < S::M; k++) {
-            const int at = P * S::rot1(k);
-            bits |= static_cast<uint32_t>(int(a[at]) + int(a[S::r_off + at]) < 0) << k;
-        }
+        for (int k = 0; k < S::M; k++)
+            bits |= negative(frame, S::l_byte(t, S::rot1(k)), S::r_byte(t, S::rot1(k)))
+                    << k;
     } else {
         // Node t M + k is the strided lane k mod P's node t M / P + k / P, at position
         // rot1 of that in layer n: t's part and k's part rotate apart.
         constexpr int d = S::log_m - S::log_p;
-        const int8_t* a = frame + (LogN + 1) * S::N + P * S::rot1(t << d);
+        const uint8_t* a = frame + (LogN + 1) * S::N;
+        const int x_t = S::rot1(t << d);
 #pragma unroll
         for (int k = 0; k < S::M; k++) {
-            const int at = k % P + P * S::rot1(k >> S::log_p);
-            bits |= static_cast<uint32_t>(int(a[at]) + int(a[S::r_off + at]) < 0) << k;
+            const int x = x_t | S::rot1(k >> S::log_p);
+            bits |= negative(a, S::l_byte(k % S::P, x), S::r_byte(k % S::P, x)) << k;
         }
     }
     return bits;
@@ -198,13 +289,15 @@ __global__ void __launch_bounds__(32) polar_bp8_kernel(const polar_params p)
     extern __shared__ __align__(16) uint8_t bp8_smem[];
     const int lane = threadIdx.x, team = lane / P, t = lane % P;
     const unsigned team_mask = P == 32 ? 0xffffffffu : ((1u << P) - 1u) << (team * P);
-    int8_t* const frame = reinterpret_cast<int8_t*>(bp8_smem + team * S::frame_bytes);
+    uint8_t* const frame = bp8_smem + team * S::frame_bytes;
     uint32_t* const words = reinterpret_cast<uint32_t*>(frame + S::words);
-    int8_t* const own = frame + t; // the lane's byte of layer index 0
+    uint8_t* const own = frame + 2 * t; // the lane's word 0 of layer index 0
     // Where the copies of layer log_m (and the prior) read from: what t contributes
     // to a node's position there (the rest is a constant per node).
-    const int8_t* const meet_l = frame + (log_m + 1) * N + P * S::rotr(t << d, S::r_meet);
-    int8_t* const prior_r = frame + r_off + P * S::rot1(t);
+    const uint8_t* const meet_l =
+        frame + (log_m + 1) * N + S::l_byte(0, S::rotr(t << d, S::r_meet));
+    uint8_t* const prior_r = frame + r_off;
+    const int prior_t = S::rot1(t); // t's part of its nodes' positions in layer 0
     for (uint32_t f = blockIdx.x * S::frames_per_warp + team; f < p.num_frames;
          f += gridDim.x * S::frames_per_warp) {
         const frame_extent fe = p.frames[f];
@@ -234,19 +327,19 @@ __global__ void __launch_bounds__(32) polar_bp8_kernel(const polar_params p)
 #pragma unroll
             for (int i = 0; i < M; i++) {
                 const int node = t + P * i;
-                own[(n + 1) * N + P * S::rot1(i)] = static_cast<int8_t>(
-                    __ldg(p.fill + node) != 0.0f ? polar_bp_int8::known_zero
-                                                 : min(max(sum[i], -127), 127));
+                own[(n + 1) * N + S::l_byte(0, S::rot1(i))] =
+                    bp8_byte(__ldg(p.fill + node) != 0.0f ? polar_bp_int8::known_zero
+                                                          : min(max(sum[i], -127), 127));
                 // Node t + P i is the contiguous lane P i / M's node t + P i % M.
-                prior_r[((P * i) >> log_m) + P * S::rot1((P * i) & (M - 1))] =
-                    static_cast<int8_t>(__ldg(p.frozen + node) ? polar_bp_int8::known_zero
-                                                               : 0);
+                prior_r[S::r_byte((P * i) >> log_m,
+                                  prior_t | S::rot1((P * i) & (M - 1)))] =
+                    bp8_byte(__ldg(p.frozen + node) ? polar_bp_int8::known_zero : 0);
             }
         }
         {
             uint32_t* r = reinterpret_cast<uint32_t*>(frame + r_off + N);
             for (int w = t; w < (n + 1) * N / 4; w += P)
-                r[w] = 0;
+                r[w] = 0x80808080u; // messages 0
         }
         __syncwarp(team_mask);
         int it = 1;
@@ -258,8 +351,8 @@ __global__ void __launch_bounds__(32) polar_bp8_kernel(const polar_params p)
                     __syncwarp(team_mask);
 #pragma unroll
                     for (int k = 0; k < M; k++)
-                        own[log_m * N + P * S::rot1(k)] =
-                            meet_l[k % P + P * S::rotr(k >> log_p, S::r_meet)];
+                        own[log_m * N + S::l_byte(0, S::rot1(k))] =
+                            meet_l[S::l_byte(k % P, S::rotr(k >> log_p, S::r_meet))];
                 }
                 bp8_stage<LogN, true>(own + (s + (s >= log_m)) * N);
             }
@@ -272,9 +365,11 @@ __global__ void __launch_bounds__(32) polar_bp8_kernel(const polar_params p)
                     __syncwarp(team_mask);
 #pragma unroll
                     for (int k = 0; k < M; k++)
-                        own[r_off + (log_m + 1) * N + P * S::rotr(k, S::r_meet)] =
-                            prior_r[log_m * N + ((P * k) >> log_m) +
-                                    P * S::rot1((P * k) & (M - 1))];
+                        own[r_off + (log_m + 1) * N +
+                            S::r_byte(0, S::rotr(k, S::r_meet))] =
+                            prior_r[log_m * N +
+                                    S::r_byte((P * k) >> log_m,
+                                              prior_t | S::rot1((P * k) & (M - 1)))];
                 }
                 bp8_stage<LogN, false>(own + (s + (s >= log_m)) * N);
             }
@@ -305,9 +400,10 @@ __global__ void __launch_bounds__(32) polar_bp8_kernel(const polar_params p)
         if (p.soft)
             for (int j = t; j < p.k; j += P) {
                 const int i = p.info[j];
-                const int8_t* a = frame + (i >> log_m) + P * S::rot1(i & (M - 1));
+                const int lane_i = i >> log_m, x = S::rot1(i & (M - 1));
                 p.soft[8 * fe.out_offset + j] =
-                    static_cast<float>(int(a[0]) + int(a[r_off]));
+                    static_cast<float>(bp8_value(frame[S::l_byte(lane_i, x)]) +
+                                       bp8_value(frame[r_off + S::r_byte(lane_i, x)]));
             }
         if (t == 0)
             p.status[f] = frame_status{ it, ok };

@@ -25,6 +25,7 @@
 // LLRs, which nothing outside them reads).
 #include "../common/batch_checks.h"
 #include "../common/cuda_utils.h"
+#include "../common/half2_bits.cuh"
 #include "cpu/env_switch.h"
 #include "cpu/polar_common.h"
 #include "cpu/polar_program.h"
