@@ -89,7 +89,8 @@ __device__ __forceinline__ int bp8_value(uint8_t b) { return int(b) - 128; }
 
 constexpr uint32_t bp8_half_1152 = 0x64806480u; // 1024 + 128: a stored byte's offset
 constexpr uint32_t bp8_half_1536 = 0x66006600u; // rounds to integers (ulp 1)
-constexpr uint32_t bp8_half_127 = 0x57f057f0u, bp8_half_m127 = 0xd7f0d7f0u;
+constexpr uint32_t bp8_half_1536_plus_1152 = 0x69406940u; // 2688
+constexpr uint32_t bp8_half_127 = 0x57f057f0u;
 constexpr uint32_t bp8_half_1_16 = 0x2c002c00u, bp8_half_15_32 = 0x37803780u;
 constexpr uint32_t bp8_half_signs = 0x80008000u;
 
@@ -120,30 +121,39 @@ __device__ __forceinline__ void bp8_store(uint8_t* at, uint16_t w)
     *reinterpret_cast<uint16_t*>(at) = w;
 }
 
-//! polar_bp_int8::add per half: a + b saturated at +/-127 (exact: |a + b| <= 254).
+//! sign(a) sign(b) min(|a|, |b|) per half: one HMNMX2.XORSIGN on sm_86 and later.
+__device__ __forceinline__ __half2 bp8_min_xorsign_abs(__half2 a, __half2 b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 860
+    uint32_t x;
+    asm("min.xorsign.abs.f16x2 %0, %1, %2;" : "=r"(x) : "r"(as_bits(a)), "r"(as_bits(b)));
+    return as_half2(x);
+#else
+    return as_half2(as_bits(__hmin2(__habs2(a), __habs2(b))) |
+                    ((as_bits(a) ^ as_bits(b)) & bp8_half_signs));
+#endif
+}
+//! polar_bp_int8::add per half: a + b saturated at +/-127 (exact: |a + b| <= 254),
+//! the saturation as sign(a + b) min(|a + b|, 127).
 __device__ __forceinline__ __half2 bp8_add(__half2 a, __half2 b)
 {
-    return __hmax2(__hmin2(__hadd2(a, b), as_half2(bp8_half_127)),
-                   as_half2(bp8_half_m127));
+    return bp8_min_xorsign_abs(__hadd2(a, b), as_half2(bp8_half_127));
 }
-//! polar_bp_int8::boxplus per half: x = sign(a) sign(b) min(|a|, |b|), then
-//! trunc(15 x / 16) = x - sign(x) ceil(|x| / 16): g = x / 16 + sign(x) 15/32 is exact
-//! and never halfway between integers, so 1536 + g rounds to 1536 + sign(x) ceil(|x| /
-//! 16), and x minus that (magnitude in [1401, 1671], ulp 1) is exact too.
+//! polar_bp_int8::boxplus per half (Biased: plus 1152, bp8_biased's form): x = sign(a)
+//! sign(b) min(|a|, |b|), then trunc(15 x / 16) = x - sign(x) ceil(|x| / 16): g = x /
+//! 16 + sign(x) 15/32 is exact and never halfway between integers, so 1536 + g rounds
+//! to 1536 + sign(x) ceil(|x| / 16); x minus that (magnitude in [1401, 1671], ulp 1)
+//! and the last add are exact too.
+template <bool Biased = false>
 __device__ __forceinline__ __half2 bp8_boxplus(__half2 a, __half2 b)
 {
-    uint32_t x;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 860
-    asm("min.xorsign.abs.f16x2 %0, %1, %2;" : "=r"(x) : "r"(as_bits(a)), "r"(as_bits(b)));
-#else
-    x = as_bits(__hmin2(__habs2(a), __habs2(b))) |
-        ((as_bits(a) ^ as_bits(b)) & bp8_half_signs);
-#endif
-    const __half2 g = __hfma2(as_half2(x),
+    const __half2 x = bp8_min_xorsign_abs(a, b);
+    const __half2 g = __hfma2(x,
                               as_half2(bp8_half_1_16),
-                              as_half2((x & bp8_half_signs) | bp8_half_15_32));
+                              as_half2((as_bits(x) & bp8_half_signs) | bp8_half_15_32));
     const __half2 rounded = __hadd2(g, as_half2(bp8_half_1536));
-    return __hadd2(__hsub2(as_half2(x), rounded), as_half2(bp8_half_1536));
+    return __hadd2(__hsub2(x, rounded),
+                   as_half2(Biased ? bp8_half_1536_plus_1152 : bp8_half_1536));
 }
 
 //! One stage's processing elements of a lane: `base` is the lane's word 0 in the
@@ -171,7 +181,7 @@ __device__ __forceinline__ void bp8_stage(uint8_t* base)
 #pragma unroll
     for (int u = 0; u < pairs; u++) {
         const __half2 sum = bp8_add(lb[u], rb[u]), cross = bp8_boxplus(ra[u], la[u]);
-        top[u] = bp8_biased(bp8_boxplus(Left ? la[u] : ra[u], sum));
+        top[u] = as_bits(bp8_boxplus<true>(Left ? la[u] : ra[u], sum));
         bottom[u] = bp8_biased(bp8_add(cross, Left ? lb[u] : rb[u]));
     }
 #pragma unroll
