@@ -296,7 +296,9 @@ __device__ __forceinline__ uint32_t add_shifted_right(uint32_t x, int shift, uin
     return r;
 }
 
-template <int Deg, class EdgeIndex>
+//! First: the first iteration, whose old messages are all 0 (Q = the APP value): the
+//! looped kernel runs it as a code path of its own.
+template <int Deg, bool First = false, class EdgeIndex>
 __device__ __forceinline__ void update_row(const params& p,
                                            uint32_t* __restrict__ app,
                                            unsigned t4,
@@ -329,7 +331,8 @@ __device__ __forceinline__ void update_row(const params& p,
         const uint32_t is_min = spread_sign(hot << (15 - bit));
         const uint32_t mag = old_m1 + (old_d & is_min);
         const uint32_t minus_r = __vsub2(s, mag ^ s); // -R_old per half
-        const uint32_t qj = __vmins2(__viaddmax_s16x2(l, minus_r, app_neg), app_pos);
+        const uint32_t qj =
+            First ? l : __vmins2(__viaddmax_s16x2(l, minus_r, app_neg), app_pos);
         q[j] = qj;
         const uint32_t abs_q = __vmaxs2(qj, __vsub2(0u, qj));
         const uint32_t a = (__vminu2(abs_q, half_mask7) << 5) | (j * 0x00010001u);
@@ -399,7 +402,7 @@ __device__ __forceinline__ uint32_t half2_to_small(__half2 h)
     return as_bits(__hadd2(h, as_half2(half_1024))) - half_1024;
 }
 
-template <int Deg, class EdgeIndex>
+template <int Deg, bool First = false, class EdgeIndex>
 __device__ __forceinline__ void update_row_half(const params& p,
                                                 uint32_t* __restrict__ app,
                                                 unsigned t4,
@@ -428,7 +431,7 @@ __device__ __forceinline__ void update_row_half(const params& p,
         const __half2 is_min = __heq2(old_index, as_half2(half_1024 + j * 0x00010001u));
         const uint32_t r_old = as_bits(__hfma2(is_min, old_d, old_m1)) ^
                                ((signs << (15 - bit)) & half_signs);
-        const uint32_t qj = as_bits(__hsub2(as_half2(l), as_half2(r_old)));
+        const uint32_t qj = First ? l : as_bits(__hsub2(as_half2(l), as_half2(r_old)));
         q[j] = qj;
         const uint32_t a =
             as_bits(__hmin2(__habs2(as_half2(qj)), as_half2(half_127))) * 2u +
@@ -513,7 +516,7 @@ __device__ __forceinline__ void run_layers(const params& p,
 // (Tried and dropped, docs/ldpc-gpu.md: keeping the first pass's APP positions for the
 // second, which the compiler already does here; two rows without a barrier between
 // them as one pass of the loop, which ran slower.)
-template <int Deg, bool Half>
+template <int Deg, bool Half, bool First>
 __device__ __forceinline__ void update_row_of_degree(const params& p,
                                                      uint32_t* __restrict__ app,
                                                      unsigned t4,
@@ -523,9 +526,9 @@ __device__ __forceinline__ void update_row_of_degree(const params& p,
                                                      uint32_t& w2)
 {
     if constexpr (Half)
-        update_row_half<Deg>(p, app, t4, e0, w0, w1, w2);
+        update_row_half<Deg, First>(p, app, t4, e0, w0, w1, w2);
     else
-        update_row<Deg>(p, app, t4, e0, w0, w1, w2);
+        update_row<Deg, First>(p, app, t4, e0, w0, w1, w2);
 }
 
 //! Calls body(std::integral_constant<int, D>{}) for the row degree D == deg of base
@@ -587,20 +590,20 @@ constexpr int wide_degree()
 static_assert(wide_degree<1>() == 19 && wide_degree<2>() == 0, "run_layers_looped");
 
 //! One iteration of the layers; `state`: this thread's state column (state_column),
-//! read unless this is the first iteration (R = 0), written by threads with a row.
-//! The wide rows (BG1's first four) run in a loop of their own, so that the loop over
-//! the other 42 carries no third state word.
-template <int BG, bool Half>
+//! read unless this is the first iteration (First: R = 0, so Q is the APP value and
+//! the old messages are not decoded), written by threads with a row. The wide rows
+//! (BG1's first four) run in a loop of their own, so that the loop over the other 42
+//! carries no third state word.
+template <int BG, bool Half, bool First>
 __device__ __forceinline__ void run_layers_looped(const params& p,
                                                   uint32_t* __restrict__ app,
                                                   unsigned t4,
-                                                  uint32_t* __restrict__ state,
-                                                  bool first_iteration)
+                                                  uint32_t* __restrict__ state)
 {
     constexpr int rows = base_graph<BG>::rows, wide = high_rows<BG>();
     constexpr int s = state_stride;
     const bool has_row = t4 < p.z4;
-    const bool stored = !first_iteration && has_row;
+    const bool stored = !First && has_row;
     uint32_t* __restrict__ words = state; // row r's first word
     int r = 0;
     if constexpr (wide > 0) {
@@ -617,7 +620,7 @@ __device__ __forceinline__ void run_layers_looped(const params& p,
                 w2 = __ldcg(third);
             }
             if (has_row) {
-                update_row_of_degree<wide_degree<BG>(), Half>(
+                update_row_of_degree<wide_degree<BG>(), Half, First>(
                     p, app, t4, static_cast<int>(info & row_first_edge_mask), w0, w1, w2);
                 __stcg(words, w0);
                 __stcg(words + s, w1);
@@ -644,7 +647,7 @@ __device__ __forceinline__ void run_layers_looped(const params& p,
         if (has_row) {
             for_row_degree<BG, false>(
                 static_cast<int>(info >> row_degree_shift & 31u), [&](auto deg) {
-                    update_row_of_degree<decltype(deg)::value, Half>(
+                    update_row_of_degree<decltype(deg)::value, Half, First>(
                         p,
                         app,
                         t4,
@@ -873,16 +876,18 @@ __global__ void __launch_bounds__(max_threads, Looped ? 2 : 1)
         bool fail0 = false, fail1 = false;
         int iters0 = 0, iters1 = 0;
         for (int it = 0; it < p.iterations; it++) {
-            if constexpr (Looped)
-                run_layers_looped<BG, Half>(p,
-                                            app,
-                                            has_pair ? t4 : p.z4,
-                                            p.state +
-                                                static_cast<size_t>(blockIdx.x) *
-                                                    state_column<BG>() * state_stride +
-                                                t,
-                                            it == 0);
-            else
+            if constexpr (Looped) {
+                uint32_t* const state =
+                    p.state +
+                    static_cast<size_t>(blockIdx.x) * state_column<BG>() * state_stride +
+                    t;
+                if (it == 0)
+                    run_layers_looped<BG, Half, true>(
+                        p, app, has_pair ? t4 : p.z4, state);
+                else
+                    run_layers_looped<BG, Half, false>(
+                        p, app, has_pair ? t4 : p.z4, state);
+            } else
                 run_layers<BG, Half>(p, app, has_pair ? t4 : p.z4, word, extra);
             iters0 = done0 ? iters0 : it + 1;
             iters1 = done1 ? iters1 : it + 1;
