@@ -3,7 +3,8 @@
  * Copyright 2026 gr-gpufec developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// Included by polar_cuda.cu after polar_params and the CRC helpers.
+// Included by polar_cuda.cu after polar_params, the CRC helpers and
+// ../common/half2_bits.cuh (cuda_fp16.h, as_half2, as_bits).
 //
 // Belief propagation with 8-bit messages (polar_bp_arithmetic::int8): a team of P lanes
 // per frame, no block barriers. The block-per-frame kernel (polar_bp_kernel) puts a
@@ -21,11 +22,12 @@
 //
 // A lane runs two processing elements at once, q and q + 1, in the 16-bit halves of
 // a register as IEEE halves: the int8 rules are exact there (integers up to 254), and
-// Hopper has the box-plus's core as one instruction (min.xorsign.abs.f16x2: sign(a)
-// sign(b) min(|a|, |b|) per half). Messages stay 8-bit in shared memory (as many
-// frames per SM as before), biased by 128 so that one PRMT makes a pair of them the
-// halves 1024 + 128 + v; the layers pair their positions so that every load reads a
-// pair of one processing element pair (below), and a store's PRMT regroups its bytes.
+// sm_86 and later (Ampere GA10x, Ada, Hopper) have the box-plus's core as one
+// instruction (min.xorsign.abs.f16x2: sign(a) sign(b) min(|a|, |b|) per half; sm_80
+// takes three). Messages stay 8-bit in shared memory (as many frames per SM as
+// before), biased by 128 so that one PRMT makes a pair of them the halves 1024 + 128 +
+// v; the layers pair their positions so that each load holds the two values one
+// element pair needs (below), and a store's PRMT regroups its bytes.
 //
 // The arithmetic is polar_bp_int8's (the CPU int8 decoder's), the sweeps, stopping rule
 // (G-matrix test, then the CRC) and outputs are the CPU's, so bits, iterations, status
@@ -142,7 +144,7 @@ __device__ __forceinline__ __half2 bp8_add(__half2 a, __half2 b)
 //! polar_bp_int8::boxplus per half (Biased: plus 1152, bp8_biased's form): x = sign(a)
 //! sign(b) min(|a|, |b|), then trunc(15 x / 16) = x - sign(x) ceil(|x| / 16): g = x /
 //! 16 + sign(x) 15/32 is exact and never halfway between integers, so 1536 + g rounds
-//! to 1536 + sign(x) ceil(|x| / 16); x minus that (magnitude in [1401, 1671], ulp 1)
+//! to 1536 + sign(x) ceil(|x| / 16); x minus that (magnitude in [1417, 1655], ulp 1)
 //! and the last add are exact too.
 template <bool Biased = false>
 __device__ __forceinline__ __half2 bp8_boxplus(__half2 a, __half2 b)
@@ -160,9 +162,10 @@ __device__ __forceinline__ __half2 bp8_boxplus(__half2 a, __half2 b)
 //! stage's layer of L (layer s + 1 follows at + N, R at + r_off). The pair u = (2u,
 //! 2u + 1) reads words u and u + M/4 of L[s + 1] and R[s] (the layers' pairing,
 //! bp8_shape), and writes: left, L[s] words 2u (positions 2u, 2u + M/2) and 2u + 1;
-//! right, R[s + 1] at rot1(2u) = u, u + M/2, u + M/4, u + 3M/4, so two pairs fill a
-//! word. Loads all come before stores: the compiler cannot move a load above a store
-//! to the same array.
+//! right, R[s + 1] at rot1 of 2u, 2u + 1, 2u + M/2, 2u + 1 + M/2 = u, u + M/2, u +
+//! M/4, u + 3M/4, so the pairs u, u + 1 (u even) fill words u/2, u/2 + M/4, u/2 + M/8,
+//! u/2 + 3M/8. Loads all come before stores: the compiler cannot move a load above a
+//! store to the same array.
 template <int LogN, bool Left>
 __device__ __forceinline__ void bp8_stage(uint8_t* base)
 {
@@ -186,7 +189,7 @@ __device__ __forceinline__ void bp8_stage(uint8_t* base)
     }
 #pragma unroll
     for (int u = 0; u < pairs; u++) {
-        if (Left) {
+        if constexpr (Left) {
             bp8_store(base + w * (2 * u), bp8_word<false>(top[u], bottom[u]));
             bp8_store(base + w * (2 * u + 1), bp8_word<true>(top[u], bottom[u]));
         } else if (u % 2 == 0) {
@@ -302,8 +305,9 @@ __global__ void __launch_bounds__(32) polar_bp8_kernel(const polar_params p)
     uint8_t* const frame = bp8_smem + team * S::frame_bytes;
     uint32_t* const words = reinterpret_cast<uint32_t*>(frame + S::words);
     uint8_t* const own = frame + 2 * t; // the lane's word 0 of layer index 0
-    // Where the copies of layer log_m (and the prior) read from: what t contributes
-    // to a node's position there (the rest is a constant per node).
+    // The copy of layer log_m reads from meet_l: t's part of a node's byte there (the
+    // rest is a constant per node). The prior's and R's copy take t's part of a
+    // position (prior_t), ORed with the node's part before r_byte.
     const uint8_t* const meet_l =
         frame + (log_m + 1) * N + S::l_byte(0, S::rotr(t << d, S::r_meet));
     uint8_t* const prior_r = frame + r_off;
