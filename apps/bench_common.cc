@@ -83,7 +83,7 @@ frame_pool make_pool(gpufec::awgn_bpsk_source& source,
 
 double run_engine(gpufec::batch_engine& engine,
                   const frame_pool& pool,
-                  bool int8_input,
+                  const gpufec::llr8_t* int8_llrs,
                   double seconds,
                   size_t check_frames,
                   check_stats* check)
@@ -111,10 +111,10 @@ double run_engine(gpufec::batch_engine& engine,
         if (check)
             run = std::min<size_t>(run, check_frames - next_id);
         const size_t taken =
-            int8_input ? engine.submit_frames(
-                             pool.llrs8.data() + index * items, items, run, next_id)
-                       : engine.submit_frames(
-                             pool.llrs.data() + index * items, items, run, next_id);
+            int8_llrs
+                ? engine.submit_frames(int8_llrs + index * items, items, run, next_id)
+                : engine.submit_frames(
+                      pool.llrs.data() + index * items, items, run, next_id);
         next_id += taken;
         if (taken < run) {
             if (!engine.pop_wait(done))
@@ -142,28 +142,39 @@ void bench_engine(std::shared_ptr<gpufec::batch_decoder> decoder,
     config.max_batch_frames = batch_frames;
     config.cpu_threads = cpu_threads;
     // A 4-bit stage: floats quantized at scale 1 (one step = one natural LLR unit;
-    // the LDPC decoders scale 4-bit values by 8), float input only (the pool's int8
-    // values at scale 8 would saturate).
+    // the LDPC decoders scale 4-bit values by 8). Its int8 input is the pool's floats
+    // quantized at that scale, values -7..7 once the engine saturates them ("i8>int4":
+    // a caller whose LLRs are already small integers, so the host only packs them;
+    // the pool's own int8 values, at scale 8, would saturate).
     const bool int4_stage = decoder->input() == gpufec::input_format::llr_int4;
     if (int4_stage)
         config.llr_scale = 1.0f;
+    std::vector<gpufec::llr8_t> int4_scale;
+    if (int4_stage && opt.use_int8) {
+        int4_scale.resize(pool.llrs.size());
+        gpufec::quantize_llrs(
+            pool.llrs.data(), int4_scale.data(), pool.llrs.size(), config.llr_scale);
+    }
     gpufec::batch_engine engine(std::move(decoder), config);
     for (int pass = 0; pass < 2; ++pass) {
         const bool int8_input = pass == 1;
-        if ((int8_input && !opt.use_int8) || (!int8_input && !opt.use_float) ||
-            (int8_input && int4_stage))
+        if ((int8_input && !opt.use_int8) || (!int8_input && !opt.use_float))
             continue;
+        const gpufec::llr8_t* int8_llrs = !int8_input  ? nullptr
+                                          : int4_stage ? int4_scale.data()
+                                                       : pool.llrs8.data();
         result r = row;
-        r.input = int8_input ? "int8" : int4_stage ? "f>int4" : "float";
+        r.input = int8_input ? (int4_stage ? "i8>int4" : "int8")
+                             : (int4_stage ? "f>int4" : "float");
         // Warm-up that also checks the output: at least two full batches.
         const size_t check_frames = std::max<size_t>(2 * config.max_batch_frames,
                                                      std::min<size_t>(pool.frames, 64));
         check_stats check;
-        run_engine(engine, pool, int8_input, 0, check_frames, &check);
+        run_engine(engine, pool, int8_llrs, 0, check_frames, &check);
         check.store(r);
         for (int i = 0; i < opt.runs; ++i)
             r.runs.push_back(
-                run_engine(engine, pool, int8_input, opt.seconds, 0, nullptr));
+                run_engine(engine, pool, int8_llrs, opt.seconds, 0, nullptr));
         r.info_bits_per_s = r.median();
         results.push_back(r);
     }

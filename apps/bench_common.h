@@ -90,12 +90,13 @@ frame_pool make_pool(gpufec::awgn_bpsk_source& source,
 
 /*!
  * Streams pool frames through the engine for `seconds`, or, when `check` is given,
- * exactly `check_frames` frames with every output compared to the sent bits. Returns
+ * exactly `check_frames` frames with every output compared to the sent bits. Submits
+ * `int8_llrs` (pool-shaped int8 LLRs) where given, else the pool's floats. Returns
  * decoded information bits per second.
  */
 double run_engine(gpufec::batch_engine& engine,
                   const frame_pool& pool,
-                  bool int8_input,
+                  const gpufec::llr8_t* int8_llrs,
                   double seconds,
                   size_t check_frames,
                   check_stats* check);
