@@ -61,6 +61,12 @@ struct bp8_shape {
     static constexpr int words = 2 * r_off; //!< then N / 32 decision words
     static constexpr size_t frame_bytes =
         (size_t(words) + 4 * (N / 32) + 15) & ~size_t(15);
+    //! Warps (one-warp blocks) an SM holds by shared memory on sm_90 (228 KB, 1 KB
+    //! reserved a block), at most 32: the register cap that keeps registers from
+    //! lowering that count (a hint only; other GPUs hold fewer anyway).
+    static constexpr size_t warps_fit = 233472 / (frames_per_warp * frame_bytes + 1024);
+    static constexpr int warps_per_sm =
+        warps_fit < 1 ? 1 : (warps_fit > 32 ? 32 : int(warps_fit));
     //! x rotated right by r within log_m bits.
     static __host__ __device__ constexpr int rotr(int x, int r)
     {
@@ -97,10 +103,11 @@ constexpr uint32_t bp8_half_1_16 = 0x2c002c00u, bp8_half_15_32 = 0x37803780u;
 constexpr uint32_t bp8_half_signs = 0x80008000u;
 
 //! Two stored messages (a 16-bit load: 0x0000bbaa) as the halves (a - 128, b - 128):
-//! PRMT puts 0x64 above each byte (the half 1024 + byte), one HSUB2 removes 1152.
-__device__ __forceinline__ __half2 bp8_unpack(uint32_t w)
+//! PRMT puts 0x64 (`k64`) above each byte (the half 1024 + byte), one HSUB2 removes
+//! 1152.
+__device__ __forceinline__ __half2 bp8_unpack(uint32_t w, uint32_t k64 = 0x64u)
 {
-    return __hsub2(as_half2(__byte_perm(w, 0x64u, 0x4140)), as_half2(bp8_half_1152));
+    return __hsub2(as_half2(__byte_perm(w, k64, 0x4140)), as_half2(bp8_half_1152));
 }
 //! Results in [-127, 127] as halves v + 1152 = 0x6400 | (v + 128): their low bytes
 //! are the stored bytes (bp8_word picks them).
@@ -164,40 +171,148 @@ __device__ __forceinline__ __half2 bp8_boxplus(__half2 a, __half2 b)
 //! bp8_shape), and writes: left, L[s] words 2u (positions 2u, 2u + M/2) and 2u + 1;
 //! right, R[s + 1] at rot1 of 2u, 2u + 1, 2u + M/2, 2u + 1 + M/2 = u, u + M/2, u +
 //! M/4, u + 3M/4, so the pairs u, u + 1 (u even) fill words u/2, u/2 + M/4, u/2 + M/8,
-//! u/2 + 3M/8. Loads all come before stores: the compiler cannot move a load above a
-//! store to the same array.
+//! u/2 + 3M/8.
+//!
+//! In the `carried` forms (bp8_form, measured slower: more instructions a stage, not
+//! fewer) a sweep's stages pass the layer they write to the next stage in registers as
+//! well (L in a left sweep, R in a right one; the lane owns those positions in both
+//! stages of a phase), so a stage loads only the other operand, a stage ahead (R, or L,
+//! which the sweep does not write), and the first stage of a phase loads both
+//! (`reload`). In the `loads` forms every stage loads both (reload, no Prefetch). Loads
+//! come before stores in each stage: the compiler cannot move a load above a store to
+//! the same array.
+template <int LogN>
+struct bp8_stage_regs {
+    static constexpr int pairs = bp8_shape<LogN>::M / 4;
+    uint32_t top[pairs], bottom[pairs]; //!< the last stage's results (halves v + 1152)
+    uint32_t other_a[pairs], other_b[pairs]; //!< this stage's other operand, stored form
+    uint32_t k64;                            //!< 0x64 for bp8_unpack
+};
+
+//! Loads the stored words u and u + M/4 of the layer at `layer` (the lane's word 0).
+template <int LogN>
+__device__ __forceinline__ void
+bp8_load_operand(const uint8_t* layer, uint32_t* a, uint32_t* b)
+{
+    constexpr int pairs = bp8_shape<LogN>::M / 4, w = 2 * bp8_shape<LogN>::P;
+#pragma unroll
+    for (int u = 0; u < pairs; u++) {
+        a[u] = bp8_load(layer + w * u);
+        b[u] = bp8_load(layer + w * (u + pairs));
+    }
+}
+
+//! Word j of the layer the last stage wrote, as unbiased halves, from its results: the
+//! stores' byte choice (bp8_stage) on the halves v + 1152 instead of their low bytes.
 template <int LogN, bool Left>
-__device__ __forceinline__ void bp8_stage(uint8_t* base)
+__device__ __forceinline__ __half2 bp8_carried_word(const bp8_stage_regs<LogN>& r, int j)
+{
+    constexpr int pairs = bp8_stage_regs<LogN>::pairs;
+    uint32_t x, y;
+    bool hi;
+    if constexpr (Left) { // L[s] word j = 2u + hi: (top[u], bottom[u]) half hi
+        x = r.top[j / 2];
+        y = r.bottom[j / 2];
+        hi = j % 2;
+    } else { // R[s + 1]: the quarter of j names the halves and top or bottom
+        const int q = j / (pairs / 2), u = 2 * (j % (pairs / 2));
+        const uint32_t* v = q % 2 == 0 ? r.top : r.bottom;
+        x = v[u];
+        y = v[u + 1];
+        hi = q >= 2;
+    }
+    return __hsub2(as_half2(__byte_perm(x, y, hi ? 0x7632 : 0x5410)),
+                   as_half2(bp8_half_1152));
+}
+
+template <int LogN, bool Left, bool Prefetch>
+__device__ __forceinline__ void
+bp8_stage(uint8_t* base, const uint8_t* next_other, bool reload, bp8_stage_regs<LogN>& r)
 {
     using S = bp8_shape<LogN>;
     constexpr int N = S::N, r_off = S::r_off, P = S::P, pairs = S::M / 4;
     constexpr int w = 2 * P; // bytes from a word to the next
-    __half2 la[pairs], lb[pairs], ra[pairs], rb[pairs];
+    // The carried layer: L[s + 1] (left) or R[s] (right).
+    uint8_t* const carried_at = base + (Left ? N : r_off);
+    __half2 ca[pairs], cb[pairs];
+    if (reload) {
+#pragma unroll
+        for (int u = 0; u < pairs; u++) {
+            ca[u] = bp8_unpack(bp8_load(carried_at + w * u), r.k64);
+            cb[u] = bp8_unpack(bp8_load(carried_at + w * (u + pairs)), r.k64);
+        }
+    } else {
+#pragma unroll
+        for (int u = 0; u < pairs; u++) {
+            ca[u] = bp8_carried_word<LogN, Left>(r, u);
+            cb[u] = bp8_carried_word<LogN, Left>(r, u + pairs);
+        }
+    }
+    __half2 oa[pairs], ob[pairs];
 #pragma unroll
     for (int u = 0; u < pairs; u++) {
-        la[u] = bp8_unpack(bp8_load(base + N + w * u)); // L[s + 1]
-        lb[u] = bp8_unpack(bp8_load(base + N + w * (u + pairs)));
-        ra[u] = bp8_unpack(bp8_load(base + r_off + w * u)); // R[s]
-        rb[u] = bp8_unpack(bp8_load(base + r_off + w * (u + pairs)));
+        oa[u] = bp8_unpack(r.other_a[u], r.k64);
+        ob[u] = bp8_unpack(r.other_b[u], r.k64);
     }
-    uint32_t top[pairs], bottom[pairs];
+    if constexpr (Prefetch)
+        bp8_load_operand<LogN>(next_other, r.other_a, r.other_b);
+    const __half2 *la = Left ? ca : oa, *lb = Left ? cb : ob;
+    const __half2 *ra = Left ? oa : ca, *rb = Left ? ob : cb;
 #pragma unroll
     for (int u = 0; u < pairs; u++) {
         const __half2 sum = bp8_add(lb[u], rb[u]), cross = bp8_boxplus(ra[u], la[u]);
-        top[u] = as_bits(bp8_boxplus<true>(Left ? la[u] : ra[u], sum));
-        bottom[u] = bp8_biased(bp8_add(cross, Left ? lb[u] : rb[u]));
+        r.top[u] = as_bits(bp8_boxplus<true>(Left ? la[u] : ra[u], sum));
+        r.bottom[u] = bp8_biased(bp8_add(cross, Left ? lb[u] : rb[u]));
     }
 #pragma unroll
     for (int u = 0; u < pairs; u++) {
         if constexpr (Left) {
-            bp8_store(base + w * (2 * u), bp8_word<false>(top[u], bottom[u]));
-            bp8_store(base + w * (2 * u + 1), bp8_word<true>(top[u], bottom[u]));
+            bp8_store(base + w * (2 * u), bp8_word<false>(r.top[u], r.bottom[u]));
+            bp8_store(base + w * (2 * u + 1), bp8_word<true>(r.top[u], r.bottom[u]));
         } else if (u % 2 == 0) {
-            uint8_t* r = base + r_off + N + w * (u / 2);
-            bp8_store(r, bp8_word<false>(top[u], top[u + 1]));
-            bp8_store(r + w * pairs, bp8_word<true>(top[u], top[u + 1]));
-            bp8_store(r + w * (pairs / 2), bp8_word<false>(bottom[u], bottom[u + 1]));
-            bp8_store(r + w * (3 * pairs / 2), bp8_word<true>(bottom[u], bottom[u + 1]));
+            uint8_t* o = base + r_off + N + w * (u / 2);
+            bp8_store(o, bp8_word<false>(r.top[u], r.top[u + 1]));
+            bp8_store(o + w * pairs, bp8_word<true>(r.top[u], r.top[u + 1]));
+            bp8_store(o + w * (pairs / 2), bp8_word<false>(r.bottom[u], r.bottom[u + 1]));
+            bp8_store(o + w * (3 * pairs / 2),
+                      bp8_word<true>(r.bottom[u], r.bottom[u + 1]));
+        }
+    }
+}
+
+//! A sweep of the n stages (left: n-1 .. 0; right: 0 .. n-1) over the lane's layers
+//! from `own` (its word 0 of layer index 0). `meet()` copies layer log_m across the
+//! phases before the first stage that reads the copy (left: s = log_m - 1 reads L,
+//! right: s = log_m reads R); that stage reloads its carried operand. The last stage's
+//! prefetch reads a layer of the lane's own words that nobody uses (one past the
+//! sweep: L layer index n + 1, or R layer 0), so the loop has no test for it.
+template <int LogN, bool Left, bool Carry, typename Meet>
+__device__ __forceinline__ void bp8_sweep(uint8_t* own, uint32_t k64, Meet meet)
+{
+    using S = bp8_shape<LogN>;
+    constexpr int n = LogN, N = S::N, log_m = S::log_m;
+    constexpr int meet_stage = Left ? log_m - 1 : log_m;
+    // Stage s works on layer index s (contiguous) or s + 1 (strided) of L; its other
+    // operand is R[s] (left) or L[s + 1] (right).
+    auto base_of = [&](int s) { return own + (s + (s >= log_m)) * N; };
+    auto other_of = [&](int s) { return base_of(s) + (Left ? S::r_off : N); };
+    bp8_stage_regs<LogN> r;
+    r.k64 = k64;
+    if constexpr (Carry)
+        bp8_load_operand<LogN>(other_of(Left ? n - 1 : 0), r.other_a, r.other_b);
+#pragma unroll 1
+    for (int step = 0; step < n; step++) {
+        const int s = Left ? n - 1 - step : step;
+        if (s == meet_stage)
+            meet();
+        if constexpr (Carry) {
+            bp8_stage<LogN, Left, true>(base_of(s),
+                                        other_of(Left ? s - 1 : s + 1),
+                                        step == 0 || s == meet_stage,
+                                        r);
+        } else { // every operand from shared memory, in the stage
+            bp8_load_operand<LogN>(other_of(s), r.other_a, r.other_b);
+            bp8_stage<LogN, Left, false>(base_of(s), nullptr, true, r);
         }
     }
 }
@@ -292,8 +407,12 @@ __device__ __forceinline__ uint32_t bp8_transform(uint32_t w, int t, unsigned te
     return w;
 }
 
-template <int LogN>
-__global__ void __launch_bounds__(32) polar_bp8_kernel(const polar_params p)
+//! Carry: the `carried` forms (bp8_stage); OpaqueK: the unpack's 0x64 in a register
+//! the compiler cannot fold, which spares ptxas's copy of the PRMT selector per unpack
+//! (3-6 % faster on an H200).
+template <int LogN, bool Carry, bool OpaqueK>
+__global__ void __launch_bounds__(32, bp8_shape<LogN>::warps_per_sm)
+    polar_bp8_kernel(const polar_params p)
 {
     using S = bp8_shape<LogN>;
     constexpr int n = LogN, N = S::N, P = S::P, M = S::M, log_m = S::log_m,
@@ -312,6 +431,12 @@ __global__ void __launch_bounds__(32) polar_bp8_kernel(const polar_params p)
         frame + (log_m + 1) * N + S::l_byte(0, S::rotr(t << d, S::r_meet));
     uint8_t* const prior_r = frame + r_off;
     const int prior_t = S::rot1(t); // t's part of its nodes' positions in layer 0
+    uint32_t k64 = 0x64u;
+    if constexpr (OpaqueK) { // the same 0x64, in a register the compiler cannot fold
+        uint32_t smem_size;
+        asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(smem_size));
+        k64 |= smem_size >> 31; // shared memory is far below 2 GB
+    }
     for (uint32_t f = blockIdx.x * S::frames_per_warp + team; f < p.num_frames;
          f += gridDim.x * S::frames_per_warp) {
         const frame_extent fe = p.frames[f];
@@ -358,35 +483,26 @@ __global__ void __launch_bounds__(32) polar_bp8_kernel(const polar_params p)
         __syncwarp(team_mask);
         int it = 1;
         for (;; it++) {
-#pragma unroll 1
-            for (int s = n - 1; s >= 0; s--) {
-                if (s == log_m - 1) {
-                    // L of layer log_m, strided -> contiguous (each lane its nodes).
-                    __syncwarp(team_mask);
+            bp8_sweep<LogN, true, Carry>(own, k64, [&] {
+                // L of layer log_m, strided -> contiguous (each lane its nodes).
+                __syncwarp(team_mask);
 #pragma unroll
-                    for (int k = 0; k < M; k++)
-                        own[log_m * N + S::l_byte(0, S::rot1(k))] =
-                            meet_l[S::l_byte(k % P, S::rotr(k >> log_p, S::r_meet))];
-                }
-                bp8_stage<LogN, true>(own + (s + (s >= log_m)) * N);
-            }
+                for (int k = 0; k < M; k++)
+                    own[log_m * N + S::l_byte(0, S::rot1(k))] =
+                        meet_l[S::l_byte(k % P, S::rotr(k >> log_p, S::r_meet))];
+            });
             if (it == p.iterations)
                 break;
-#pragma unroll 1
-            for (int s = 0; s < n; s++) {
-                if (s == log_m) {
-                    // R of layer log_m, contiguous -> strided (each lane its nodes).
-                    __syncwarp(team_mask);
+            bp8_sweep<LogN, false, Carry>(own, k64, [&] {
+                // R of layer log_m, contiguous -> strided (each lane its nodes).
+                __syncwarp(team_mask);
 #pragma unroll
-                    for (int k = 0; k < M; k++)
-                        own[r_off + (log_m + 1) * N +
-                            S::r_byte(0, S::rotr(k, S::r_meet))] =
-                            prior_r[log_m * N +
-                                    S::r_byte((P * k) >> log_m,
-                                              prior_t | S::rot1((P * k) & (M - 1)))];
-                }
-                bp8_stage<LogN, false>(own + (s + (s >= log_m)) * N);
-            }
+                for (int k = 0; k < M; k++)
+                    own[r_off + (log_m + 1) * N + S::r_byte(0, S::rotr(k, S::r_meet))] =
+                        prior_r[log_m * N +
+                                S::r_byte((P * k) >> log_m,
+                                          prior_t | S::rot1((P * k) & (M - 1)))];
+            });
             __syncwarp(team_mask);
             if (!p.early_termination)
                 continue;
@@ -432,28 +548,38 @@ struct bp8_variant {
     int frames_per_warp;
     size_t frame_bytes;
 };
+//! The kernel's forms (GPUFEC_POLAR_BP8, for measurement; docs/polar-gpu.md,
+//! 2026-11-30 session 13): each stage loads both operands from shared memory (`loads`)
+//! or takes the layer the last stage wrote from registers (`carried`); the unpack's
+//! 0x64 in a register the compiler cannot fold (the default forms) or folded
+//! (`_folded`: ptxas then copies the PRMT selector into a register for every unpack).
+//! `loads` was the fastest on an H200 at every N.
+enum class bp8_form { loads, loads_folded, carried, carried_folded };
 template <int LogN>
-bp8_variant bp8_variant_of()
+bp8_variant bp8_variant_of(bp8_form form)
 {
-    return { polar_bp8_kernel<LogN>,
-             bp8_shape<LogN>::frames_per_warp,
-             bp8_shape<LogN>::frame_bytes };
+    using S = bp8_shape<LogN>;
+    auto kernel = form == bp8_form::loads          ? polar_bp8_kernel<LogN, false, true>
+                  : form == bp8_form::loads_folded ? polar_bp8_kernel<LogN, false, false>
+                  : form == bp8_form::carried      ? polar_bp8_kernel<LogN, true, true>
+                                                   : polar_bp8_kernel<LogN, true, false>;
+    return { kernel, S::frames_per_warp, S::frame_bytes };
 }
-inline bp8_variant bp8_variant_for(int log_n)
+inline bp8_variant bp8_variant_for(int log_n, bp8_form form)
 {
     switch (log_n) {
     case 5:
-        return bp8_variant_of<5>();
+        return bp8_variant_of<5>(form);
     case 6:
-        return bp8_variant_of<6>();
+        return bp8_variant_of<6>(form);
     case 7:
-        return bp8_variant_of<7>();
+        return bp8_variant_of<7>(form);
     case 8:
-        return bp8_variant_of<8>();
+        return bp8_variant_of<8>(form);
     case 9:
-        return bp8_variant_of<9>();
+        return bp8_variant_of<9>(form);
     case 10:
-        return bp8_variant_of<10>();
+        return bp8_variant_of<10>(form);
     default:
         return { nullptr, 1, 0 };
     }
