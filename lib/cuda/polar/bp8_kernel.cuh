@@ -33,6 +33,19 @@
 // (G-matrix test, then the CRC) and outputs are the CPU's, so bits, iterations, status
 // and soft output equal polar_bp_decoder_cpu<int8>'s.
 
+//! Shared memory an SM has for blocks and the blocks it holds (CUDA C++ Programming
+//! Guide, "Technical Specifications per Compute Capability"): 228 KB and 32 on sm_90,
+//! 164 KB and 32 on sm_80, 100 KB and 16 on sm_86 / sm_87, 100 KB and 24 on sm_89.
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870)
+constexpr size_t bp8_sm_smem = 102400, bp8_sm_blocks = 16;
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 890
+constexpr size_t bp8_sm_smem = 102400, bp8_sm_blocks = 24;
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+constexpr size_t bp8_sm_smem = 167936, bp8_sm_blocks = 32;
+#else
+constexpr size_t bp8_sm_smem = 233472, bp8_sm_blocks = 32;
+#endif
+
 //! Team shape of a BP frame of N = 2^LogN (P lanes, M nodes per lane) and its shared
 //! memory. Each layer is stored in one layout, in the node order of the stage that
 //! writes it ("constant geometry"): at stage s a lane's node k sits at position
@@ -61,12 +74,13 @@ struct bp8_shape {
     static constexpr int words = 2 * r_off; //!< then N / 32 decision words
     static constexpr size_t frame_bytes =
         (size_t(words) + 4 * (N / 32) + 15) & ~size_t(15);
-    //! Warps (one-warp blocks) an SM holds by shared memory on sm_90 (228 KB, 1 KB
-    //! reserved a block), at most 32: the register cap that keeps registers from
-    //! lowering that count (a hint only; other GPUs hold fewer anyway).
-    static constexpr size_t warps_fit = 233472 / (frames_per_warp * frame_bytes + 1024);
+    //! Warps (one-warp blocks) an SM holds by shared memory (1 KB reserved a block),
+    //! at most the blocks it allows: the register cap (launch bounds) that keeps
+    //! registers from lowering that count.
+    static constexpr size_t warps_fit =
+        bp8_sm_smem / (frames_per_warp * frame_bytes + 1024);
     static constexpr int warps_per_sm =
-        warps_fit < 1 ? 1 : (warps_fit > 32 ? 32 : int(warps_fit));
+        warps_fit < 1 ? 1 : int(warps_fit > bp8_sm_blocks ? bp8_sm_blocks : warps_fit);
     //! x rotated right by r within log_m bits.
     static __host__ __device__ constexpr int rotr(int x, int r)
     {
@@ -284,8 +298,9 @@ bp8_stage(uint8_t* base, const uint8_t* next_other, bool reload, bp8_stage_regs<
 //! from `own` (its word 0 of layer index 0). `meet()` copies layer log_m across the
 //! phases before the first stage that reads the copy (left: s = log_m - 1 reads L,
 //! right: s = log_m reads R); that stage reloads its carried operand. The last stage's
-//! prefetch reads a layer of the lane's own words that nobody uses (one past the
-//! sweep: L layer index n + 1, or R layer 0), so the loop has no test for it.
+//! prefetch reads the lane's own words of a layer no stage writes (one past the sweep:
+//! L layer index n + 1, or R layer 0) and discards them, so the loop has no test for
+//! it.
 template <int LogN, bool Left, bool Carry, typename Meet>
 __device__ __forceinline__ void bp8_sweep(uint8_t* own, uint32_t k64, Meet meet)
 {
@@ -296,6 +311,11 @@ __device__ __forceinline__ void bp8_sweep(uint8_t* own, uint32_t k64, Meet meet)
     // operand is R[s] (left) or L[s + 1] (right).
     auto base_of = [&](int s) { return own + (s + (s >= log_m)) * N; };
     auto other_of = [&](int s) { return base_of(s) + (Left ? S::r_off : N); };
+    // The prefetch's address, an offset first: at s = -1, one past the left sweep,
+    // base_of would point below the frame.
+    auto next_other_of = [&](int s) {
+        return own + ((s + (s >= log_m)) * N + (Left ? S::r_off : N));
+    };
     bp8_stage_regs<LogN> r;
     r.k64 = k64;
     if constexpr (Carry)
@@ -307,7 +327,7 @@ __device__ __forceinline__ void bp8_sweep(uint8_t* own, uint32_t k64, Meet meet)
             meet();
         if constexpr (Carry) {
             bp8_stage<LogN, Left, true>(base_of(s),
-                                        other_of(Left ? s - 1 : s + 1),
+                                        next_other_of(Left ? s - 1 : s + 1),
                                         step == 0 || s == meet_stage,
                                         r);
         } else { // every operand from shared memory, in the stage
@@ -408,8 +428,8 @@ __device__ __forceinline__ uint32_t bp8_transform(uint32_t w, int t, unsigned te
 }
 
 //! Carry: the `carried` forms (bp8_stage); OpaqueK: the unpack's 0x64 in a register
-//! the compiler cannot fold, which spares ptxas's copy of the PRMT selector per unpack
-//! (3-6 % faster on an H200).
+//! the compiler cannot fold, which spares ptxas's copies of the PRMT selector (2.7-6 %
+//! faster on an H200).
 template <int LogN, bool Carry, bool OpaqueK>
 __global__ void __launch_bounds__(32, bp8_shape<LogN>::warps_per_sm)
     polar_bp8_kernel(const polar_params p)
