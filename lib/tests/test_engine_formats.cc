@@ -264,6 +264,40 @@ TEST(EngineFormats, Int4StageGetsSaturatedQuantizedLlrsOfOddLengths)
     EXPECT_EQ(popped, 2 * floats.size());
 }
 
+// pack_llrs_int4 (the copy threads' 4-bit pack: 32 items a vector step, then a scalar
+// tail) against the rule item by item: every int8 value at every place of a vector
+// step, both signs, lengths that end inside and after a step, odd ones too.
+TEST(EngineFormats, PackInt4MatchesTheRuleForEveryValue)
+{
+    std::vector<llr8_t> in(256 + 70);
+    for (size_t i = 0; i < in.size(); i++)
+        in[i] = static_cast<llr8_t>(int(i * 37 + 11) % 256 - 128);
+    for (bool negate : { false, true })
+        for (size_t first = 0; first < 64; first += 7)
+            for (size_t n : { size_t(0),
+                              size_t(1),
+                              size_t(31),
+                              size_t(32),
+                              size_t(33),
+                              size_t(63),
+                              size_t(64),
+                              size_t(65),
+                              size_t(256) }) {
+                std::vector<uint8_t> out(n / 2 + 1, 0xee);
+                pack_llrs_int4(in.data() + first, out.data(), n, negate);
+                for (size_t i = 0; i < n; i++) {
+                    const int v = negate ? -int(in[first + i]) : int(in[first + i]);
+                    ASSERT_EQ(llr_int4_at(out.data(), i), std::max(-7, std::min(7, v)))
+                        << "negate " << negate << " first " << first << " n " << n
+                        << " item " << i;
+                }
+                if (n % 2)
+                    EXPECT_EQ(out[n / 2] >> 4, 0) << "odd n: the last high nibble is 0";
+                else
+                    EXPECT_EQ(out[n / 2], 0xee) << "nothing written past the last item";
+            }
+}
+
 // submit_frames() of an int4 stage with frames of an even length: one bulk copy split
 // over the copy threads (more than one 2^18-item chunk), the same values as submit().
 TEST(EngineFormats, Int4BulkSubmitMatchesTheRule)

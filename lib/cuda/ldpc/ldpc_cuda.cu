@@ -882,30 +882,38 @@ ldpc_kernel_timing time_ldpc_kernel(const ldpc_graph& graph,
                                     size_t num_frames,
                                     int reps)
 {
-    ldpc_decoder_options int8_options = options; // the timing feeds int8 frames
-    int8_options.int4_input = false;
-    ldpc_decoder_cuda dec(graph, int8_options, device);
+    ldpc_decoder_cuda dec(graph, options, device);
     device_guard guard(device);
     const size_t e = graph.e();
     if (llrs.size() < e || llrs.size() % e)
         throw error("time_ldpc_kernel: llrs must hold whole frames of e = " +
                     std::to_string(e) + " LLRs");
     const size_t given = llrs.size() / e;
+    const bool int4 = options.int4_input;
+    // 4-bit frames start on a byte, as the engine lays them out.
+    const size_t stride = int4 ? (e + 1) & ~size_t(1) : e;
     const size_t out_bytes = (packed_bytes(graph.k()) + 3) / 4 * 4;
     std::vector<frame_extent> frames(num_frames);
     for (size_t f = 0; f < num_frames; f++)
-        frames[f] = frame_extent{ f * e,
+        frames[f] = frame_extent{ f * stride,
                                   static_cast<uint32_t>(e),
                                   f * out_bytes,
                                   static_cast<uint32_t>(graph.k()) };
     // Several input sets, each the given frames repeated in a different rotation.
     constexpr int sets = 4;
     std::vector<device_buffer<int8_t>> inputs(sets);
-    std::vector<int8_t> host(num_frames * e);
+    std::vector<device_buffer<uint8_t>> inputs4(sets);
+    std::vector<int8_t> host(num_frames * stride);
+    std::vector<uint8_t> packed(int4 ? num_frames * stride / 2 : 0);
     for (int s = 0; s < sets; s++) {
         for (size_t f = 0; f < num_frames; f++)
-            std::memcpy(host.data() + f * e, llrs.data() + ((f + s) % given) * e, e);
-        upload(inputs[s], host);
+            std::memcpy(host.data() + f * stride, llrs.data() + ((f + s) % given) * e, e);
+        if (int4) {
+            pack_llrs_int4(host.data(), packed.data(), host.size());
+            upload(inputs4[s], packed);
+        } else {
+            upload(inputs[s], host);
+        }
     }
     device_buffer<frame_extent> d_frames;
     upload(d_frames, frames);
@@ -918,8 +926,8 @@ ldpc_kernel_timing time_ldpc_kernel(const ldpc_graph& graph,
 
     stream s;
     const std::vector<double> times = time_launches(s, reps, [&](int i) {
-        dec.launch(inputs[i % sets].get(),
-                   nullptr,
+        dec.launch(int4 ? nullptr : inputs[i % sets].get(),
+                   int4 ? inputs4[i % sets].get() : nullptr,
                    d_frames.get(),
                    num_frames,
                    out.get(),

@@ -39,7 +39,9 @@ struct ldpc_kernel_timing {
  * times after a warm-up (CUDA events, median), rotating over several input sets so
  * that L2 does not hold the input. The input is noisy BPSK at `ebn0_db` (random info
  * bits through the code's encoder is the caller's job: `llrs` holds one or more frames
- * of int8 LLRs, repeated to fill the batch).
+ * of int8 LLRs, repeated to fill the batch). With options.int4_input the frames go to
+ * the device as 4-bit LLRs: `llrs` then holds values at the 4-bit scale, which are
+ * saturated to +/-7 and packed as the engine does (pack_llrs_int4).
  */
 ldpc_kernel_timing time_ldpc_kernel(const ldpc_graph& graph,
                                     const ldpc_decoder_options& options,
