@@ -78,7 +78,9 @@ pack_llrs_int4(const llr8_t* in, uint8_t* out, size_t n, bool negate)
         v = (v & ~(low | high)) | (low & -7) | (high & 7);
         if (negate)
             v = -v;
-        pairs_t w = reinterpret_cast<const pairs_t&>(v) & 0x0f0f;
+        pairs_t w;
+        std::memcpy(&w, &v, sizeof w);
+        w &= 0x0f0f;
         w = (w | (w >> 4)) & 0xff;
         const bytes_t packed = __builtin_convertvector(w, bytes_t);
         std::memcpy(out + j, &packed, sizeof packed);
