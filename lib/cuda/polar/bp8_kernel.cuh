@@ -26,8 +26,9 @@
 // instruction (min.xorsign.abs.f16x2: sign(a) sign(b) min(|a|, |b|) per half; sm_80
 // takes three). Messages stay 8-bit in shared memory (as many frames per SM as
 // before), biased by 128 so that one PRMT makes a pair of them the halves 1024 + 128 +
-// v; the layers pair their positions so that each load holds the two values one
-// element pair needs (below), and a store's PRMT regroups its bytes.
+// v; the layers pair their positions so that each 64-bit load holds the values two
+// element pairs need (below), and the stores' PRMTs regroup their bytes into whole
+// 64-bit cells.
 //
 // The arithmetic is polar_bp_int8's (the CPU int8 decoder's), the sweeps, stopping rule
 // (G-matrix test, then the CRC) and outputs are the CPU's, so bits, iterations, status
@@ -53,12 +54,16 @@ constexpr size_t bp8_sm_smem = 233472, bp8_sm_blocks = 32;
 //! element q reads and writes layer s at positions q and q + M/2 and layer s + 1 at
 //! rot1(q) and rot1(q + M/2), whatever s is. Layers 0 .. log2 M are in the contiguous
 //! layout, log2 M .. n in the strided one (layer log2 M, where the phases meet, in both,
-//! copied across after the phase that writes it). Within a layer, positions go two to
-//! a 16-bit word, lane t's word w at byte 2 (t + P w) (the lanes side by side: no bank
-//! conflicts), and one stage body serves both layouts and every stage (instruction
-//! fetch was the first stall). Which two positions share a word: in L layers x and x +
-//! M/2 (read at rot1(2u) = u and rot1(2u + 1) = u + M/2 by the pair 2u, 2u + 1), in R
-//! layers 2w and 2w + 1 (read at 2u, 2u + 1 by the same pair).
+//! copied across after the phase that writes it). One stage body serves both layouts
+//! and every stage (instruction fetch was the first stall).
+//!
+//! Within a layer, positions go two to a 16-bit word (which two: in L layers x and x +
+//! M/2, read at rot1(2u) = u and rot1(2u + 1) = u + M/2 by the element pair 2u, 2u + 1;
+//! in R layers 2w and 2w + 1, read at 2u, 2u + 1 by the same pair), words u and u + M/4
+//! to a 32-bit pair word (what element pair u reads of a layer), and pair words 2c and
+//! 2c + 1 to the 64-bit cell c of a lane, at byte 8 (t + P c) (the lanes side by side:
+//! a warp's 64-bit access takes the fewest wavefronts). So a stage loads a layer a cell
+//! at a time (two element pairs' operands a load), and its stores fill whole cells.
 template <int LogN>
 struct bp8_shape {
     static constexpr int N = 1 << LogN;
@@ -66,14 +71,22 @@ struct bp8_shape {
     static constexpr int P = 1 << log_p;
     static constexpr int log_m = LogN - log_p;
     static constexpr int M = 1 << log_m;
-    static_assert(M >= 8, "bp8_stage: processing element pairs in pairs, words u + M/4");
+    static_assert(M >= 8, "bp8_stage: a cell holds two element pairs' words");
     static constexpr int frames_per_warp = 32 / P;
+    static constexpr int pairs = M / 4;       //!< element pairs a lane runs a stage
+    static constexpr int cells = M / 8;       //!< 64-bit cells of a lane in a layer
+    static constexpr int cell_stride = 8 * P; //!< bytes from a lane's cell to its next
     //! Layer l is stored at index l (contiguous, l <= log_m) or l + 1 (strided,
     //! l >= log_m): n + 2 layers of N bytes for L, then as many for R.
     static constexpr int r_off = (LogN + 2) * N;
     static constexpr int words = 2 * r_off; //!< then N / 32 decision words
-    static constexpr size_t frame_bytes =
-        (size_t(words) + 4 * (N / 32) + 15) & ~size_t(15);
+    //! A frame's bytes, padded so that the frames of a warp (a team's accesses span 8 P
+    //! bytes) start on consecutive bank ranges: 8 P mod 128 apart modulo 128.
+    static constexpr size_t frame_bytes = [] {
+        const size_t raw = size_t(words) + 4 * (N / 32);
+        const size_t phase = (8 * size_t(P)) % 128;
+        return raw + (phase + 128 - raw % 128) % 128;
+    }();
     //! Warps (one-warp blocks) an SM holds by shared memory (1 KB reserved a block),
     //! at most the blocks it allows: the register cap (launch bounds) that keeps
     //! registers from lowering that count.
@@ -90,15 +103,23 @@ struct bp8_shape {
     static __host__ __device__ constexpr int rot1(int x) { return rotr(x, 1); }
     //! Rotation of the strided copy of layer log_m (its butterfly bit: log_m - log_p).
     static constexpr int r_meet = log_m - log_p + 1;
+    //! Byte of 16-bit word w (< M/2) of lane `lane` in a layer: pair word w mod M/4
+    //! (cell (w mod M/4) / 2, half w mod 2), its high 16 bits for w >= M/4.
+    static __host__ __device__ constexpr int word_byte(int lane, int w)
+    {
+        return 8 * (lane + P * ((w & (M / 4 - 1)) >> 1)) + 4 * (w & 1) +
+               2 * (w >> (log_m - 2));
+    }
     //! Byte of position x of lane `lane` in an L layer, in an R layer. Both are sums
-    //! over disjoint bits of x, so a position's lane part and node part add.
+    //! over disjoint bits of x (and the lane), so a position's lane part and node part
+    //! add.
     static __host__ __device__ constexpr int l_byte(int lane, int x)
     {
-        return 2 * (lane + P * (x & (M / 2 - 1))) + (x >> (log_m - 1));
+        return word_byte(lane, x & (M / 2 - 1)) + (x >> (log_m - 1));
     }
     static __host__ __device__ constexpr int r_byte(int lane, int x)
     {
-        return 2 * (lane + P * (x >> 1)) + (x & 1);
+        return word_byte(lane, x >> 1) + (x & 1);
     }
 };
 
@@ -116,32 +137,26 @@ constexpr uint32_t bp8_half_127 = 0x57f057f0u;
 constexpr uint32_t bp8_half_1_16 = 0x2c002c00u, bp8_half_15_32 = 0x37803780u;
 constexpr uint32_t bp8_half_signs = 0x80008000u;
 
-//! Two stored messages (a 16-bit load: 0x0000bbaa) as the halves (a - 128, b - 128):
-//! PRMT puts 0x64 (`k64`) above each byte (the half 1024 + byte), one HSUB2 removes
-//! 1152.
-__device__ __forceinline__ __half2 bp8_unpack(uint32_t w, uint32_t k64 = 0x64u)
+//! The two stored messages of the low (Hi = false) or high 16 bits of a pair word
+//! (bytes a, b) as the halves (a - 128, b - 128): PRMT puts 0x64 (`k64`) above each
+//! byte (the half 1024 + byte), one HSUB2 removes 1152.
+template <bool Hi>
+__device__ __forceinline__ __half2 bp8_unpack(uint32_t w, uint32_t k64)
 {
-    return __hsub2(as_half2(__byte_perm(w, k64, 0x4140)), as_half2(bp8_half_1152));
+    return __hsub2(as_half2(__byte_perm(w, k64, Hi ? 0x4342 : 0x4140)),
+                   as_half2(bp8_half_1152));
 }
 //! Results in [-127, 127] as halves v + 1152 = 0x6400 | (v + 128): their low bytes
-//! are the stored bytes (bp8_word picks them).
+//! are the stored bytes (bp8_bytes picks them).
 __device__ __forceinline__ uint32_t bp8_biased(__half2 v)
 {
     return as_bits(__hadd2(v, as_half2(bp8_half_1152)));
 }
-//! The stored word of the low (Hi = false) or high halves' bytes of x and y.
-template <bool Hi>
-__device__ __forceinline__ uint16_t bp8_word(uint32_t x, uint32_t y)
+//! The stored bytes of two results: x's low half, y's low half, x's high half, y's
+//! high half (two 16-bit words: the low halves' and the high halves').
+__device__ __forceinline__ uint32_t bp8_bytes(uint32_t x, uint32_t y)
 {
-    return static_cast<uint16_t>(__byte_perm(x, y, Hi ? 0x0062 : 0x0040));
-}
-__device__ __forceinline__ uint32_t bp8_load(const uint8_t* at)
-{
-    return *reinterpret_cast<const uint16_t*>(at);
-}
-__device__ __forceinline__ void bp8_store(uint8_t* at, uint16_t w)
-{
-    *reinterpret_cast<uint16_t*>(at) = w;
+    return __byte_perm(x, y, 0x6240);
 }
 
 //! sign(a) sign(b) min(|a|, |b|) per half: one HMNMX2.XORSIGN on sm_86 and later.
@@ -179,161 +194,80 @@ __device__ __forceinline__ __half2 bp8_boxplus(__half2 a, __half2 b)
                    as_half2(Biased ? bp8_half_1536_plus_1152 : bp8_half_1536));
 }
 
-//! One stage's processing elements of a lane: `base` is the lane's word 0 in the
-//! stage's layer of L (layer s + 1 follows at + N, R at + r_off). The pair u = (2u,
-//! 2u + 1) reads words u and u + M/4 of L[s + 1] and R[s] (the layers' pairing,
-//! bp8_shape), and writes: left, L[s] words 2u (positions 2u, 2u + M/2) and 2u + 1;
-//! right, R[s + 1] at rot1 of 2u, 2u + 1, 2u + M/2, 2u + 1 + M/2 = u, u + M/2, u +
-//! M/4, u + 3M/4, so the pairs u, u + 1 (u even) fill words u/2, u/2 + M/4, u/2 + M/8,
-//! u/2 + 3M/8.
-//!
-//! In the `carried` forms (bp8_form, measured slower: more instructions a stage, not
-//! fewer) a sweep's stages pass the layer they write to the next stage in registers as
-//! well (L in a left sweep, R in a right one; the lane owns those positions in both
-//! stages of a phase), so a stage loads only the other operand, a stage ahead (R, or L,
-//! which the sweep does not write), and the first stage of a phase loads both
-//! (`reload`). In the `loads` forms every stage loads both (reload, no Prefetch). Loads
-//! come before stores in each stage: the compiler cannot move a load above a store to
-//! the same array.
-template <int LogN>
-struct bp8_stage_regs {
-    static constexpr int pairs = bp8_shape<LogN>::M / 4;
-    uint32_t top[pairs], bottom[pairs]; //!< the last stage's results (halves v + 1152)
-    uint32_t other_a[pairs], other_b[pairs]; //!< this stage's other operand, stored form
-    uint32_t k64;                            //!< 0x64 for bp8_unpack
-};
-
-//! Loads the stored words u and u + M/4 of the layer at `layer` (the lane's word 0).
-template <int LogN>
-__device__ __forceinline__ void
-bp8_load_operand(const uint8_t* layer, uint32_t* a, uint32_t* b)
-{
-    constexpr int pairs = bp8_shape<LogN>::M / 4, w = 2 * bp8_shape<LogN>::P;
-#pragma unroll
-    for (int u = 0; u < pairs; u++) {
-        a[u] = bp8_load(layer + w * u);
-        b[u] = bp8_load(layer + w * (u + pairs));
-    }
-}
-
-//! Word j of the layer the last stage wrote, as unbiased halves, from its results: the
-//! stores' byte choice (bp8_stage) on the halves v + 1152 instead of their low bytes.
+//! One stage's processing elements of a lane: `base` is the lane's byte 0 (its cell 0)
+//! in the stage's layer of L (layer s; L[s + 1] follows at + N, R[s] at + r_off). Pair
+//! u = (2u, 2u + 1) reads pair word u of L[s + 1] and of R[s] (words u and u + M/4:
+//! the layers' pairing, bp8_shape), both loads a cell (two pairs) at a time, and
+//! writes: left, L[s] words 2u (positions 2u, 2u + M/2) and 2u + 1, which with pair u +
+//! M/8's words 2u + M/4 and 2u + 1 + M/4 fill cell u; right, R[s + 1] at rot1 of 2u,
+//! 2u + 1, 2u + M/2, 2u + 1 + M/2 = u, u + M/2, u + M/4, u + 3M/4, so that pairs u, u +
+//! 1 (u even) fill pair words u/2 (their top results) and u/2 + M/8 (their bottom
+//! ones). All loads come before the stores: the compiler cannot move a load above a
+//! store to the same array.
 template <int LogN, bool Left>
-__device__ __forceinline__ __half2 bp8_carried_word(const bp8_stage_regs<LogN>& r, int j)
-{
-    constexpr int pairs = bp8_stage_regs<LogN>::pairs;
-    uint32_t x, y;
-    bool hi;
-    if constexpr (Left) { // L[s] word j = 2u + hi: (top[u], bottom[u]) half hi
-        x = r.top[j / 2];
-        y = r.bottom[j / 2];
-        hi = j % 2;
-    } else { // R[s + 1]: the quarter of j names the halves and top or bottom
-        const int q = j / (pairs / 2), u = 2 * (j % (pairs / 2));
-        const uint32_t* v = q % 2 == 0 ? r.top : r.bottom;
-        x = v[u];
-        y = v[u + 1];
-        hi = q >= 2;
-    }
-    return __hsub2(as_half2(__byte_perm(x, y, hi ? 0x7632 : 0x5410)),
-                   as_half2(bp8_half_1152));
-}
-
-template <int LogN, bool Left, bool Prefetch>
-__device__ __forceinline__ void
-bp8_stage(uint8_t* base, const uint8_t* next_other, bool reload, bp8_stage_regs<LogN>& r)
+__device__ __forceinline__ void bp8_stage(uint8_t* base, uint32_t k64)
 {
     using S = bp8_shape<LogN>;
-    constexpr int N = S::N, r_off = S::r_off, P = S::P, pairs = S::M / 4;
-    constexpr int w = 2 * P; // bytes from a word to the next
-    // The carried layer: L[s + 1] (left) or R[s] (right).
-    uint8_t* const carried_at = base + (Left ? N : r_off);
-    __half2 ca[pairs], cb[pairs];
-    if (reload) {
+    constexpr int N = S::N, r_off = S::r_off, pairs = S::pairs, cells = S::cells,
+                  stride = S::cell_stride;
+    uint2 l_cell[cells], r_cell[cells];
 #pragma unroll
-        for (int u = 0; u < pairs; u++) {
-            ca[u] = bp8_unpack(bp8_load(carried_at + w * u), r.k64);
-            cb[u] = bp8_unpack(bp8_load(carried_at + w * (u + pairs)), r.k64);
+    for (int c = 0; c < cells; c++) {
+        l_cell[c] = *reinterpret_cast<const uint2*>(base + N + stride * c);
+        r_cell[c] = *reinterpret_cast<const uint2*>(base + r_off + stride * c);
+    }
+    uint32_t top[pairs], bottom[pairs]; // halves v + 1152
+#pragma unroll
+    for (int u = 0; u < pairs; u++) {
+        const uint32_t lw = u % 2 ? l_cell[u / 2].y : l_cell[u / 2].x;
+        const uint32_t rw = u % 2 ? r_cell[u / 2].y : r_cell[u / 2].x;
+        const __half2 la = bp8_unpack<false>(lw, k64), lb = bp8_unpack<true>(lw, k64);
+        const __half2 ra = bp8_unpack<false>(rw, k64), rb = bp8_unpack<true>(rw, k64);
+        const __half2 sum = bp8_add(lb, rb), cross = bp8_boxplus(ra, la);
+        top[u] = as_bits(bp8_boxplus<true>(Left ? la : ra, sum));
+        bottom[u] = bp8_biased(bp8_add(cross, Left ? lb : rb));
+    }
+    if constexpr (Left) {
+#pragma unroll
+        for (int u = 0; u < cells; u++) { // pairs u and u + M/8 fill cell u
+            const uint32_t a = bp8_bytes(top[u], bottom[u]);
+            const uint32_t b = bp8_bytes(top[u + cells], bottom[u + cells]);
+            *reinterpret_cast<uint2*>(base + stride * u) =
+                make_uint2(__byte_perm(a, b, 0x5410), __byte_perm(a, b, 0x7632));
         }
+    } else if constexpr (cells == 1) { // M = 8: pair words 0 (tops) and 1 (bottoms)
+        *reinterpret_cast<uint2*>(base + r_off + N) =
+            make_uint2(bp8_bytes(top[0], top[1]), bp8_bytes(bottom[0], bottom[1]));
     } else {
 #pragma unroll
-        for (int u = 0; u < pairs; u++) {
-            ca[u] = bp8_carried_word<LogN, Left>(r, u);
-            cb[u] = bp8_carried_word<LogN, Left>(r, u + pairs);
-        }
-    }
-    __half2 oa[pairs], ob[pairs];
-#pragma unroll
-    for (int u = 0; u < pairs; u++) {
-        oa[u] = bp8_unpack(r.other_a[u], r.k64);
-        ob[u] = bp8_unpack(r.other_b[u], r.k64);
-    }
-    if constexpr (Prefetch)
-        bp8_load_operand<LogN>(next_other, r.other_a, r.other_b);
-    const __half2 *la = Left ? ca : oa, *lb = Left ? cb : ob;
-    const __half2 *ra = Left ? oa : ca, *rb = Left ? ob : cb;
-#pragma unroll
-    for (int u = 0; u < pairs; u++) {
-        const __half2 sum = bp8_add(lb[u], rb[u]), cross = bp8_boxplus(ra[u], la[u]);
-        r.top[u] = as_bits(bp8_boxplus<true>(Left ? la[u] : ra[u], sum));
-        r.bottom[u] = bp8_biased(bp8_add(cross, Left ? lb[u] : rb[u]));
-    }
-#pragma unroll
-    for (int u = 0; u < pairs; u++) {
-        if constexpr (Left) {
-            bp8_store(base + w * (2 * u), bp8_word<false>(r.top[u], r.bottom[u]));
-            bp8_store(base + w * (2 * u + 1), bp8_word<true>(r.top[u], r.bottom[u]));
-        } else if (u % 2 == 0) {
-            uint8_t* o = base + r_off + N + w * (u / 2);
-            bp8_store(o, bp8_word<false>(r.top[u], r.top[u + 1]));
-            bp8_store(o + w * pairs, bp8_word<true>(r.top[u], r.top[u + 1]));
-            bp8_store(o + w * (pairs / 2), bp8_word<false>(r.bottom[u], r.bottom[u + 1]));
-            bp8_store(o + w * (3 * pairs / 2),
-                      bp8_word<true>(r.bottom[u], r.bottom[u + 1]));
+        for (int u = 0; u < pairs; u += 4) { // pair words u/2, u/2 + 1: cell u/4
+            uint8_t* const r_next = base + r_off + N;
+            *reinterpret_cast<uint2*>(r_next + stride * (u / 4)) = make_uint2(
+                bp8_bytes(top[u], top[u + 1]), bp8_bytes(top[u + 2], top[u + 3]));
+            *reinterpret_cast<uint2*>(r_next + stride * (u / 4 + cells / 2)) =
+                make_uint2(bp8_bytes(bottom[u], bottom[u + 1]),
+                           bp8_bytes(bottom[u + 2], bottom[u + 3]));
         }
     }
 }
 
 //! A sweep of the n stages (left: n-1 .. 0; right: 0 .. n-1) over the lane's layers
-//! from `own` (its word 0 of layer index 0). `meet()` copies layer log_m across the
+//! from `own` (its byte 0 of layer index 0). `meet()` copies layer log_m across the
 //! phases before the first stage that reads the copy (left: s = log_m - 1 reads L,
-//! right: s = log_m reads R); that stage reloads its carried operand. The last stage's
-//! prefetch reads the lane's own words of a layer no stage writes (one past the sweep:
-//! L layer index n + 1, or R layer 0) and discards them, so the loop has no test for
-//! it.
-template <int LogN, bool Left, bool Carry, typename Meet>
+//! right: s = log_m reads R).
+template <int LogN, bool Left, typename Meet>
 __device__ __forceinline__ void bp8_sweep(uint8_t* own, uint32_t k64, Meet meet)
 {
     using S = bp8_shape<LogN>;
     constexpr int n = LogN, N = S::N, log_m = S::log_m;
     constexpr int meet_stage = Left ? log_m - 1 : log_m;
-    // Stage s works on layer index s (contiguous) or s + 1 (strided) of L; its other
-    // operand is R[s] (left) or L[s + 1] (right).
-    auto base_of = [&](int s) { return own + (s + (s >= log_m)) * N; };
-    auto other_of = [&](int s) { return base_of(s) + (Left ? S::r_off : N); };
-    // The prefetch's address, an offset first: at s = -1, one past the left sweep,
-    // base_of would point below the frame.
-    auto next_other_of = [&](int s) {
-        return own + ((s + (s >= log_m)) * N + (Left ? S::r_off : N));
-    };
-    bp8_stage_regs<LogN> r;
-    r.k64 = k64;
-    if constexpr (Carry)
-        bp8_load_operand<LogN>(other_of(Left ? n - 1 : 0), r.other_a, r.other_b);
 #pragma unroll 1
     for (int step = 0; step < n; step++) {
         const int s = Left ? n - 1 - step : step;
         if (s == meet_stage)
             meet();
-        if constexpr (Carry) {
-            bp8_stage<LogN, Left, true>(base_of(s),
-                                        next_other_of(Left ? s - 1 : s + 1),
-                                        step == 0 || s == meet_stage,
-                                        r);
-        } else { // every operand from shared memory, in the stage
-            bp8_load_operand<LogN>(other_of(s), r.other_a, r.other_b);
-            bp8_stage<LogN, Left, false>(base_of(s), nullptr, true, r);
-        }
+        // Stage s works on layer index s (contiguous) or s + 1 (strided) of L.
+        bp8_stage<LogN, Left>(own + (s + (s >= log_m)) * N, k64);
     }
 }
 
@@ -427,10 +361,7 @@ __device__ __forceinline__ uint32_t bp8_transform(uint32_t w, int t, unsigned te
     return w;
 }
 
-//! Carry: the `carried` forms (bp8_stage); OpaqueK: the unpack's 0x64 in a register
-//! the compiler cannot fold, which spares ptxas's copies of the PRMT selector (2.7-6 %
-//! faster on an H200).
-template <int LogN, bool Carry, bool OpaqueK>
+template <int LogN>
 __global__ void __launch_bounds__(32, bp8_shape<LogN>::warps_per_sm)
     polar_bp8_kernel(const polar_params p)
 {
@@ -443,7 +374,7 @@ __global__ void __launch_bounds__(32, bp8_shape<LogN>::warps_per_sm)
     const unsigned team_mask = P == 32 ? 0xffffffffu : ((1u << P) - 1u) << (team * P);
     uint8_t* const frame = bp8_smem + team * S::frame_bytes;
     uint32_t* const words = reinterpret_cast<uint32_t*>(frame + S::words);
-    uint8_t* const own = frame + 2 * t; // the lane's word 0 of layer index 0
+    uint8_t* const own = frame + S::word_byte(t, 0); // the lane's cell 0 of layer 0
     // The copy of layer log_m reads from meet_l: t's part of a node's byte there (the
     // rest is a constant per node). The prior's and R's copy take t's part of a
     // position (prior_t), ORed with the node's part before r_byte.
@@ -451,8 +382,11 @@ __global__ void __launch_bounds__(32, bp8_shape<LogN>::warps_per_sm)
         frame + (log_m + 1) * N + S::l_byte(0, S::rotr(t << d, S::r_meet));
     uint8_t* const prior_r = frame + r_off;
     const int prior_t = S::rot1(t); // t's part of its nodes' positions in layer 0
+    // The unpack's 0x64 in a register the compiler cannot fold: with both PRMT
+    // operands constant, ptxas put the selector in a register and copied it before
+    // every unpack (2.7-6 % slower on an H200, docs/polar-gpu.md).
     uint32_t k64 = 0x64u;
-    if constexpr (OpaqueK) { // the same 0x64, in a register the compiler cannot fold
+    {
         uint32_t smem_size;
         asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(smem_size));
         k64 |= smem_size >> 31; // shared memory is far below 2 GB
@@ -503,7 +437,7 @@ __global__ void __launch_bounds__(32, bp8_shape<LogN>::warps_per_sm)
         __syncwarp(team_mask);
         int it = 1;
         for (;; it++) {
-            bp8_sweep<LogN, true, Carry>(own, k64, [&] {
+            bp8_sweep<LogN, true>(own, k64, [&] {
                 // L of layer log_m, strided -> contiguous (each lane its nodes).
                 __syncwarp(team_mask);
 #pragma unroll
@@ -513,7 +447,7 @@ __global__ void __launch_bounds__(32, bp8_shape<LogN>::warps_per_sm)
             });
             if (it == p.iterations)
                 break;
-            bp8_sweep<LogN, false, Carry>(own, k64, [&] {
+            bp8_sweep<LogN, false>(own, k64, [&] {
                 // R of layer log_m, contiguous -> strided (each lane its nodes).
                 __syncwarp(team_mask);
 #pragma unroll
@@ -568,38 +502,27 @@ struct bp8_variant {
     int frames_per_warp;
     size_t frame_bytes;
 };
-//! The kernel's forms (GPUFEC_POLAR_BP8, for measurement; docs/polar-gpu.md,
-//! 2026-11-30 session 13): each stage loads both operands from shared memory (`loads`)
-//! or takes the layer the last stage wrote from registers (`carried`); the unpack's
-//! 0x64 in a register the compiler cannot fold (the default forms) or folded
-//! (`_folded`: ptxas then copies the PRMT selector into a register for every unpack).
-//! `loads` was the fastest on an H200 at every N.
-enum class bp8_form { loads, loads_folded, carried, carried_folded };
 template <int LogN>
-bp8_variant bp8_variant_of(bp8_form form)
+bp8_variant bp8_variant_of()
 {
     using S = bp8_shape<LogN>;
-    auto kernel = form == bp8_form::loads          ? polar_bp8_kernel<LogN, false, true>
-                  : form == bp8_form::loads_folded ? polar_bp8_kernel<LogN, false, false>
-                  : form == bp8_form::carried      ? polar_bp8_kernel<LogN, true, true>
-                                                   : polar_bp8_kernel<LogN, true, false>;
-    return { kernel, S::frames_per_warp, S::frame_bytes };
+    return { polar_bp8_kernel<LogN>, S::frames_per_warp, S::frame_bytes };
 }
-inline bp8_variant bp8_variant_for(int log_n, bp8_form form)
+inline bp8_variant bp8_variant_for(int log_n)
 {
     switch (log_n) {
     case 5:
-        return bp8_variant_of<5>(form);
+        return bp8_variant_of<5>();
     case 6:
-        return bp8_variant_of<6>(form);
+        return bp8_variant_of<6>();
     case 7:
-        return bp8_variant_of<7>(form);
+        return bp8_variant_of<7>();
     case 8:
-        return bp8_variant_of<8>(form);
+        return bp8_variant_of<8>();
     case 9:
-        return bp8_variant_of<9>(form);
+        return bp8_variant_of<9>();
     case 10:
-        return bp8_variant_of<10>(form);
+        return bp8_variant_of<10>();
     default:
         return { nullptr, 1, 0 };
     }

@@ -1495,17 +1495,7 @@ public:
         }
         if (d_bp) {
             d_bp_int8 = options.bp_arithmetic == polar_bp_arithmetic::int8;
-            // The BP int8 kernel's form (bp8_kernel.cuh): `loads`, the fastest, unless
-            // GPUFEC_POLAR_BP8 picks another, for measurement.
-            const std::string form =
-                env_switch("GPUFEC_POLAR_BP8",
-                           { "loads", "loads-folded", "carried", "carried-folded" },
-                           "polar decoder (cuda)");
-            d_bp8_form = form == "loads-folded"     ? bp8_form::loads_folded
-                         : form == "carried"        ? bp8_form::carried
-                         : form == "carried-folded" ? bp8_form::carried_folded
-                                                    : bp8_form::loads;
-            if (d_bp_int8 && !bp8_variant_for(n, d_bp8_form).kernel)
+            if (d_bp_int8 && !bp8_variant_for(n).kernel)
                 throw error("polar decoder (cuda): bp int8 at N = " + std::to_string(N) +
                             "; allowed: N = 32 .. 1024");
             const size_t bytes = bp_bytes();
@@ -1673,8 +1663,7 @@ public:
         }
         if (d_bp) {
             if (d_bp_int8) {
-                const size_t fpw =
-                    bp8_variant_for(d_code.n(), d_bp8_form).frames_per_warp;
+                const size_t fpw = bp8_variant_for(d_code.n()).frames_per_warp;
                 bp_kernel()<<<static_cast<unsigned>(std::min<size_t>((nf + fpw - 1) / fpw,
                                                                      size_t(1) << 20)),
                               32,
@@ -1989,20 +1978,12 @@ public:
                    (d_params.scl_forks_by_count ? ", forks by count" : "");
         if (d_bp && d_bp_int8)
             return "polar bp int8: " +
-                   std::to_string(
-                       32 / bp8_variant_for(d_code.n(), d_bp8_form).frames_per_warp) +
+                   std::to_string(32 / bp8_variant_for(d_code.n()).frames_per_warp) +
                    " lanes/frame, " +
-                   std::to_string(
-                       bp8_variant_for(d_code.n(), d_bp8_form).frames_per_warp) +
+                   std::to_string(bp8_variant_for(d_code.n()).frames_per_warp) +
                    " frame(s)/warp, " +
-                   std::to_string(bp8_variant_for(d_code.n(), d_bp8_form).frame_bytes) +
-                   " B shared memory per frame" +
-                   (d_bp8_form == bp8_form::loads ? ""
-                    : d_bp8_form == bp8_form::loads_folded
-                        ? " (GPUFEC_POLAR_BP8=loads-folded)"
-                    : d_bp8_form == bp8_form::carried
-                        ? " (GPUFEC_POLAR_BP8=carried)"
-                        : " (GPUFEC_POLAR_BP8=carried-folded)");
+                   std::to_string(bp8_variant_for(d_code.n()).frame_bytes) +
+                   " B shared memory per frame";
         if (d_bp)
             return "polar bp: 1 block/frame, " + std::to_string(bp_threads(d_code.N())) +
                    " threads, " + std::to_string(bp_bytes()) +
@@ -2107,14 +2088,14 @@ private:
     //! The BP kernel of the message arithmetic, and its shared memory per frame.
     kernel_fn bp_kernel() const
     {
-        return d_bp_int8 ? bp8_variant_for(d_code.n(), d_bp8_form).kernel
+        return d_bp_int8 ? bp8_variant_for(d_code.n()).kernel
                          : polar_bp_kernel<bp_float_messages>;
     }
     //! Shared memory of one BP block: a frame (float), or a warp's frames (int8).
     size_t bp_bytes() const
     {
-        return d_bp_int8 ? bp8_variant_for(d_code.n(), d_bp8_form).frames_per_warp *
-                               bp8_variant_for(d_code.n(), d_bp8_form).frame_bytes
+        return d_bp_int8 ? bp8_variant_for(d_code.n()).frames_per_warp *
+                               bp8_variant_for(d_code.n()).frame_bytes
                          : bp_frame_bytes(d_code.N(), d_code.n());
     }
 
@@ -2144,11 +2125,10 @@ private:
     bool d_fast = false;          //!< fast-SSC (no soft output)
     bool d_bp = false;            //!< belief propagation
     bool d_bp_int8 = false;       //!< BP with 8-bit messages
-    bp8_form d_bp8_form = bp8_form::loads; //!< its kernel's form (GPUFEC_POLAR_BP8)
-    bool d_scl = false;                    //!< CA-SCL
-    bool d_fast_list = false; //!< fast-SCL (CA-SCL with rate-1 and SPC node steps)
-    int d_list = 1;           //!< SCL list size
-    int d_scl_warps = 1;      //!< SCL frames (warps) per block
+    bool d_scl = false;           //!< CA-SCL
+    bool d_fast_list = false;     //!< fast-SCL (CA-SCL with rate-1 and SPC node steps)
+    int d_list = 1;               //!< SCL list size
+    int d_scl_warps = 1;          //!< SCL frames (warps) per block
     //! SC first: the fast-SSC decoder run before the list, and the list kernel's
     //! resident blocks (its grid; the count of failed frames is on the device)
     std::unique_ptr<polar_decoder_cuda> d_first;
