@@ -131,8 +131,8 @@ __device__ __forceinline__ uint8_t bp8_byte(int v)
 __device__ __forceinline__ int bp8_value(uint8_t b) { return int(b) - 128; }
 
 constexpr uint32_t bp8_half_1152 = 0x64806480u; // 1024 + 128: a stored byte's offset
-constexpr uint32_t bp8_half_1536 = 0x66006600u; // rounds to integers (ulp 1)
-constexpr uint32_t bp8_half_1536_plus_1152 = 0x69406940u; // 2688
+constexpr uint32_t bp8_half_minus_1152 = 0xe480e480u; // rounds to integers (ulp 1)
+constexpr uint32_t bp8_half_1025 = 0x64016401u, bp8_half_1279 = 0x64ff64ffu; // +/-127
 constexpr uint32_t bp8_half_127 = 0x57f057f0u;
 constexpr uint32_t bp8_half_1_16 = 0x2c002c00u, bp8_half_15_32 = 0x37803780u;
 constexpr uint32_t bp8_half_signs = 0x80008000u;
@@ -145,12 +145,6 @@ __device__ __forceinline__ __half2 bp8_unpack(uint32_t w, uint32_t k64)
 {
     return __hsub2(as_half2(__byte_perm(w, k64, Hi ? 0x4342 : 0x4140)),
                    as_half2(bp8_half_1152));
-}
-//! Results in [-127, 127] as halves v + 1152 = 0x6400 | (v + 128): their low bytes
-//! are the stored bytes (bp8_bytes picks them).
-__device__ __forceinline__ uint32_t bp8_biased(__half2 v)
-{
-    return as_bits(__hadd2(v, as_half2(bp8_half_1152)));
 }
 //! The stored bytes of two results: x's low half, y's low half, x's high half, y's
 //! high half (two 16-bit words: the low halves' and the high halves').
@@ -177,21 +171,28 @@ __device__ __forceinline__ __half2 bp8_add(__half2 a, __half2 b)
 {
     return bp8_min_xorsign_abs(__hadd2(a, b), as_half2(bp8_half_127));
 }
-//! polar_bp_int8::boxplus per half (Biased: plus 1152, bp8_biased's form): x = sign(a)
-//! sign(b) min(|a|, |b|), then trunc(15 x / 16) = x - sign(x) ceil(|x| / 16): g = x /
-//! 16 + sign(x) 15/32 is exact and never halfway between integers, so 1536 + g rounds
-//! to 1536 + sign(x) ceil(|x| / 16); x minus that (magnitude in [1417, 1655], ulp 1)
-//! and the last add are exact too.
-template <bool Biased = false>
-__device__ __forceinline__ __half2 bp8_boxplus(__half2 a, __half2 b)
+//! polar_bp_int8::boxplus per half, as the half v + 1152 = 0x6400 | (v + 128) (the
+//! stores' form: its low byte is the stored byte, bp8_bytes picks it): x = sign(a)
+//! sign(b) min(|a|, |b|), then trunc(15 x / 16) = x - sign(x) ceil(|x| / 16). g = x /
+//! 16 + sign(x) 15/32 is exact and never halfway between integers, so g - 1152 rounds
+//! to sign(x) ceil(|x| / 16) - 1152 (ulp 1 there), and x minus that is the result plus
+//! 1152, exact (checked for every pair of messages on an IEEE binary16 emulation).
+__device__ __forceinline__ __half2 bp8_boxplus_biased(__half2 a, __half2 b)
 {
     const __half2 x = bp8_min_xorsign_abs(a, b);
     const __half2 g = __hfma2(x,
                               as_half2(bp8_half_1_16),
                               as_half2((as_bits(x) & bp8_half_signs) | bp8_half_15_32));
-    const __half2 rounded = __hadd2(g, as_half2(bp8_half_1536));
-    return __hadd2(__hsub2(x, rounded),
-                   as_half2(Biased ? bp8_half_1536_plus_1152 : bp8_half_1536));
+    return __hsub2(x, __hadd2(g, as_half2(bp8_half_minus_1152)));
+}
+//! polar_bp_int8::add(boxplus(a, b), c) per half, plus 1152: the biased box-plus plus
+//! c (exact: integers below 2048), saturated at 1152 +/- 127 by a max and a min.
+__device__ __forceinline__ uint32_t bp8_boxplus_add_biased(__half2 a,
+                                                           __half2 b,
+                                                           __half2 c)
+{
+    const __half2 s = __hadd2(bp8_boxplus_biased(a, b), c);
+    return as_bits(__hmin2(__hmax2(s, as_half2(bp8_half_1025)), as_half2(bp8_half_1279)));
 }
 
 //! One stage's processing elements of a lane: `base` is the lane's byte 0 (its cell 0)
@@ -223,9 +224,8 @@ __device__ __forceinline__ void bp8_stage(uint8_t* base, uint32_t k64)
         const uint32_t rw = u % 2 ? r_cell[u / 2].y : r_cell[u / 2].x;
         const __half2 la = bp8_unpack<false>(lw, k64), lb = bp8_unpack<true>(lw, k64);
         const __half2 ra = bp8_unpack<false>(rw, k64), rb = bp8_unpack<true>(rw, k64);
-        const __half2 sum = bp8_add(lb, rb), cross = bp8_boxplus(ra, la);
-        top[u] = as_bits(bp8_boxplus<true>(Left ? la : ra, sum));
-        bottom[u] = bp8_biased(bp8_add(cross, Left ? lb : rb));
+        top[u] = as_bits(bp8_boxplus_biased(Left ? la : ra, bp8_add(lb, rb)));
+        bottom[u] = bp8_boxplus_add_biased(ra, la, Left ? lb : rb);
     }
     if constexpr (Left) {
 #pragma unroll
