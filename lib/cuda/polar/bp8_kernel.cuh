@@ -176,7 +176,7 @@ __device__ __forceinline__ __half2 bp8_add(__half2 a, __half2 b)
 //! sign(b) min(|a|, |b|), then trunc(15 x / 16) = x - sign(x) ceil(|x| / 16). g = x /
 //! 16 + sign(x) 15/32 is exact and never halfway between integers, so g - 1152 rounds
 //! to sign(x) ceil(|x| / 16) - 1152 (ulp 1 there), and x minus that is the result plus
-//! 1152, exact (checked for every pair of messages on an IEEE binary16 emulation).
+//! 1152, exact (tools/polar/bp8_half_rules.py checks it for every pair of messages).
 __device__ __forceinline__ __half2 bp8_boxplus_biased(__half2 a, __half2 b)
 {
     const __half2 x = bp8_min_xorsign_abs(a, b);
