@@ -8,7 +8,8 @@ GPU's HFMA2 / HADD2 / HSUB2 round; min and max are exact).
 
   bp8_boxplus_biased(a, b)        == boxplus(a, b) + 1152         for all a, b
   bp8_boxplus_add_biased(a, b, c) == add(boxplus(a, b), c) + 1152 for all a, b, c
-  and the low byte of either result is the stored byte v + 128.
+  and the low byte of either result is the stored byte v + 128; with sign(x) 15/32
+  formed as the kernel does (sign bit and constant) and as min.xorsign.abs(x, 15/32).
 
 Run: /usr/bin/python3 tools/polar/bp8_half_rules.py (numpy; ~10 s)."""
 import numpy as np
@@ -32,7 +33,17 @@ def main():
     # min.xorsign.abs: sign(a) xor sign(b) on min(|a|, |b|)
     m = np.minimum(np.abs(ha), np.abs(hb))
     x = np.where(np.signbit(ha) ^ np.signbit(hb), -m, m).astype(h)
-    c = np.where(np.signbit(x), h(-15 / 32), h(15 / 32))
+    # sign(x) 15/32: the kernel's (sign bit | 15/32, two LOP3s), and min.xorsign.abs(x,
+    # 15/32) (one HMNMX2.XORSIGN; +/-0 where x is +/-0), which gives the same results
+    c_lop = np.where(np.signbit(x), h(-15 / 32), h(15 / 32))
+    c_min = (np.where(np.signbit(x), -1, 1) * np.minimum(np.abs(x), h(15 / 32))).astype(h)
+    for c in (c_lop, c_min):
+        check(a, b, x, c)
+    print(f"bp8 half rules exact: {a.size} pairs, {a.size * v.size} triples, both forms")
+
+
+def check(a, b, x, c):
+    v = np.arange(-127, 128)
     g = rounded(x.astype(np.float32) * np.float32(1 / 16) + c.astype(np.float32))
     r = rounded(g.astype(np.float32) - np.float32(1152))
     biased = rounded(x.astype(np.float32) - r.astype(np.float32))
@@ -45,7 +56,6 @@ def main():
         s = np.minimum(np.maximum(s, h(1025)), h(1279))
         assert np.array_equal(s.astype(np.int64), np.clip(want + third, -127, 127) + 1152), (
             "bp8_boxplus_add_biased", third)
-    print(f"bp8 half rules exact: {a.size} pairs, {a.size * v.size} triples")
 
 
 if __name__ == "__main__":
