@@ -24,11 +24,11 @@
 // a register as IEEE halves: the int8 rules are exact there (integers up to 254), and
 // sm_86 and later (Ampere GA10x, Ada, Hopper) have the box-plus's core as one
 // instruction (min.xorsign.abs.f16x2: sign(a) sign(b) min(|a|, |b|) per half; sm_80
-// takes three). Messages stay 8-bit in shared memory (as many frames per SM as
-// before), biased by 128 so that one PRMT makes a pair of them the halves 1024 + 128 +
-// v; the layers pair their positions so that each 64-bit load holds the values two
-// element pairs need (below), and the stores' PRMTs regroup their bytes into whole
-// 64-bit cells.
+// takes three). Messages stay 8-bit in shared memory (a quarter of float messages'
+// bytes: several frames an SM), biased by 128 so that one PRMT makes a pair of them the
+// halves 1024 + 128 + v; the layers pair their positions so that each 64-bit load holds
+// the values two element pairs need (below), and the stores' PRMTs regroup their bytes
+// into whole 64-bit cells.
 //
 // The arithmetic is polar_bp_int8's (the CPU int8 decoder's), the sweeps, stopping rule
 // (G-matrix test, then the CRC) and outputs are the CPU's, so bits, iterations, status
