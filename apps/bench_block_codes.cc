@@ -837,20 +837,16 @@ int run_block_code_bench(const block_options& opt)
             *code.ldpc, row.second, device, llrs, frames, std::max(opt.runs, 20));
         results.push_back(kernel_only_row(
             row.first, opt.cuda_backend, k, t.info_bits, t.median_ms, t.mean_iterations));
-        if (int4) {
+        if (int4)
             results.back().input = "int4";
-            notes.push_back(row.first + " kernel-only: " + std::to_string(frames) +
-                            " frames per launch, median " + std::to_string(t.median_ms) +
-                            " ms, mean " + std::to_string(t.mean_iterations) +
-                            " iterations");
-            continue; // the latency row is the int8 one's
+        else { // latency: one codeword alone in a launch (the int8 row's)
+            const auto one = gpufec::cuda::time_ldpc_kernel(
+                *code.ldpc, row.second, device, llrs, 1, std::max(opt.runs, 20));
+            notes.push_back(row.first +
+                            " latency: one codeword per launch, kernel time " +
+                            std::to_string(one.median_ms * 1e3) + " us (" +
+                            std::to_string(one.mean_iterations) + " iterations)");
         }
-        // Latency: one codeword alone in a launch.
-        const auto one = gpufec::cuda::time_ldpc_kernel(
-            *code.ldpc, row.second, device, llrs, 1, std::max(opt.runs, 20));
-        notes.push_back(row.first + " latency: one codeword per launch, kernel time " +
-                        std::to_string(one.median_ms * 1e3) + " us (" +
-                        std::to_string(one.mean_iterations) + " iterations)");
         notes.push_back(row.first + " kernel-only: " + std::to_string(frames) +
                         " frames per launch, " + t.kernel + ", median " +
                         std::to_string(t.median_ms) + " ms, mean " +
