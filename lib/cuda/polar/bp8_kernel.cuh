@@ -165,6 +165,17 @@ __device__ __forceinline__ __half2 bp8_min_xorsign_abs(__half2 a, __half2 b)
                     ((as_bits(a) ^ as_bits(b)) & bp8_half_signs));
 #endif
 }
+//! sign(x) 15/32 per half for integer x: min.xorsign.abs(x, 15/32) where it is one
+//! instruction (the sign bit and constant take two LOP3s); +/-0 for x = +/-0, where g
+//! below is 0 either way.
+__device__ __forceinline__ __half2 bp8_sign_15_32(__half2 x)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 860
+    return bp8_min_xorsign_abs(x, as_half2(bp8_half_15_32));
+#else
+    return as_half2((as_bits(x) & bp8_half_signs) | bp8_half_15_32);
+#endif
+}
 //! polar_bp_int8::add per half: a + b saturated at +/-127 (exact: |a + b| <= 254),
 //! the saturation as sign(a + b) min(|a + b|, 127).
 __device__ __forceinline__ __half2 bp8_add(__half2 a, __half2 b)
@@ -180,9 +191,7 @@ __device__ __forceinline__ __half2 bp8_add(__half2 a, __half2 b)
 __device__ __forceinline__ __half2 bp8_boxplus_biased(__half2 a, __half2 b)
 {
     const __half2 x = bp8_min_xorsign_abs(a, b);
-    const __half2 g = __hfma2(x,
-                              as_half2(bp8_half_1_16),
-                              as_half2((as_bits(x) & bp8_half_signs) | bp8_half_15_32));
+    const __half2 g = __hfma2(x, as_half2(bp8_half_1_16), bp8_sign_15_32(x));
     return __hsub2(x, __hadd2(g, as_half2(bp8_half_minus_1152)));
 }
 //! polar_bp_int8::add(boxplus(a, b), c) per half, plus 1152: the biased box-plus plus
