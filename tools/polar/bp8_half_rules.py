@@ -9,7 +9,8 @@ GPU's HFMA2 / HADD2 / HSUB2 round; min and max are exact).
   bp8_boxplus_biased(a, b)        == boxplus(a, b) + 1152         for all a, b
   bp8_boxplus_add_biased(a, b, c) == add(boxplus(a, b), c) + 1152 for all a, b, c
   and the low byte of either result is the stored byte v + 128; with sign(x) 15/32
-  formed as the kernel does (sign bit and constant) and as min.xorsign.abs(x, 15/32).
+  formed as sm_80 does (sign bit and constant) and as min.xorsign.abs(x, 15/32);
+  boxplus(a, b + c) == boxplus(a, add(b, c)) (the top output skips add's saturation).
 
 Run: /usr/bin/python3 tools/polar/bp8_half_rules.py (numpy; ~10 s)."""
 import numpy as np
@@ -39,6 +40,11 @@ def main():
     c_min = (np.where(np.signbit(x), -1, 1) * np.minimum(np.abs(x), h(15 / 32))).astype(h)
     for c in (c_lop, c_min):
         check(a, b, x, c)
+    # The top output's box-plus takes b + c unsaturated: with |a| <= 127, min(|a|,
+    # |b + c|) and the sign of b + c are those of add(b, c) for every sum -254..254.
+    sums = np.arange(-254, 255)
+    aa, ss = (m.ravel() for m in np.meshgrid(v, sums, indexing="ij"))
+    assert np.array_equal(boxplus(aa, ss), boxplus(aa, np.clip(ss, -127, 127))), "unsaturated"
     print(f"bp8 half rules exact: {a.size} pairs, {a.size * v.size} triples, both forms")
 
 

@@ -77,9 +77,19 @@ struct bp8_shape {
     static constexpr int cells = M / 8;       //!< 64-bit cells of a lane in a layer
     static constexpr int cell_stride = 8 * P; //!< bytes from a lane's cell to its next
     //! Layer l is stored at index l (contiguous, l <= log_m) or l + 1 (strided,
-    //! l >= log_m): n + 2 layers of N bytes for L, then as many for R.
+    //! l >= log_m): n + 2 layers of N bytes for L from byte 0, then R's from r_off.
+    //! R's indices log_m and log_m + 1 share their bytes with L's (r_rel): the strided
+    //! L[log_m] and the contiguous R[log_m] are read only by the meet copy after the
+    //! stage that writes them, over the other layer of their index, which the stage
+    //! has read (a lane's loads come before its stores) and nothing reads again before
+    //! the next meet copy rewrites it. So R stores n layers.
     static constexpr int r_off = (LogN + 2) * N;
-    static constexpr int words = 2 * r_off; //!< then N / 32 decision words
+    static constexpr int words = r_off + LogN * N; //!< then N / 32 decision words
+    //! Bytes from layer index idx of L to layer index idx of R.
+    static __host__ __device__ constexpr int r_rel(int idx)
+    {
+        return idx < log_m ? r_off : idx <= log_m + 1 ? 0 : r_off - 2 * N;
+    }
     //! A frame's bytes, padded so that the frames of a warp (a team's accesses span 8 P
     //! bytes) start on consecutive bank ranges: 8 P mod 128 apart modulo 128.
     static constexpr size_t frame_bytes = [] {
@@ -87,13 +97,32 @@ struct bp8_shape {
         const size_t phase = (8 * size_t(P)) % 128;
         return raw + (phase + 128 - raw % 128) % 128;
     }();
-    //! Warps (one-warp blocks) an SM holds by shared memory (1 KB reserved a block),
-    //! at most the blocks it allows: the register cap (launch bounds) that keeps
-    //! registers from lowering that count.
-    static constexpr size_t warps_fit =
-        bp8_sm_smem / (frames_per_warp * frame_bytes + 1024);
-    static constexpr int warps_per_sm =
-        warps_fit < 1 ? 1 : int(warps_fit > bp8_sm_blocks ? bp8_sm_blocks : warps_fit);
+    //! Blocks of W warps an SM holds by shared memory (1 KB reserved a block), at
+    //! most the blocks it allows.
+    static constexpr int blocks_fit(int w)
+    {
+        const size_t fit = bp8_sm_smem / (w * frames_per_warp * frame_bytes + 1024);
+        return fit < 1 ? 1 : int(fit > bp8_sm_blocks ? bp8_sm_blocks : fit);
+    }
+    //! Warps a block: the fewest (1 .. 4) that give an SM the most warps, up to 32 (on
+    //! sm_90, 2 at N = 1024: five blocks of two frames where one-warp blocks fit nine;
+    //! 2 at N = 128, 4 at N = 256; else 1). The warps
+    //! take frames from a counter, so a block's warps never wait for each other. It
+    //! depends on the architecture: the host reads it from the kernel's attributes
+    //! (maxThreadsPerBlock, the launch bounds of the device's binary).
+    static constexpr int warps_per_block = [] {
+        // At most 32 warps an SM count: past that the register cap (64 a thread)
+        // spills (N = 32 with four-warp blocks, 64 warps: 2.68 Gb/s against 3.01).
+        auto warps = [](int w) {
+            return w * blocks_fit(w) < 32 ? w * blocks_fit(w) : 32;
+        };
+        int best = 1;
+        for (int w = 2; w <= 4; w++)
+            if (warps(w) > warps(best))
+                best = w;
+        return best;
+    }();
+    static constexpr int blocks_per_sm = blocks_fit(warps_per_block);
     //! x rotated right by r within log_m bits.
     static __host__ __device__ constexpr int rotr(int x, int r)
     {
@@ -133,7 +162,6 @@ __device__ __forceinline__ int bp8_value(uint8_t b) { return int(b) - 128; }
 constexpr uint32_t bp8_half_1152 = 0x64806480u; // 1024 + 128: a stored byte's offset
 constexpr uint32_t bp8_half_minus_1152 = 0xe480e480u; // rounds to integers (ulp 1)
 constexpr uint32_t bp8_half_1025 = 0x64016401u, bp8_half_1279 = 0x64ff64ffu; // +/-127
-constexpr uint32_t bp8_half_127 = 0x57f057f0u;
 constexpr uint32_t bp8_half_1_16 = 0x2c002c00u, bp8_half_15_32 = 0x37803780u;
 constexpr uint32_t bp8_half_signs = 0x80008000u;
 
@@ -176,12 +204,6 @@ __device__ __forceinline__ __half2 bp8_sign_15_32(__half2 x)
     return as_half2((as_bits(x) & bp8_half_signs) | bp8_half_15_32);
 #endif
 }
-//! polar_bp_int8::add per half: a + b saturated at +/-127 (exact: |a + b| <= 254),
-//! the saturation as sign(a + b) min(|a + b|, 127).
-__device__ __forceinline__ __half2 bp8_add(__half2 a, __half2 b)
-{
-    return bp8_min_xorsign_abs(__hadd2(a, b), as_half2(bp8_half_127));
-}
 //! polar_bp_int8::boxplus per half, as the half v + 1152 = 0x6400 | (v + 128) (the
 //! stores' form: its low byte is the stored byte, bp8_bytes picks it): x = sign(a)
 //! sign(b) min(|a|, |b|), then trunc(15 x / 16) = x - sign(x) ceil(|x| / 16). g = x /
@@ -205,7 +227,8 @@ __device__ __forceinline__ uint32_t bp8_boxplus_add_biased(__half2 a,
 }
 
 //! One stage's processing elements of a lane: `base` is the lane's byte 0 (its cell 0)
-//! in the stage's layer of L (layer s; L[s + 1] follows at + N, R[s] at + r_off). Pair
+//! in the stage's layer of L (layer s; L[s + 1] follows at + N), `r_layer` and
+//! `r_next` its byte 0 in R[s] and (right sweeps) R[s + 1] (bp8_shape::r_rel). Pair
 //! u = (2u, 2u + 1) reads pair word u of L[s + 1] and of R[s] (words u and u + M/4:
 //! the layers' pairing, bp8_shape), both loads a cell (two pairs) at a time, and
 //! writes: left, L[s] words 2u (positions 2u, 2u + M/2) and 2u + 1, which with pair u +
@@ -215,16 +238,16 @@ __device__ __forceinline__ uint32_t bp8_boxplus_add_biased(__half2 a,
 //! ones). All loads come before the stores: the compiler cannot move a load above a
 //! store to the same array.
 template <int LogN, bool Left>
-__device__ __forceinline__ void bp8_stage(uint8_t* base, uint32_t k64)
+__device__ __forceinline__ void
+bp8_stage(uint8_t* base, const uint8_t* r_layer, uint8_t* r_next, uint32_t k64)
 {
     using S = bp8_shape<LogN>;
-    constexpr int N = S::N, r_off = S::r_off, pairs = S::pairs, cells = S::cells,
-                  stride = S::cell_stride;
+    constexpr int N = S::N, pairs = S::pairs, cells = S::cells, stride = S::cell_stride;
     uint2 l_cell[cells], r_cell[cells];
 #pragma unroll
     for (int c = 0; c < cells; c++) {
         l_cell[c] = *reinterpret_cast<const uint2*>(base + N + stride * c);
-        r_cell[c] = *reinterpret_cast<const uint2*>(base + r_off + stride * c);
+        r_cell[c] = *reinterpret_cast<const uint2*>(r_layer + stride * c);
     }
     uint32_t top[pairs], bottom[pairs]; // halves v + 1152
 #pragma unroll
@@ -233,7 +256,9 @@ __device__ __forceinline__ void bp8_stage(uint8_t* base, uint32_t k64)
         const uint32_t rw = u % 2 ? r_cell[u / 2].y : r_cell[u / 2].x;
         const __half2 la = bp8_unpack<false>(lw, k64), lb = bp8_unpack<true>(lw, k64);
         const __half2 ra = bp8_unpack<false>(rw, k64), rb = bp8_unpack<true>(rw, k64);
-        top[u] = as_bits(bp8_boxplus_biased(Left ? la : ra, bp8_add(lb, rb)));
+        // boxplus(a, add(b, c)) without add's saturation: |a| <= 127, so min(|a|,
+        // |b + c|) = min(|a|, sat(b + c)) and the signs agree (exact: |b + c| <= 254).
+        top[u] = as_bits(bp8_boxplus_biased(Left ? la : ra, __hadd2(lb, rb)));
         bottom[u] = bp8_boxplus_add_biased(ra, la, Left ? lb : rb);
     }
     if constexpr (Left) {
@@ -245,12 +270,11 @@ __device__ __forceinline__ void bp8_stage(uint8_t* base, uint32_t k64)
                 make_uint2(__byte_perm(a, b, 0x5410), __byte_perm(a, b, 0x7632));
         }
     } else if constexpr (cells == 1) { // M = 8: pair words 0 (tops) and 1 (bottoms)
-        *reinterpret_cast<uint2*>(base + r_off + N) =
+        *reinterpret_cast<uint2*>(r_next) =
             make_uint2(bp8_bytes(top[0], top[1]), bp8_bytes(bottom[0], bottom[1]));
     } else {
 #pragma unroll
         for (int u = 0; u < pairs; u += 4) { // pair words u/2, u/2 + 1: cell u/4
-            uint8_t* const r_next = base + r_off + N;
             *reinterpret_cast<uint2*>(r_next + stride * (u / 4)) = make_uint2(
                 bp8_bytes(top[u], top[u + 1]), bp8_bytes(top[u + 2], top[u + 3]));
             *reinterpret_cast<uint2*>(r_next + stride * (u / 4 + cells / 2)) =
@@ -275,8 +299,11 @@ __device__ __forceinline__ void bp8_sweep(uint8_t* own, uint32_t k64, Meet meet)
         const int s = Left ? n - 1 - step : step;
         if (s == meet_stage)
             meet();
-        // Stage s works on layer index s (contiguous) or s + 1 (strided) of L.
-        bp8_stage<LogN, Left>(own + (s + (s >= log_m)) * N, k64);
+        // Stage s works on layer index s (contiguous) or s + 1 (strided).
+        const int idx = s + (s >= log_m);
+        uint8_t* const base = own + idx * N;
+        bp8_stage<LogN, Left>(
+            base, base + S::r_rel(idx), base + N + S::r_rel(idx + 1), k64);
     }
 }
 
@@ -287,8 +314,9 @@ __device__ __forceinline__ uint32_t bp8_decisions(const uint8_t* frame, int t)
 {
     using S = bp8_shape<LogN>;
     // L + R < 0 on the stored bytes (v + 128 each): their sum below 256.
+    constexpr int r_rel = S::r_rel(LayerN ? LogN + 1 : 0);
     auto negative = [&](const uint8_t* l, int l_at, int r_at) {
-        return static_cast<uint32_t>(int(l[l_at]) + int(l[S::r_off + r_at]) < 256);
+        return static_cast<uint32_t>(int(l[l_at]) + int(l[r_rel + r_at]) < 256);
     };
     uint32_t bits = 0;
     if constexpr (!LayerN) {
@@ -371,7 +399,8 @@ __device__ __forceinline__ uint32_t bp8_transform(uint32_t w, int t, unsigned te
 }
 
 template <int LogN>
-__global__ void __launch_bounds__(32, bp8_shape<LogN>::warps_per_sm)
+__global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
+                                  bp8_shape<LogN>::blocks_per_sm)
     polar_bp8_kernel(const polar_params p)
 {
     using S = bp8_shape<LogN>;
@@ -379,9 +408,10 @@ __global__ void __launch_bounds__(32, bp8_shape<LogN>::warps_per_sm)
                   log_p = S::log_p, r_off = S::r_off;
     constexpr int d = log_m - log_p;
     extern __shared__ __align__(16) uint8_t bp8_smem[];
-    const int lane = threadIdx.x, team = lane / P, t = lane % P;
+    const int lane = threadIdx.x % 32, team = lane / P, t = lane % P;
     const unsigned team_mask = P == 32 ? 0xffffffffu : ((1u << P) - 1u) << (team * P);
-    uint8_t* const frame = bp8_smem + team * S::frame_bytes;
+    uint8_t* const frame =
+        bp8_smem + (threadIdx.x / 32 * S::frames_per_warp + team) * S::frame_bytes;
     uint32_t* const words = reinterpret_cast<uint32_t*>(frame + S::words);
     uint8_t* const own = frame + S::word_byte(t, 0); // the lane's cell 0 of layer 0
     // The copy of layer log_m reads from meet_l: t's part of a node's byte there (the
@@ -400,8 +430,21 @@ __global__ void __launch_bounds__(32, bp8_shape<LogN>::warps_per_sm)
         asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(smem_size));
         k64 |= smem_size >> 31; // shared memory is far below 2 GB
     }
-    for (uint32_t f = blockIdx.x * S::frames_per_warp + team; f < p.num_frames;
-         f += gridDim.x * S::frames_per_warp) {
+    // Frames come from the launch's counter (p.next_frame, 0 at the launch): a warp
+    // takes one frame a team at once, so a warp whose frames stop early starts others
+    // at once, whatever the other warps of its block do, and its teams run in step.
+    // (Each team taking its own frame measured the same, docs/polar-gpu.md.)
+    auto next_frame = [&] {
+        uint32_t f = 0;
+        if (lane == 0)
+            f = atomicAdd(p.next_frame, uint32_t(S::frames_per_warp));
+        return __shfl_sync(0xffffffffu, f, 0) + team;
+    };
+    for (uint32_t f = next_frame();; f = next_frame()) {
+        if (f - team >= p.num_frames) // the group's first frame: the same for the warp
+            break;
+        if (f >= p.num_frames)
+            continue; // the last group's teams past the batch
         const frame_extent fe = p.frames[f];
         const llr8_t* in = p.in + fe.in_offset;
         // Channel (layer n of L): the received sum saturated, known zeros at 127;
@@ -439,9 +482,15 @@ __global__ void __launch_bounds__(32, bp8_shape<LogN>::warps_per_sm)
             }
         }
         {
+            // Messages 0: R's own layers after the prior, and the strided R[log_m]
+            // (the first left sweep reads it; its contiguous copy is written first).
             uint32_t* r = reinterpret_cast<uint32_t*>(frame + r_off + N);
-            for (int w = t; w < (n + 1) * N / 4; w += P)
-                r[w] = 0x80808080u; // messages 0
+            for (int w = t; w < (n - 1) * N / 4; w += P)
+                r[w] = 0x80808080u;
+            uint32_t* r_meet = reinterpret_cast<uint32_t*>(frame + (log_m + 1) * N +
+                                                           S::r_rel(log_m + 1));
+            for (int w = t; w < N / 4; w += P)
+                r_meet[w] = 0x80808080u;
         }
         __syncwarp(team_mask);
         int it = 1;
@@ -461,10 +510,11 @@ __global__ void __launch_bounds__(32, bp8_shape<LogN>::warps_per_sm)
                 __syncwarp(team_mask);
 #pragma unroll
                 for (int k = 0; k < M; k++)
-                    own[r_off + (log_m + 1) * N + S::r_byte(0, S::rotr(k, S::r_meet))] =
-                        prior_r[log_m * N +
-                                S::r_byte((P * k) >> log_m,
-                                          prior_t | S::rot1((P * k) & (M - 1)))];
+                    own[(log_m + 1) * N + S::r_rel(log_m + 1) +
+                        S::r_byte(0, S::rotr(k, S::r_meet))] =
+                        frame[log_m * N + S::r_rel(log_m) +
+                              S::r_byte((P * k) >> log_m,
+                                        prior_t | S::rot1((P * k) & (M - 1)))];
             });
             __syncwarp(team_mask);
             if (!p.early_termination)

@@ -115,6 +115,8 @@ struct polar_params {
     uint32_t* failed_list;
     //! SC first's list pass: its frames' status says iterations 2.
     bool second_pass;
+    //! BP int8: the frame counter its warps take frames from (0 at the launch).
+    uint32_t* next_frame;
 };
 
 //! Code parameters `code` with the launch's frames, input and output (hard output).
@@ -1498,11 +1500,25 @@ public:
             if (d_bp_int8 && !bp8_variant_for(n).kernel)
                 throw error("polar decoder (cuda): bp int8 at N = " + std::to_string(N) +
                             "; allowed: N = 32 .. 1024");
+            if (d_bp_int8) {
+                // The warps a block of the device's binary (its launch bounds).
+                cudaFuncAttributes attr{};
+                GPUFEC_CUDA_CHECK(cudaFuncGetAttributes(&attr, bp_kernel()));
+                d_bp8_warps = std::max(1, attr.maxThreadsPerBlock / 32);
+            }
             const size_t bytes = bp_bytes();
             if (bytes > max_smem)
                 throw error("polar decoder (cuda): bp needs " + std::to_string(bytes) +
                             " bytes of shared memory per frame" + smem_allowed);
             raise_dynamic_smem_limit(bp_kernel(), bytes);
+            if (d_bp_int8) {
+                int per_sm = 0, sms = 0;
+                GPUFEC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &per_sm, bp_kernel(), 32 * d_bp8_warps, bytes));
+                GPUFEC_CUDA_CHECK(
+                    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+                d_bp8_resident_blocks = static_cast<size_t>(std::max(per_sm, 1) * sms);
+            }
         }
         // Four frames a warp where they fit the device's shared memory, else two.
         const int fpw = frames_per_warp_for(N, d_fast);
@@ -1564,13 +1580,18 @@ public:
     {
         return d_cpu->output_bits_for_input(items);
     }
-    //! SC first: the list of frames whose CRC failed, per slot (sc_first_words()).
+    //! SC first: the list of frames whose CRC failed; BP int8: its frame counter; per
+    //! slot (workspace_words()).
     size_t device_workspace_bytes(const batch_limits& limits) const override
     {
-        return sc_first_words(limits.max_frames) * sizeof(uint32_t);
+        return workspace_words(limits.max_frames) * sizeof(uint32_t);
     }
-    //! Words of launch()'s `sc_first_list` for `frames` frames (0 without SC first).
-    size_t sc_first_words(size_t frames) const { return d_first ? frames + 1 : 0; }
+    //! Words of launch()'s `workspace` for `frames` frames: SC first's list, BP int8's
+    //! frame counter, else none.
+    size_t workspace_words(size_t frames) const
+    {
+        return d_first ? frames + 1 : d_bp && d_bp_int8 ? 1 : 0;
+    }
 
     void decode(const frame_batch& batch, exec_ctx& ctx) override
     {
@@ -1579,7 +1600,7 @@ public:
         if (nf == 0)
             return;
         require_engine_buffers(batch.device_frames && batch.device_status && batch.in &&
-                                   (ctx.device_workspace || !d_first),
+                                   (ctx.device_workspace || workspace_words(nf) == 0),
                                "polar decoder",
                                "device frame table, status, int8 input or workspace");
         launch(batch.in,
@@ -1592,7 +1613,8 @@ public:
                static_cast<uint32_t*>(ctx.device_workspace));
     }
 
-    //! `sc_first_list`: sc_first_words(nf) words of device memory (SC first only).
+    //! `sc_first_list`: workspace_words(nf) words of device memory (SC first's list,
+    //! BP int8's frame counter).
     //! `failed_list` (SC first's fast-SSC decoder): where its kernel lists the frames
     //! whose CRC failed (polar_params::failed_list), for the list kernel after it.
     void launch(const llr8_t* in,
@@ -1663,10 +1685,19 @@ public:
         }
         if (d_bp) {
             if (d_bp_int8) {
-                const size_t fpw = bp8_variant_for(d_code.n()).frames_per_warp;
-                bp_kernel()<<<static_cast<unsigned>(std::min<size_t>((nf + fpw - 1) / fpw,
-                                                                     size_t(1) << 20)),
-                              32,
+                // Resident blocks at most: their teams take frames from a counter.
+                if (!sc_first_list)
+                    throw error(
+                        "polar decoder (cuda): bp int8 without its frame counter");
+                GPUFEC_CUDA_CHECK(
+                    cudaMemsetAsync(sc_first_list, 0, sizeof(uint32_t), stream));
+                p.next_frame = sc_first_list;
+                const size_t per_block =
+                    d_bp8_warps * bp8_variant_for(d_code.n()).frames_per_warp;
+                bp_kernel()<<<static_cast<unsigned>(
+                                  std::min<size_t>((nf + per_block - 1) / per_block,
+                                                   d_bp8_resident_blocks)),
+                              32 * d_bp8_warps,
                               bp_bytes(),
                               stream>>>(p);
             } else {
@@ -1981,7 +2012,7 @@ public:
                    std::to_string(32 / bp8_variant_for(d_code.n()).frames_per_warp) +
                    " lanes/frame, " +
                    std::to_string(bp8_variant_for(d_code.n()).frames_per_warp) +
-                   " frame(s)/warp, " +
+                   " frame(s)/warp, " + std::to_string(d_bp8_warps) + " warp(s)/block, " +
                    std::to_string(bp8_variant_for(d_code.n()).frame_bytes) +
                    " B shared memory per frame";
         if (d_bp)
@@ -2091,10 +2122,10 @@ private:
         return d_bp_int8 ? bp8_variant_for(d_code.n()).kernel
                          : polar_bp_kernel<bp_float_messages>;
     }
-    //! Shared memory of one BP block: a frame (float), or a warp's frames (int8).
+    //! Shared memory of one BP block: a frame (float), or its warps' frames (int8).
     size_t bp_bytes() const
     {
-        return d_bp_int8 ? bp8_variant_for(d_code.n()).frames_per_warp *
+        return d_bp_int8 ? d_bp8_warps * bp8_variant_for(d_code.n()).frames_per_warp *
                                bp8_variant_for(d_code.n()).frame_bytes
                          : bp_frame_bytes(d_code.N(), d_code.n());
     }
@@ -2129,6 +2160,8 @@ private:
     bool d_fast_list = false;     //!< fast-SCL (CA-SCL with rate-1 and SPC node steps)
     int d_list = 1;               //!< SCL list size
     int d_scl_warps = 1;          //!< SCL frames (warps) per block
+    int d_bp8_warps = 1;          //!< BP int8: warps per block
+    size_t d_bp8_resident_blocks = 1; //!< BP int8: blocks the device holds at once
     //! SC first: the fast-SSC decoder run before the list, and the list kernel's
     //! resident blocks (its grid; the count of failed frames is on the device)
     std::unique_ptr<polar_decoder_cuda> d_first;
@@ -2438,7 +2471,7 @@ public:
         w.out = up(w.status + blocks * sizeof(frame_status));
         w.soft = up(w.out + blocks * block_bytes());
         w.sc_first = up(w.soft + (soft ? 8 * blocks * block_bytes() * sizeof(float) : 0));
-        w.bytes = up(w.sc_first + d_block.sc_first_words(blocks) * sizeof(uint32_t));
+        w.bytes = up(w.sc_first + d_block.workspace_words(blocks) * sizeof(uint32_t));
         return w;
     }
     size_t device_workspace_bytes(const batch_limits& limits) const override
@@ -2557,7 +2590,7 @@ polar_kernel_timing time_polar_kernel(const nr_polar_code& code,
     device_guard guard(device);
     const size_t k = code.k();
     const timing_batch b(llrs, code.e(), dec.default_output_bits(), num_frames);
-    device_buffer<uint32_t> list(std::max<size_t>(dec.sc_first_words(num_frames), 1));
+    device_buffer<uint32_t> list(std::max<size_t>(dec.workspace_words(num_frames), 1));
     stream s;
     auto run = [&](int) {
         dec.launch(b.llrs(),
