@@ -1613,7 +1613,7 @@ public:
                static_cast<uint32_t*>(ctx.device_workspace));
     }
 
-    //! `sc_first_list`: workspace_words(nf) words of device memory (SC first's list,
+    //! `workspace`: workspace_words(nf) words of device memory (SC first's list,
     //! BP int8's frame counter).
     //! `failed_list` (SC first's fast-SSC decoder): where its kernel lists the frames
     //! whose CRC failed (polar_params::failed_list), for the list kernel after it.
@@ -1624,7 +1624,7 @@ public:
                 float* soft,
                 frame_status* status,
                 cudaStream_t stream,
-                uint32_t* sc_first_list = nullptr,
+                uint32_t* workspace = nullptr,
                 uint32_t* failed_list = nullptr) const
     {
         polar_params p = d_params;
@@ -1640,7 +1640,7 @@ public:
         if (d_first) {
             // Fast-SSC decodes every frame (bits and status), the failed ones are
             // listed on the device, and the list kernel decodes those again over them.
-            if (!sc_first_list)
+            if (!workspace)
                 throw error("polar decoder (cuda): sc_first without its frame list");
             if (soft)
                 throw error("polar decoder (cuda): sc_first has no soft output");
@@ -1648,11 +1648,10 @@ public:
                 launch_sc_first_small(p, stream);
                 return;
             }
-            GPUFEC_CUDA_CHECK(
-                cudaMemsetAsync(sc_first_list, 0, sizeof(uint32_t), stream));
+            GPUFEC_CUDA_CHECK(cudaMemsetAsync(workspace, 0, sizeof(uint32_t), stream));
             d_first->launch(
-                in, frames, nf, out, nullptr, status, stream, nullptr, sc_first_list);
-            p.frame_index = sc_first_list + 1;
+                in, frames, nf, out, nullptr, status, stream, nullptr, workspace);
+            p.frame_index = workspace + 1;
             p.second_pass = true;
         }
         if (d_scl) {
@@ -1677,7 +1676,7 @@ public:
             GPUFEC_CUDA_CHECK_LAUNCH();
             if (d_first)
                 GPUFEC_CUDA_CHECK(cudaMemcpyAsync(d_last_listed.get(),
-                                                  sc_first_list,
+                                                  workspace,
                                                   sizeof(uint32_t),
                                                   cudaMemcpyDeviceToHost,
                                                   stream));
@@ -1685,13 +1684,13 @@ public:
         }
         if (d_bp) {
             if (d_bp_int8) {
-                // Resident blocks at most: their teams take frames from a counter.
-                if (!sc_first_list)
+                // Resident blocks at most: their warps take frames from a counter.
+                if (!workspace)
                     throw error(
                         "polar decoder (cuda): bp int8 without its frame counter");
                 GPUFEC_CUDA_CHECK(
-                    cudaMemsetAsync(sc_first_list, 0, sizeof(uint32_t), stream));
-                p.next_frame = sc_first_list;
+                    cudaMemsetAsync(workspace, 0, sizeof(uint32_t), stream));
+                p.next_frame = workspace;
                 const size_t per_block =
                     d_bp8_warps * bp8_variant_for(d_code.n()).frames_per_warp;
                 bp_kernel()<<<static_cast<unsigned>(
