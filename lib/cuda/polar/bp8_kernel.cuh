@@ -287,14 +287,19 @@ bp8_stage(uint8_t* base, const uint8_t* r_layer, uint8_t* r_next, uint32_t k64)
 //! A sweep of the n stages (left: n-1 .. 0; right: 0 .. n-1) over the lane's layers
 //! from `own` (its byte 0 of layer index 0). `meet()` copies layer log_m across the
 //! phases before the first stage that reads the copy (left: s = log_m - 1 reads L,
-//! right: s = log_m reads R).
+//! right: s = log_m reads R). Up to N = 128 the sweep is unrolled, so that its R
+//! offsets (bp8_shape::r_rel) are constants; larger sweeps stay loops, since their
+//! code then outgrows the instruction cache (H200, kernel-only: unrolled, N = 32 gained
+//! 24 % and N = 128 6 %, N = 256 lost 18 %; a loop per phase with constant offsets
+//! lost 17 % at N = 512 and 1024).
 template <int LogN, bool Left, typename Meet>
 __device__ __forceinline__ void bp8_sweep(uint8_t* own, uint32_t k64, Meet meet)
 {
     using S = bp8_shape<LogN>;
     constexpr int n = LogN, N = S::N, log_m = S::log_m;
     constexpr int meet_stage = Left ? log_m - 1 : log_m;
-#pragma unroll 1
+    constexpr int unroll = LogN <= 7 ? LogN : 1;
+#pragma unroll(unroll)
     for (int step = 0; step < n; step++) {
         const int s = Left ? n - 1 - step : step;
         if (s == meet_stage)
@@ -433,8 +438,17 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
     // Frames come from the launch's counter (p.next_frame, 0 at the launch): a warp
     // takes one frame a team at once, so a warp whose frames stop early starts others
     // at once, whatever the other warps of its block do, and its teams run in step.
-    // (Each team taking its own frame measured the same, docs/polar-gpu.md.)
+    // (Each team taking its own frame measured the same, docs/polar-gpu.md.) Without
+    // a counter the grid holds the batch: a warp takes the frames of its place only.
+    const uint32_t placed =
+        (blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32) * S::frames_per_warp;
+    bool first_take = true;
     auto next_frame = [&] {
+        if (!p.next_frame) {
+            const uint32_t f = first_take ? placed : p.num_frames; // then: done
+            first_take = false;
+            return f + team;
+        }
         uint32_t f = 0;
         if (lane == 0)
             f = atomicAdd(p.next_frame, uint32_t(S::frames_per_warp));

@@ -115,7 +115,9 @@ struct polar_params {
     uint32_t* failed_list;
     //! SC first's list pass: its frames' status says iterations 2.
     bool second_pass;
-    //! BP int8: the frame counter its warps take frames from (0 at the launch).
+    //! BP int8: the frame counter its warps take frames from (0 at the launch), or
+    //! null when the grid holds every frame at once: then each warp decodes the frames
+    //! of its place in the grid (a lone frame's latency without the counter's memset).
     uint32_t* next_frame;
 };
 
@@ -1684,18 +1686,22 @@ public:
         }
         if (d_bp) {
             if (d_bp_int8) {
-                // Resident blocks at most: their warps take frames from a counter.
-                if (!workspace)
-                    throw error(
-                        "polar decoder (cuda): bp int8 without its frame counter");
-                GPUFEC_CUDA_CHECK(
-                    cudaMemsetAsync(workspace, 0, sizeof(uint32_t), stream));
-                p.next_frame = workspace;
+                // Resident blocks at most: when they cannot hold the batch at once,
+                // their warps take frames from a counter.
                 const size_t per_block =
                     d_bp8_warps * bp8_variant_for(d_code.n()).frames_per_warp;
+                const size_t blocks = (nf + per_block - 1) / per_block;
+                p.next_frame = nullptr;
+                if (blocks > d_bp8_resident_blocks) {
+                    if (!workspace)
+                        throw error(
+                            "polar decoder (cuda): bp int8 without its frame counter");
+                    GPUFEC_CUDA_CHECK(
+                        cudaMemsetAsync(workspace, 0, sizeof(uint32_t), stream));
+                    p.next_frame = workspace;
+                }
                 bp_kernel()<<<static_cast<unsigned>(
-                                  std::min<size_t>((nf + per_block - 1) / per_block,
-                                                   d_bp8_resident_blocks)),
+                                  std::min(blocks, d_bp8_resident_blocks)),
                               32 * d_bp8_warps,
                               bp_bytes(),
                               stream>>>(p);
