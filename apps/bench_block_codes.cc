@@ -1017,7 +1017,7 @@ int run_block_code_bench(const block_options& opt)
     run_interleaved(side_by_side, opt.runs, results);
 
     // Decoders that do not decode at this Eb/N0 make the figures meaningless.
-    const double ber_limit = 0.05;
+    const double ber_limit = opt.check_ber;
     bool sane = true;
     double worst = 0;
     for (const result& r : results) {

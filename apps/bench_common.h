@@ -37,6 +37,9 @@ struct run_options {
     int runs = 5;         //!< timed runs per figure (the median is shown)
     int threads = 0;      //!< threads of the "all threads" rows
     double ebn0_db = 5.0;
+    //! The warm-up check's limit: a decoder whose BER exceeds it fails the bench (its
+    //! figures would be meaningless), unless the code does not decode better there.
+    double check_ber = 0.05;
     uint64_t seed = 1;
     size_t batch_bits = 0; //!< information bits per engine batch, 0: the bench's default
     double pool_mib = 64;  //!< MiB of float LLRs in the frame pool

@@ -516,6 +516,9 @@ options parse_options(int argc, char** argv, bool& help)
          "\"\", 2/3, 3/4, 5/6, 7/8 or a keep-mask such as 110110")
         ("ebn0", po::value(&opt.ebn0_db)->default_value(opt.ebn0_db),
          "Eb/N0 (dB) of the input frames; the warm-up checks the decoded BER")
+        ("check-ber", po::value(&opt.check_ber)->default_value(opt.check_ber),
+         "the warm-up check's BER limit (above it the bench fails): raise it only where "
+         "the code itself decodes no better at this Eb/N0")
         ("seed", po::value(&opt.seed)->default_value(opt.seed), "source seed")
         ("batch-bits", po::value(&opt.batch_bits)->default_value(0),
          "information bits per engine batch (0: 2^18 CPU, 2^26 CUDA)")
@@ -809,7 +812,7 @@ int main(int argc, char** argv)
 #endif
 
         // Sanity: decoders that do not decode at this Eb/N0 make the figures meaningless.
-        const double ber_limit = 0.05;
+        const double ber_limit = opt.check_ber;
         bool sane = true;
         for (const result& r : results) {
             if (r.ber > ber_limit) {

@@ -287,28 +287,61 @@ bp8_stage(uint8_t* base, const uint8_t* r_layer, uint8_t* r_next, uint32_t k64)
 //! A sweep of the n stages (left: n-1 .. 0; right: 0 .. n-1) over the lane's layers
 //! from `own` (its byte 0 of layer index 0). `meet()` copies layer log_m across the
 //! phases before the first stage that reads the copy (left: s = log_m - 1 reads L,
-//! right: s = log_m reads R). Up to N = 128 the sweep is unrolled, so that its R
-//! offsets (bp8_shape::r_rel) are constants; larger sweeps stay loops, since their
-//! code then outgrows the instruction cache (H200, kernel-only: unrolled, N = 32 gained
-//! 24 % and N = 128 6 %, N = 256 lost 18 %; a loop per phase with constant offsets
-//! lost 17 % at N = 512 and 1024).
+//! right: s = log_m reads R). Up to N = 256 each phase's stages run in a loop of their
+//! own, whose R offsets (bp8_shape::r_rel) are constants, the two stages beside the
+//! meet apart; up to N = 128 those loops are unrolled. Larger sweeps are one loop, the
+//! offsets chosen at run time: their code would outgrow the instruction cache (H200,
+//! kernel-only, against one loop: unrolled, N = 32 gained 24 % and N = 128 6 %, N =
+//! 256 lost 18 %; phase loops gained 6 % at N = 256 and lost 17 % at N = 512, 1024).
 template <int LogN, bool Left, typename Meet>
 __device__ __forceinline__ void bp8_sweep(uint8_t* own, uint32_t k64, Meet meet)
 {
     using S = bp8_shape<LogN>;
     constexpr int n = LogN, N = S::N, log_m = S::log_m;
-    constexpr int meet_stage = Left ? log_m - 1 : log_m;
-    constexpr int unroll = LogN <= 7 ? LogN : 1;
+    if constexpr (LogN <= 8) {
+        constexpr int unroll = LogN <= 7 ? LogN : 1;
+        constexpr int strided = S::r_rel(log_m + 2), contiguous = S::r_rel(log_m - 1);
+        static_assert(S::r_rel(n + 1) == strided && S::r_rel(0) == contiguous &&
+                          S::r_rel(log_m) == 0 && S::r_rel(log_m + 1) == 0,
+                      "bp8_sweep: R's offsets by phase");
+        auto stage = [&](int idx, int r_at, int r_next_at) {
+            uint8_t* const base = own + idx * N;
+            bp8_stage<LogN, Left>(base, base + r_at, base + N + r_next_at, k64);
+        };
+        if constexpr (Left) {
 #pragma unroll(unroll)
-    for (int step = 0; step < n; step++) {
-        const int s = Left ? n - 1 - step : step;
-        if (s == meet_stage)
+            for (int s = n - 1; s > log_m; s--)
+                stage(s + 1, strided, strided);
+            stage(log_m + 1, 0, strided);
             meet();
-        // Stage s works on layer index s (contiguous) or s + 1 (strided).
-        const int idx = s + (s >= log_m);
-        uint8_t* const base = own + idx * N;
-        bp8_stage<LogN, Left>(
-            base, base + S::r_rel(idx), base + N + S::r_rel(idx + 1), k64);
+            stage(log_m - 1, contiguous, 0);
+#pragma unroll(unroll)
+            for (int s = log_m - 2; s >= 0; s--)
+                stage(s, contiguous, contiguous);
+        } else {
+#pragma unroll(unroll)
+            for (int s = 0; s < log_m - 1; s++)
+                stage(s, contiguous, contiguous);
+            stage(log_m - 1, contiguous, 0);
+            meet();
+            stage(log_m + 1, 0, strided);
+#pragma unroll(unroll)
+            for (int s = log_m + 1; s < n; s++)
+                stage(s + 1, strided, strided);
+        }
+    } else {
+        constexpr int meet_stage = Left ? log_m - 1 : log_m;
+#pragma unroll 1
+        for (int step = 0; step < n; step++) {
+            const int s = Left ? n - 1 - step : step;
+            if (s == meet_stage)
+                meet();
+            // Stage s works on layer index s (contiguous) or s + 1 (strided).
+            const int idx = s + (s >= log_m);
+            uint8_t* const base = own + idx * N;
+            bp8_stage<LogN, Left>(
+                base, base + S::r_rel(idx), base + N + S::r_rel(idx + 1), k64);
+        }
     }
 }
 
