@@ -292,7 +292,7 @@ bp8_stage(uint8_t* base, const uint8_t* r_layer, uint8_t* r_next, uint32_t k64)
 //! meet apart; up to N = 128 those loops are unrolled. Larger sweeps are one loop, the
 //! offsets chosen at run time: their code would outgrow the instruction cache (H200,
 //! kernel-only, against one loop: unrolled, N = 32 gained 24 % and N = 128 6 %, N =
-//! 256 lost 18 %; phase loops gained 6 % at N = 256 and lost 17 % at N = 512, 1024).
+//! 256 lost 17 %; phase loops gained 6 % at N = 256 and lost 16-17 % at N = 512, 1024).
 template <int LogN, bool Left, typename Meet>
 __device__ __forceinline__ void bp8_sweep(uint8_t* own, uint32_t k64, Meet meet)
 {
