@@ -282,20 +282,6 @@ __device__ __forceinline__ void mask_signs(uint32_t& x)
     asm("and.b32 %0, %0, 0x80008000;" : "+r"(x));
 }
 
-//! acc + (x >> shift) as one IMAD.HI (the FMA pipe, not the ALU pipe's SHF and LOP3);
-//! the caller's bits do not overlap, so the add is an OR. shift: 0..31, a constant
-//! after unrolling.
-__device__ __forceinline__ uint32_t add_shifted_right(uint32_t x, int shift, uint32_t acc)
-{
-    if (shift == 0)
-        return acc + x;
-    uint32_t r;
-    asm("mad.hi.u32 %0, %1, %2, %3;"
-        : "=r"(r)
-        : "r"(x), "r"(1u << (32 - shift)), "r"(acc));
-    return r;
-}
-
 //! First: the first iteration, whose old messages are all 0 (Q = the APP value): the
 //! looped kernel runs it as a code path of its own.
 template <int Deg, bool First = false, class EdgeIndex>

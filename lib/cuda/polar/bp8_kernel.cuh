@@ -82,9 +82,11 @@ struct bp8_shape {
     //! L[log_m] and the contiguous R[log_m] are read only by the meet copy after the
     //! stage that writes them, over the other layer of their index, which the stage
     //! has read (a lane's loads come before its stores) and nothing reads again before
-    //! the next meet copy rewrites it. So R stores n layers.
+    //! the next meet copy rewrites it. R[n] (layer index n + 1) is not stored: only the
+    //! G-matrix test reads it, and it takes it from the registers of the right sweep's
+    //! last stage (bp8_stage). So R stores n - 1 layers.
     static constexpr int r_off = (LogN + 2) * N;
-    static constexpr int words = r_off + LogN * N; //!< then N / 32 decision words
+    static constexpr int words = r_off + (LogN - 1) * N; //!< then N / 32 decision words
     //! Bytes from layer index idx of L to layer index idx of R.
     static __host__ __device__ constexpr int r_rel(int idx)
     {
@@ -105,10 +107,9 @@ struct bp8_shape {
         return fit < 1 ? 1 : int(fit > bp8_sm_blocks ? bp8_sm_blocks : fit);
     }
     //! Warps a block: the fewest (1 .. 4) that give an SM the most warps, up to 32 (on
-    //! sm_90, 2 at N = 1024: five blocks of two frames where one-warp blocks fit nine;
-    //! 2 at N = 128, 4 at N = 256; else 1). The warps
-    //! take frames from a counter, so a block's warps never wait for each other. It
-    //! depends on the architecture: the host reads it from the kernel's attributes
+    //! sm_90: 4 at N = 128, 2 at N = 256, else 1). The warps take frames from
+    //! a counter, so a block's warps never wait for each other. It depends on the
+    //! architecture: the host reads it from the kernel's attributes
     //! (maxThreadsPerBlock, the launch bounds of the device's binary).
     static constexpr int warps_per_block = [] {
         // At most 32 warps an SM count: past that the register cap (64 a thread)
@@ -226,6 +227,39 @@ __device__ __forceinline__ uint32_t bp8_boxplus_add_biased(__half2 a,
     return as_bits(__hmin2(__hmax2(s, as_half2(bp8_half_1025)), as_half2(bp8_half_1279)));
 }
 
+//! Decision bits of a lane as one word, the "sign layout": the lane's node k (contiguous
+//! lanes: node t M + k; strided lanes: node t + P k) at bit pos(k), which puts bit b of
+//! k at bit sigma(b). It is the order in which the sign bits of a lane's stored bytes
+//! gather with one shift a 32-bit word (bp8_u_bits, bp8_stage's last right stage), the
+//! same for both layouts, so the G-matrix test transposes one into the other
+//! (bp8_to_contiguous) without sorting bits. Up to M = 16 some bits stay unused (0).
+template <int LogN>
+struct bp8_bits {
+    static constexpr int log_m = bp8_shape<LogN>::log_m, M = 1 << log_m;
+    static __host__ __device__ constexpr int sigma(int b)
+    {
+        return b == 0 ? 3 : b == log_m - 1 ? 4 : b - 1;
+    }
+    static __host__ __device__ constexpr int pos(int k)
+    {
+        int p = 0;
+        for (int b = 0; b < log_m; b++)
+            p |= ((k >> b) & 1) << sigma(b);
+        return p;
+    }
+};
+
+//! A lane's 64-bit cell of shared memory, loaded again: the compiler would otherwise keep
+//! the stage's first load live across the stage for the one use in its last stage.
+__device__ __forceinline__ uint2 bp8_reload(const uint8_t* p)
+{
+    uint2 v;
+    asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];"
+                 : "=r"(v.x), "=r"(v.y)
+                 : "r"(static_cast<uint32_t>(__cvta_generic_to_shared(p))));
+    return v;
+}
+
 //! One stage's processing elements of a lane: `base` is the lane's byte 0 (its cell 0)
 //! in the stage's layer of L (layer s; L[s + 1] follows at + N), `r_layer` and
 //! `r_next` its byte 0 in R[s] and (right sweeps) R[s + 1] (bp8_shape::r_rel). Pair
@@ -237,9 +271,18 @@ __device__ __forceinline__ uint32_t bp8_boxplus_add_biased(__half2 a,
 //! 1 (u even) fill pair words u/2 (their top results) and u/2 + M/8 (their bottom
 //! ones). All loads come before the stores: the compiler cannot move a load above a
 //! store to the same array.
+//! The right sweep's last stage (`last`, s = n - 1) stores nothing: R[n] is read only by
+//! the G-matrix test, which takes its lane's hard decisions of layer n (R + L < 0, the
+//! stored bytes' sum below 256) from the results here when `extract`, as `x_bits` in the
+//! sign layout (bp8_bits; node t + P i of strided lane t).
 template <int LogN, bool Left>
-__device__ __forceinline__ void
-bp8_stage(uint8_t* base, const uint8_t* r_layer, uint8_t* r_next, uint32_t k64)
+__device__ __forceinline__ void bp8_stage(uint8_t* base,
+                                          const uint8_t* r_layer,
+                                          uint8_t* r_next,
+                                          uint32_t k64,
+                                          bool last,
+                                          bool extract,
+                                          uint32_t& x_bits)
 {
     using S = bp8_shape<LogN>;
     constexpr int N = S::N, pairs = S::pairs, cells = S::cells, stride = S::cell_stride;
@@ -269,18 +312,41 @@ bp8_stage(uint8_t* base, const uint8_t* r_layer, uint8_t* r_next, uint32_t k64)
             *reinterpret_cast<uint2*>(base + stride * u) =
                 make_uint2(__byte_perm(a, b, 0x5410), __byte_perm(a, b, 0x7632));
         }
-    } else if constexpr (cells == 1) { // M = 8: pair words 0 (tops) and 1 (bottoms)
-        *reinterpret_cast<uint2*>(r_next) =
-            make_uint2(bp8_bytes(top[0], top[1]), bp8_bytes(bottom[0], bottom[1]));
-    } else {
+    } else if (!last) {
+        if constexpr (cells == 1) { // M = 8: pair words 0 (tops) and 1 (bottoms)
+            *reinterpret_cast<uint2*>(r_next) =
+                make_uint2(bp8_bytes(top[0], top[1]), bp8_bytes(bottom[0], bottom[1]));
+        } else {
 #pragma unroll
-        for (int u = 0; u < pairs; u += 4) { // pair words u/2, u/2 + 1: cell u/4
-            *reinterpret_cast<uint2*>(r_next + stride * (u / 4)) = make_uint2(
-                bp8_bytes(top[u], top[u + 1]), bp8_bytes(top[u + 2], top[u + 3]));
-            *reinterpret_cast<uint2*>(r_next + stride * (u / 4 + cells / 2)) =
-                make_uint2(bp8_bytes(bottom[u], bottom[u + 1]),
-                           bp8_bytes(bottom[u + 2], bottom[u + 3]));
+            for (int u = 0; u < pairs; u += 4) { // pair words u/2, u/2 + 1: cell u/4
+                *reinterpret_cast<uint2*>(r_next + stride * (u / 4)) = make_uint2(
+                    bp8_bytes(top[u], top[u + 1]), bp8_bytes(top[u + 2], top[u + 3]));
+                *reinterpret_cast<uint2*>(r_next + stride * (u / 4 + cells / 2)) =
+                    make_uint2(bp8_bytes(bottom[u], bottom[u + 1]),
+                               bp8_bytes(bottom[u + 2], bottom[u + 3]));
+            }
         }
+    } else if (extract) {
+        // Pair u's results sit at positions u, u + M/2 (top) and u + M/4, u + 3M/4
+        // (bottom), the bytes of L[n]'s pair word u in that order. Byte j's sign goes to
+        // bit 8 j + u: node rotl1(u + M/2 (j & 1) + M/4 (j >> 1)) at bit pos() of it.
+        uint32_t bits = 0;
+#pragma unroll
+        for (int c = 0; c < cells; c++) {
+            const uint2 cell = bp8_reload(base + N + stride * c);
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int u = 2 * c + h;
+                const uint32_t l = h ? cell.y : cell.x;
+                const uint32_t r = __byte_perm(top[u], bottom[u], 0x6420);
+                // Carry out of each byte's sum (bit 7 of the majority of both and the
+                // sum of their low 7 bits): set where L + R >= 0.
+                const uint32_t low = (r & 0x7f7f7f7fu) + (l & 0x7f7f7f7fu);
+                const uint32_t carry = (r & l) | ((r | l) & low);
+                bits = add_shifted_right(~carry & 0x80808080u, 7 - u, bits);
+            }
+        }
+        x_bits = bits;
     }
 }
 
@@ -293,8 +359,12 @@ bp8_stage(uint8_t* base, const uint8_t* r_layer, uint8_t* r_next, uint32_t k64)
 //! offsets chosen at run time: their code would outgrow the instruction cache (H200,
 //! kernel-only, against one loop: unrolled, N = 32 gained 24 % and N = 128 6 %, N =
 //! 256 lost 17 %; phase loops gained 6 % at N = 256 and lost 16-17 % at N = 512, 1024).
+//! A right sweep's last stage gives the hard decisions of layer n as `x_bits` when
+//! `extract` (bp8_stage); it runs after the loops, so that the loops' code does not
+//! grow (a lone frame at N = 1024 took 57 us with it inside the loop, 50 before).
 template <int LogN, bool Left, typename Meet>
-__device__ __forceinline__ void bp8_sweep(uint8_t* own, uint32_t k64, Meet meet)
+__device__ __forceinline__ void
+bp8_sweep(uint8_t* own, uint32_t k64, Meet meet, bool extract, uint32_t& x_bits)
 {
     using S = bp8_shape<LogN>;
     constexpr int n = LogN, N = S::N, log_m = S::log_m;
@@ -304,9 +374,10 @@ __device__ __forceinline__ void bp8_sweep(uint8_t* own, uint32_t k64, Meet meet)
         static_assert(S::r_rel(n + 1) == strided && S::r_rel(0) == contiguous &&
                           S::r_rel(log_m) == 0 && S::r_rel(log_m + 1) == 0,
                       "bp8_sweep: R's offsets by phase");
-        auto stage = [&](int idx, int r_at, int r_next_at) {
+        auto stage = [&](int idx, int r_at, int r_next_at, bool last = false) {
             uint8_t* const base = own + idx * N;
-            bp8_stage<LogN, Left>(base, base + r_at, base + N + r_next_at, k64);
+            bp8_stage<LogN, Left>(
+                base, base + r_at, base + N + r_next_at, k64, last, extract, x_bits);
         };
         if constexpr (Left) {
 #pragma unroll(unroll)
@@ -326,55 +397,105 @@ __device__ __forceinline__ void bp8_sweep(uint8_t* own, uint32_t k64, Meet meet)
             meet();
             stage(log_m + 1, 0, strided);
 #pragma unroll(unroll)
-            for (int s = log_m + 1; s < n; s++)
+            for (int s = log_m + 1; s < n - 1; s++)
                 stage(s + 1, strided, strided);
+            stage(n, strided, strided, true);
         }
     } else {
         constexpr int meet_stage = Left ? log_m - 1 : log_m;
+        // Stage s works on layer index s (contiguous) or s + 1 (strided).
+        auto stage = [&](int idx, bool last) {
+            uint8_t* const base = own + idx * N;
+            bp8_stage<LogN, Left>(base,
+                                  base + S::r_rel(idx),
+                                  base + N + S::r_rel(idx + 1),
+                                  k64,
+                                  last,
+                                  extract,
+                                  x_bits);
+        };
 #pragma unroll 1
-        for (int step = 0; step < n; step++) {
+        for (int step = 0; step < (Left ? n : n - 1); step++) {
             const int s = Left ? n - 1 - step : step;
             if (s == meet_stage)
                 meet();
-            // Stage s works on layer index s (contiguous) or s + 1 (strided).
-            const int idx = s + (s >= log_m);
-            uint8_t* const base = own + idx * N;
-            bp8_stage<LogN, Left>(
-                base, base + S::r_rel(idx), base + N + S::r_rel(idx + 1), k64);
+            stage(s + (s >= log_m), false);
         }
+        if constexpr (!Left)
+            stage(n, true); // s = n - 1
     }
 }
 
-//! Hard decisions (L + R < 0) of the nodes t M + k (bit k of the result) of layer 0
-//! (contiguous) or layer n (strided, read across the team's lanes).
-template <int LogN, bool LayerN>
-__device__ __forceinline__ uint32_t bp8_decisions(const uint8_t* frame, int t)
+//! Hard decisions of the lane's nodes of layer 0 in the sign layout (bp8_bits), before
+//! the frozen mask: L[0] < 0. R[0] is the prior, 0 on information bits; on frozen ones
+//! it is 127, where L + R >= 0 always (|L| <= 127), so the caller masks them out. A
+//! stored byte v + 128 is negative where its bit 7 is clear. The last left stage wrote
+//! node 4 (c + cells h1) + 2 h + h0 to byte h0 + 2 h1 of word h of cell c: with
+//! one shift a word it lands at bit 8 (h0 + 2 h1) + 2 c + h = pos() of it.
+template <int LogN>
+__device__ __forceinline__ uint32_t bp8_u_bits(const uint8_t* own)
 {
     using S = bp8_shape<LogN>;
-    // L + R < 0 on the stored bytes (v + 128 each): their sum below 256.
-    constexpr int r_rel = S::r_rel(LayerN ? LogN + 1 : 0);
-    auto negative = [&](const uint8_t* l, int l_at, int r_at) {
-        return static_cast<uint32_t>(int(l[l_at]) + int(l[r_rel + r_at]) < 256);
-    };
     uint32_t bits = 0;
-    if constexpr (!LayerN) {
 #pragma unroll
-        for (int k = 0; k < S::M; k++)
-            bits |= negative(frame, S::l_byte(t, S::rot1(k)), S::r_byte(t, S::rot1(k)))
-                    << k;
-    } else {
-        // Node t M + k is the strided lane k mod P's node t M / P + k / P, at position
-        // rot1 of that in layer n: t's part and k's part rotate apart.
-        constexpr int d = S::log_m - S::log_p;
-        const uint8_t* a = frame + (LogN + 1) * S::N;
-        const int x_t = S::rot1(t << d);
-#pragma unroll
-        for (int k = 0; k < S::M; k++) {
-            const int x = x_t | S::rot1(k >> S::log_p);
-            bits |= negative(a, S::l_byte(k % S::P, x), S::r_byte(k % S::P, x)) << k;
-        }
+    for (int c = 0; c < S::cells; c++) {
+        const uint2 cell = *reinterpret_cast<const uint2*>(own + S::cell_stride * c);
+        bits = add_shifted_right(~cell.x & 0x80808080u, 7 - 2 * c, bits);
+        bits = add_shifted_right(~cell.y & 0x80808080u, 6 - 2 * c, bits);
     }
     return bits;
+}
+
+//! A word in the sign layout (bp8_bits) in node order (bit k: the lane's node k), or
+//! (ToNatural false) back. Bit by bit: it runs once a frame or where the G-matrix test
+//! passes.
+template <int LogN, bool ToNatural>
+__device__ __forceinline__ uint32_t bp8_reorder(uint32_t w)
+{
+    using B = bp8_bits<LogN>;
+    uint32_t r = 0;
+#pragma unroll
+    for (int k = 0; k < B::M; k++) {
+        const int from = ToNatural ? B::pos(k) : k, to = ToNatural ? k : B::pos(k);
+        r |= ((w >> from) & 1u) << to;
+    }
+    return r;
+}
+
+//! The strided lanes' decisions (lane t, node t + P i at bit pos(i); node v has lane bits
+//! v mod P and position bits from v / P) as the contiguous lanes' (lane v / M, position
+//! bits from v mod M), both in the sign layout. Each round swaps a lane bit b with the
+//! position bit c between partner lanes t, t ^ 2^b (the element at lane L, position x
+//! moves to the lane with bit b = bit c of x, the position with bit c = bit b of L).
+//! With M = P, rounds b < log2 P with c = sigma(b) give node bit b its place in the
+//! position and node bit log2 M + b its lane bit. With M = 2 P node bit log2 P is a
+//! position bit in both: one more round (lane bit 0, sigma(log2 M - 1)) puts it there,
+//! and the lanes are then rotated by one bit, which one shuffle undoes.
+template <int LogN>
+__device__ __forceinline__ uint32_t bp8_to_contiguous(uint32_t w,
+                                                      int t,
+                                                      unsigned team_mask)
+{
+    using S = bp8_shape<LogN>;
+    using B = bp8_bits<LogN>;
+    constexpr uint32_t high[5] = {
+        0xAAAAAAAAu, 0xCCCCCCCCu, 0xF0F0F0F0u, 0xFF00FF00u, 0xFFFF0000u
+    }; // positions with bit c set
+    auto swap = [&](int b, int c) {
+        const uint32_t o = __shfl_xor_sync(team_mask, w, 1 << b, S::P);
+        const bool upper = (t >> b) & 1;
+        const uint32_t moved = upper ? o >> (1 << c) : o << (1 << c);
+        w ^= (w ^ moved) & (upper ? ~high[c] : high[c]);
+    };
+#pragma unroll
+    for (int b = 0; b < S::log_p; b++)
+        swap(b, B::sigma(b));
+    if constexpr (S::log_m > S::log_p) {
+        swap(0, B::sigma(S::log_m - 1));
+        w = __shfl_sync(
+            team_mask, w, ((t << 1) | (t >> (S::log_p - 1))) & (S::P - 1), S::P);
+    }
+    return w;
 }
 
 //! Writes the team's decisions (bit k of lane t: node t M + k) as N / 32 words.
@@ -416,17 +537,18 @@ bp8_syndrome(const polar_params& p, const uint32_t* words, int t, unsigned team_
     return parity ^ p.crc_zero;
 }
 
-//! u G_N over the team's decisions (bit k of lane t: node t M + k), in place.
+//! u G_N over the team's decisions (lane t: node t M + k at bit pos(k), bp8_bits).
 template <int LogN>
 __device__ __forceinline__ uint32_t bp8_transform(uint32_t w, int t, unsigned team_mask)
 {
     using S = bp8_shape<LogN>;
+    using B = bp8_bits<LogN>;
     constexpr uint32_t keep[5] = {
         0x55555555u, 0x33333333u, 0x0F0F0F0Fu, 0x00FF00FFu, 0x0000FFFFu
-    };
+    }; // positions with bit c clear
 #pragma unroll
-    for (int s = 0; s < S::log_m; s++)
-        w ^= (w >> (1 << s)) & keep[s];
+    for (int b = 0; b < S::log_m; b++)
+        w ^= (w >> (1 << B::sigma(b))) & keep[B::sigma(b)];
 #pragma unroll
     for (int d = 1; d < S::P; d *= 2) {
         const uint32_t other = __shfl_down_sync(team_mask, w, d, S::P);
@@ -468,6 +590,15 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
         asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(smem_size));
         k64 |= smem_size >> 31; // shared memory is far below 2 GB
     }
+    // The lane's information bits (its nodes t M + k not frozen) in the sign layout:
+    // where hard decisions of layer 0 can be 1 (bp8_u_bits).
+    uint32_t info_bits;
+    if constexpr (M == 32)
+        info_bits = ~bp8_reorder<LogN, false>(__ldg(p.frozen_words + t));
+    else
+        info_bits = ~bp8_reorder<LogN, false>(__ldg(p.frozen_words + ((t * M) >> 5)) >>
+                                              ((t * M) & 31)) &
+                    bp8_reorder<LogN, false>((1u << M) - 1u);
     // Frames come from the launch's counter (p.next_frame, 0 at the launch): a warp
     // takes one frame a team at once, so a warp whose frames stop early starts others
     // at once, whatever the other warps of its block do, and its teams run in step.
@@ -532,7 +663,7 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
             // Messages 0: R's own layers after the prior, and the strided R[log_m]
             // (the first left sweep reads it; its contiguous copy is written first).
             uint32_t* r = reinterpret_cast<uint32_t*>(frame + r_off + N);
-            for (int w = t; w < (n - 1) * N / 4; w += P)
+            for (int w = t; w < (n - 2) * N / 4; w += P)
                 r[w] = 0x80808080u;
             uint32_t* r_meet = reinterpret_cast<uint32_t*>(frame + (log_m + 1) * N +
                                                            S::r_rel(log_m + 1));
@@ -541,42 +672,51 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
         }
         __syncwarp(team_mask);
         int it = 1;
-        for (;; it++) {
-            bp8_sweep<LogN, true>(own, k64, [&] {
-                // L of layer log_m, strided -> contiguous (each lane its nodes).
-                __syncwarp(team_mask);
+        // Layer log_m's copies across the phases (each lane its nodes): L strided ->
+        // contiguous in a left sweep, R contiguous -> strided in a right one.
+        auto left_meet = [&] {
+            __syncwarp(team_mask);
 #pragma unroll
-                for (int k = 0; k < M; k++)
-                    own[log_m * N + S::l_byte(0, S::rot1(k))] =
-                        meet_l[S::l_byte(k % P, S::rotr(k >> log_p, S::r_meet))];
-            });
+            for (int k = 0; k < M; k++)
+                own[log_m * N + S::l_byte(0, S::rot1(k))] =
+                    meet_l[S::l_byte(k % P, S::rotr(k >> log_p, S::r_meet))];
+        };
+        auto right_meet = [&] {
+            __syncwarp(team_mask);
+#pragma unroll
+            for (int k = 0; k < M; k++)
+                own[(log_m + 1) * N + S::r_rel(log_m + 1) +
+                    S::r_byte(0, S::rotr(k, S::r_meet))] =
+                    frame[log_m * N + S::r_rel(log_m) +
+                          S::r_byte((P * k) >> log_m,
+                                    prior_t | S::rot1((P * k) & (M - 1)))];
+        };
+        // Layer n's hard decisions, from the right sweep's last stage.
+        uint32_t x_bits = 0;
+        for (;; it++) {
+            bp8_sweep<LogN, true>(own, k64, left_meet, false, x_bits);
             if (it == p.iterations)
                 break;
-            bp8_sweep<LogN, false>(own, k64, [&] {
-                // R of layer log_m, contiguous -> strided (each lane its nodes).
-                __syncwarp(team_mask);
-#pragma unroll
-                for (int k = 0; k < M; k++)
-                    own[(log_m + 1) * N + S::r_rel(log_m + 1) +
-                        S::r_byte(0, S::rotr(k, S::r_meet))] =
-                        frame[log_m * N + S::r_rel(log_m) +
-                              S::r_byte((P * k) >> log_m,
-                                        prior_t | S::rot1((P * k) & (M - 1)))];
-            });
+            bp8_sweep<LogN, false>(own, k64, right_meet, p.early_termination, x_bits);
             __syncwarp(team_mask);
             if (!p.early_termination)
                 continue;
-            // G-matrix test: u_hat G_N against x_hat, then the CRC of u_hat.
-            const uint32_t u = bp8_decisions<LogN, false>(frame, t);
-            const uint32_t x = bp8_decisions<LogN, true>(frame, t);
-            if (__any_sync(team_mask, bp8_transform<LogN>(u, t, team_mask) != x))
+            // G-matrix test: u_hat G_N against x_hat, then the CRC of u_hat. Both in the
+            // sign layout (bp8_bits), x_hat moved to the contiguous lanes.
+            const uint32_t u = bp8_u_bits<LogN>(own) & info_bits;
+            if (__any_sync(team_mask,
+                           bp8_transform<LogN>(u, t, team_mask) !=
+                               bp8_to_contiguous<LogN>(x_bits, t, team_mask)))
                 continue;
-            bp8_store_words<LogN>(words, u, t, team_mask);
+            bp8_store_words<LogN>(words, bp8_reorder<LogN, true>(u), t, team_mask);
             if (crc_accepts(p, bp8_syndrome<LogN>(p, words, t, team_mask)))
                 break;
         }
         __syncwarp(team_mask);
-        bp8_store_words<LogN>(words, bp8_decisions<LogN, false>(frame, t), t, team_mask);
+        bp8_store_words<LogN>(words,
+                              bp8_reorder<LogN, true>(bp8_u_bits<LogN>(own) & info_bits),
+                              t,
+                              team_mask);
         const uint32_t syndrome = bp8_syndrome<LogN>(p, words, t, team_mask);
         const bool ok = crc_accepts(p, syndrome);
         const uint32_t rnti = rnti_of(p, syndrome);
