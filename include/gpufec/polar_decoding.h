@@ -32,8 +32,10 @@ enum class polar_algorithm {
 //! Belief propagation's messages: float (the reference) or the paper's 8 bits.
 enum class polar_bp_arithmetic {
     float32, //!< float messages, known zeros at 1e5
-    //! int8 messages in -127..127, saturating sums, box-plus floor(15 min / 16), known
-    //! zeros at 127 (4x less memory per frame: more frames per SM on the GPU)
+    //! int8 messages in -127..127, saturating sums, box-plus 15/16 sign(a b) min(|a|,
+    //! |b|) plus the element's added message rounded once to the nearest integer (ties
+    //! to even: polar_bp_int8), known zeros at 127 (4x less memory per frame: more
+    //! frames per SM on the GPU)
     int8
 };
 //! "float" | "int8"; throws gpufec::error naming the allowed values.

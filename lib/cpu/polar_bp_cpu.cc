@@ -50,6 +50,7 @@ struct float_messages {
         return ((a < 0) != (b < 0)) ? -m : m;
     }
     static float add(float a, float b) { return a + b; }
+    static float boxplus_add(float a, float b, float c) { return boxplus(a, b) + c; }
 };
 //! The paper's 8-bit messages (polar_bp_int8, shared with the kernel).
 struct int8_messages : polar_bp_int8 {
@@ -74,7 +75,7 @@ inline void stage_left(const T* __restrict__ Lr,
         T* Ob = Oa + h;
         for (int j = 0; j < h; j++) {
             Oa[j] = M::boxplus(La[j], M::add(Lb[j], Rb[j]));
-            Ob[j] = M::add(M::boxplus(Ra[j], La[j]), Lb[j]);
+            Ob[j] = M::boxplus_add(Ra[j], La[j], Lb[j]);
         }
     }
 }
@@ -97,7 +98,7 @@ inline void stage_right(const T* __restrict__ Lr,
         T* Ob = Oa + h;
         for (int j = 0; j < h; j++) {
             Oa[j] = M::boxplus(Ra[j], M::add(Lb[j], Rb[j]));
-            Ob[j] = M::add(M::boxplus(Ra[j], La[j]), Rb[j]);
+            Ob[j] = M::boxplus_add(Ra[j], La[j], Rb[j]);
         }
     }
 }

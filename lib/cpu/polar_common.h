@@ -55,9 +55,13 @@ inline std::vector<uint8_t> polar_pc_flags(const nr_polar_code& code)
 /*!
  * The 8-bit message arithmetic of belief propagation (the paper's quantization,
  * ../shared/papers/polar-bp-gpu.txt; polar_bp_arithmetic::int8), shared by the CPU
- * decoder and the kernel: messages in -127..127, sums saturated, the box-plus
- * floor(15 min(|a|, |b|) / 16) with the sign of a b (the float decoder's 15/16 scale),
- * known zeros at 127.
+ * decoder and the kernel: messages in -127..127, sums saturated, known zeros at 127.
+ * The box-plus is x = sign(a b) min(|a|, |b|) scaled by 15/16 (the float decoder's
+ * scale) and rounded once to the nearest integer, ties to even: boxplus(a, b) =
+ * rne(15 x / 16), and where a processing element adds a message to it,
+ * boxplus_add(a, b, c) = sat(rne(15 x / 16 + c)) (one rounding after the sum). That is
+ * what one half-precision FMA computes (15 x / 16 + c + a bias whose ulp is 1: the
+ * kernel's two instructions a box-plus), where floor(15 |x| / 16) took five.
  */
 struct polar_bp_int8 {
     static constexpr int known_zero = 127;
@@ -66,11 +70,22 @@ struct polar_bp_int8 {
         return static_cast<int8_t>(v > 127 ? 127 : v < -127 ? -127 : v);
     }
     GPUFEC_HD static int8_t add(int8_t a, int8_t b) { return saturate(int(a) + int(b)); }
-    GPUFEC_HD static int8_t boxplus(int8_t a, int8_t b)
+    //! rne(15 sign(a b) min(|a|, |b|) / 16 + c), unsaturated (|result| <= 127 + 119).
+    GPUFEC_HD static int scaled_sum(int8_t a, int8_t b, int c)
     {
         const int ma = a < 0 ? -a : a, mb = b < 0 ? -b : b;
-        const int m = (15 * (ma < mb ? ma : mb)) >> 4;
-        return static_cast<int8_t>((a < 0) != (b < 0) ? -m : m);
+        const int m = ma < mb ? ma : mb;
+        const int t = 15 * ((a < 0) != (b < 0) ? -m : m) + 16 * c; // 16 x the exact value
+        const int q = t >> 4, rem = t & 15;                        // floor and remainder
+        return q + (rem > 8 || (rem == 8 && (q & 1)) ? 1 : 0);
+    }
+    GPUFEC_HD static int8_t boxplus(int8_t a, int8_t b)
+    {
+        return static_cast<int8_t>(scaled_sum(a, b, 0));
+    }
+    GPUFEC_HD static int8_t boxplus_add(int8_t a, int8_t b, int8_t c)
+    {
+        return saturate(scaled_sum(a, b, c));
     }
 };
 

@@ -1402,9 +1402,12 @@ int8_bp_reference(const nr_polar_code& code, const gpufec::llr8_t* in, int itera
 {
     const int n = code.n(), N = code.N();
     auto sat = [](int v) { return std::max(-127, std::min(127, v)); };
-    auto f = [](int a, int b) {
-        const int m = 15 * std::min(std::abs(a), std::abs(b)) / 16;
-        return (a < 0) != (b < 0) ? -m : m;
+    // The scaled box-plus plus c, rounded once to the nearest integer, ties to even
+    // (std::nearbyint in the default rounding mode; exact in double).
+    auto f = [](int a, int b, int c = 0) {
+        const int m = std::min(std::abs(a), std::abs(b));
+        return static_cast<int>(
+            std::nearbyint(15.0 * ((a < 0) != (b < 0) ? -m : m) / 16.0 + c));
     };
     std::vector<std::vector<int>> L(n + 1, std::vector<int>(N, 0)), R = L;
     std::vector<int> sum(N, 0);
@@ -1429,7 +1432,7 @@ int8_bp_reference(const nr_polar_code& code, const gpufec::llr8_t* in, int itera
                 const int la = L[s + 1][j], lb = L[s + 1][j + h];
                 const int ra = R[s][j], rb = R[s][j + h];
                 L[s][j] = f(la, sat(lb + rb));
-                L[s][j + h] = sat(f(ra, la) + lb);
+                L[s][j + h] = sat(f(ra, la, lb));
             }
         if (it == iterations)
             break;
@@ -1441,7 +1444,7 @@ int8_bp_reference(const nr_polar_code& code, const gpufec::llr8_t* in, int itera
                 const int la = L[s + 1][j], lb = L[s + 1][j + h];
                 const int ra = R[s][j], rb = R[s][j + h];
                 R[s + 1][j] = f(ra, sat(lb + rb));
-                R[s + 1][j + h] = sat(f(ra, la) + rb);
+                R[s + 1][j + h] = sat(f(ra, la, rb));
             }
     }
     std::vector<int> app;
@@ -1453,6 +1456,30 @@ int8_bp_reference(const nr_polar_code& code, const gpufec::llr8_t* in, int itera
 }
 
 } // namespace
+
+TEST(PolarDecoderCpu, BpInt8RuleRoundsOnceToNearestEven)
+{
+    // polar_bp_int8's scaled box-plus: 15/16 of sign(a b) min(|a|, |b|), plus c where
+    // the element adds one, rounded once to the nearest integer with ties to even, then
+    // saturated; every message triple against the rule in double precision.
+    using gpufec::polar_bp_int8;
+    for (int a = -127; a <= 127; a++)
+        for (int b = -127; b <= 127; b++) {
+            const int m = std::min(std::abs(a), std::abs(b));
+            const double x = 15.0 * ((a < 0) != (b < 0) ? -m : m) / 16.0;
+            ASSERT_EQ(polar_bp_int8::boxplus(a, b), std::nearbyint(x)) << a << " " << b;
+            for (int c = -127; c <= 127; c++)
+                ASSERT_EQ(polar_bp_int8::boxplus_add(a, b, c),
+                          std::clamp(std::nearbyint(x + c), -127.0, 127.0))
+                    << a << " " << b << " " << c;
+        }
+    // Ties: 7.5 -> 8, 22.5 -> 22, -7.5 -> -8; one rounding after the sum: 7.5 + 1.
+    EXPECT_EQ(polar_bp_int8::boxplus(8, 9), 8);
+    EXPECT_EQ(polar_bp_int8::boxplus(24, -30), -22);
+    EXPECT_EQ(polar_bp_int8::boxplus(-8, 8), -8);
+    EXPECT_EQ(polar_bp_int8::boxplus_add(8, 8, 1), 8);
+    EXPECT_EQ(polar_bp_int8::boxplus_add(8, 8, 2), 10);
+}
 
 TEST(PolarDecoderCpu, BpInt8MatchesIndependentReference)
 {

@@ -3,65 +3,67 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The BP int8 kernel's half-precision rules (lib/cuda/polar/bp8_kernel.cuh) against
 polar_bp_int8 (lib/cpu/polar_common.h) for every input, on an IEEE binary16 emulation:
-numpy float16 (each operation exact in float32, then rounded once to binary16, as the
+numpy float16 (each operation exact in float64, then rounded once to binary16, as the
 GPU's HFMA2 / HADD2 / HSUB2 round; min and max are exact).
 
-  bp8_boxplus_biased(a, b)        == boxplus(a, b) + 1152         for all a, b
-  bp8_boxplus_add_biased(a, b, c) == add(boxplus(a, b), c) + 1152 for all a, b, c
-  and the low byte of either result is the stored byte v + 128; with sign(x) 15/32
-  formed as sm_80 does (sign bit and constant) and as min.xorsign.abs(x, 15/32);
-  boxplus(a, b + c) == boxplus(a, add(b, c)) (the top output skips add's saturation).
+  unpack: the half 1280 + byte (PRMT 0x65 above the byte) is 1408 + v, v = byte - 128
+  top:    hfma(x, 15/16, 1408)              == boxplus(a, b) + 1408          for all a, b
+  bottom: clamp(hfma(x, 15/16, 1408 + c))   == boxplus_add(a, b, c) + 1408   for all a, b, c
+  sum:    (b_biased - 2816) + c_biased      == b + c, exactly, for all b, c
+  and the low byte of every result is the stored byte v + 128; with x = sign(a) sign(b)
+  min(|a|, |b|) (min.xorsign.abs); boxplus(a, b + c) == boxplus(a, add(b, c)) (the top
+  output skips add's saturation).
 
-Run: /usr/bin/python3 tools/polar/bp8_half_rules.py (numpy; ~10 s)."""
+Run: /usr/bin/python3 tools/polar/bp8_half_rules.py (numpy; ~20 s)."""
 import numpy as np
 
 h = np.float16
 
 
-def boxplus(a, b):  # polar_bp_int8::boxplus: sign(a b) floor(15 min(|a|, |b|) / 16)
-    sign = np.where((a < 0) != (b < 0), -1, 1)
-    return sign * ((15 * np.minimum(abs(a), abs(b))) // 16)
+def scaled_sum(a, b, c):  # polar_bp_int8::scaled_sum: rne(15 sign(a b) min(|a|, |b|) / 16 + c)
+    m = np.minimum(abs(a), abs(b))
+    t = 15 * np.where((a < 0) != (b < 0), -m, m) + 16 * c
+    q, rem = t // 16, t % 16  # floor and remainder, as the CPU's shift and mask
+    return q + ((rem > 8) | ((rem == 8) & (q % 2 == 1)))
 
 
-def rounded(x):  # float32 value -> binary16, round to nearest even
-    return x.astype(np.float32).astype(h)
+def rounded(x):  # exact value (float64) -> binary16, round to nearest even
+    return x.astype(np.float64).astype(h)
 
 
 def main():
     v = np.arange(-127, 128)
+    bias = h(1408)
+    assert h(1280 + 128) == bias and bias.view(np.uint16) == 0x6580
     a, b = (m.ravel() for m in np.meshgrid(v, v, indexing="ij"))
     ha, hb = a.astype(h), b.astype(h)
     # min.xorsign.abs: sign(a) xor sign(b) on min(|a|, |b|)
     m = np.minimum(np.abs(ha), np.abs(hb))
     x = np.where(np.signbit(ha) ^ np.signbit(hb), -m, m).astype(h)
-    # sign(x) 15/32: the kernel's (sign bit | 15/32, two LOP3s), and min.xorsign.abs(x,
-    # 15/32) (one HMNMX2.XORSIGN; +/-0 where x is +/-0), which gives the same results
-    c_lop = np.where(np.signbit(x), h(-15 / 32), h(15 / 32))
-    c_min = (np.where(np.signbit(x), -1, 1) * np.minimum(np.abs(x), h(15 / 32))).astype(h)
-    for c in (c_lop, c_min):
-        check(a, b, x, c)
+    fifteen16 = np.float64(h(15 / 16))
+    top = rounded(x.astype(np.float64) * fifteen16 + np.float64(bias))
+    want = scaled_sum(a, b, 0)
+    assert np.array_equal(top.astype(np.int64), want + 1408), "top"
+    assert np.array_equal(top.view(np.uint16) & 0xFF, want + 128), "top byte"
+    lo, hi = h(1281), h(1535)
+    for c in v:
+        s = rounded(x.astype(np.float64) * fifteen16 + np.float64(h(1408 + c)))
+        s = np.minimum(np.maximum(s, lo), hi)
+        w = np.clip(scaled_sum(a, b, c), -127, 127)
+        assert np.array_equal(s.astype(np.int64), w + 1408), ("bottom", c)
+        assert np.array_equal(s.view(np.uint16) & 0xFF, w + 128), ("bottom byte", c)
+    # The unbiased sum of two biased messages in two roundings, both exact.
+    bb, cb = (rounded(m.astype(np.float64) + 1408) for m in (a, b))
+    d = rounded(bb.astype(np.float64) - np.float64(h(2816)))
+    sums = rounded(d.astype(np.float64) + cb.astype(np.float64))
+    assert np.array_equal(sums.astype(np.int64), a + b), "sum"
     # The top output's box-plus takes b + c unsaturated: with |a| <= 127, min(|a|,
     # |b + c|) and the sign of b + c are those of add(b, c) for every sum -254..254.
     sums = np.arange(-254, 255)
     aa, ss = (m.ravel() for m in np.meshgrid(v, sums, indexing="ij"))
-    assert np.array_equal(boxplus(aa, ss), boxplus(aa, np.clip(ss, -127, 127))), "unsaturated"
-    print(f"bp8 half rules exact: {a.size} pairs, {a.size * v.size} triples, both forms")
-
-
-def check(a, b, x, c):
-    v = np.arange(-127, 128)
-    g = rounded(x.astype(np.float32) * np.float32(1 / 16) + c.astype(np.float32))
-    r = rounded(g.astype(np.float32) - np.float32(1152))
-    biased = rounded(x.astype(np.float32) - r.astype(np.float32))
-    want = boxplus(a, b)
-    assert np.array_equal(biased.astype(np.int64), want + 1152), "bp8_boxplus_biased"
-    bits = biased.view(np.uint16)
-    assert np.array_equal(bits & 0xFF, want + 128) and np.all(bits >> 8 == 0x64)
-    for third in v:
-        s = rounded(biased.astype(np.float32) + np.float32(third))
-        s = np.minimum(np.maximum(s, h(1025)), h(1279))
-        assert np.array_equal(s.astype(np.int64), np.clip(want + third, -127, 127) + 1152), (
-            "bp8_boxplus_add_biased", third)
+    zero = np.zeros_like(aa)
+    assert np.array_equal(scaled_sum(aa, ss, zero), scaled_sum(aa, np.clip(ss, -127, 127), zero)), "unsaturated"
+    print(f"bp8 half rules exact: {a.size} pairs, {a.size * v.size} triples")
 
 
 if __name__ == "__main__":

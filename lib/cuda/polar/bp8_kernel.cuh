@@ -26,9 +26,9 @@
 // instruction (min.xorsign.abs.f16x2: sign(a) sign(b) min(|a|, |b|) per half; sm_80
 // takes three). Messages stay 8-bit in shared memory (a quarter of float messages'
 // bytes: several frames an SM), biased by 128 so that one PRMT makes a pair of them the
-// halves 1024 + 128 + v; the layers pair their positions so that each 64-bit load holds
-// the values two element pairs need (below), and the stores' PRMTs regroup their bytes
-// into whole 64-bit cells.
+// halves 1280 + 128 + v (ulp 1: a box-plus and its sum round there in one HFMA2); the
+// layers pair their positions so that each 64-bit load holds the values two element pairs
+// need (below), and the stores' PRMTs regroup their bytes into whole 64-bit cells.
 //
 // The arithmetic is polar_bp_int8's (the CPU int8 decoder's), the sweeps, stopping rule
 // (G-matrix test, then the CRC) and outputs are the CPU's, so bits, iterations, status
@@ -160,20 +160,27 @@ __device__ __forceinline__ uint8_t bp8_byte(int v)
 }
 __device__ __forceinline__ int bp8_value(uint8_t b) { return int(b) - 128; }
 
-constexpr uint32_t bp8_half_1152 = 0x64806480u; // 1024 + 128: a stored byte's offset
-constexpr uint32_t bp8_half_minus_1152 = 0xe480e480u; // rounds to integers (ulp 1)
-constexpr uint32_t bp8_half_1025 = 0x64016401u, bp8_half_1279 = 0x64ff64ffu; // +/-127
-constexpr uint32_t bp8_half_1_16 = 0x2c002c00u, bp8_half_15_32 = 0x37803780u;
+//! Messages as halves with a bias whose ulp is 1 (1024 <= 1408 + v +/- 246 < 2048), so
+//! that an FMA into it rounds to an integer: the half 1408 + v is 0x6500 | (v + 128),
+//! its low byte the stored byte.
+constexpr uint32_t bp8_half_1408 = 0x65806580u;
+constexpr uint32_t bp8_half_2816 = 0x69806980u; // 2 x 1408 (exact: ulp 2 there)
+constexpr uint32_t bp8_half_1281 = 0x65016501u, bp8_half_1535 = 0x65ff65ffu; // +/-127
+constexpr uint32_t bp8_half_15_16 = 0x3b803b80u;
 constexpr uint32_t bp8_half_signs = 0x80008000u;
 
 //! The two stored messages of the low (Hi = false) or high 16 bits of a pair word
-//! (bytes a, b) as the halves (a - 128, b - 128): PRMT puts 0x64 (`k64`) above each
-//! byte (the half 1024 + byte), one HSUB2 removes 1152.
+//! (bytes a, b) as biased halves (1408 + a - 128, 1408 + b - 128): PRMT puts 0x65
+//! (`k65`) above each byte (the half 1280 + byte).
 template <bool Hi>
-__device__ __forceinline__ __half2 bp8_unpack(uint32_t w, uint32_t k64)
+__device__ __forceinline__ __half2 bp8_unpack_biased(uint32_t w, uint32_t k65)
 {
-    return __hsub2(as_half2(__byte_perm(w, k64, Hi ? 0x4342 : 0x4140)),
-                   as_half2(bp8_half_1152));
+    return as_half2(__byte_perm(w, k65, Hi ? 0x4342 : 0x4140));
+}
+//! A biased pair as the values themselves.
+__device__ __forceinline__ __half2 bp8_unbias(__half2 biased)
+{
+    return __hsub2(biased, as_half2(bp8_half_1408));
 }
 //! The stored bytes of two results: x's low half, y's low half, x's high half, y's
 //! high half (two 16-bit words: the low halves' and the high halves').
@@ -194,37 +201,23 @@ __device__ __forceinline__ __half2 bp8_min_xorsign_abs(__half2 a, __half2 b)
                     ((as_bits(a) ^ as_bits(b)) & bp8_half_signs));
 #endif
 }
-//! sign(x) 15/32 per half for integer x: min.xorsign.abs(x, 15/32) where it is one
-//! instruction (the sign bit and constant take two LOP3s); +/-0 for x = +/-0, where g
-//! below is 0 either way.
-__device__ __forceinline__ __half2 bp8_sign_15_32(__half2 x)
+//! polar_bp_int8::scaled_sum per half, biased: 15/16 x + c_biased (x = sign(a) sign(b)
+//! min(|a|, |b|), c_biased = 1408 + c) in one FMA, exact before its one rounding to the
+//! nearest integer with ties to even (ulp 1 there), as the rule rounds.
+//! tools/polar/bp8_half_rules.py checks it for every message triple.
+__device__ __forceinline__ __half2 bp8_scaled_sum_biased(__half2 a,
+                                                         __half2 b,
+                                                         __half2 c_biased)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 860
-    return bp8_min_xorsign_abs(x, as_half2(bp8_half_15_32));
-#else
-    return as_half2((as_bits(x) & bp8_half_signs) | bp8_half_15_32);
-#endif
+    return __hfma2(bp8_min_xorsign_abs(a, b), as_half2(bp8_half_15_16), c_biased);
 }
-//! polar_bp_int8::boxplus per half, as the half v + 1152 = 0x6400 | (v + 128) (the
-//! stores' form: its low byte is the stored byte, bp8_bytes picks it): x = sign(a)
-//! sign(b) min(|a|, |b|), then trunc(15 x / 16) = x - sign(x) ceil(|x| / 16). g = x /
-//! 16 + sign(x) 15/32 is exact and never halfway between integers, so g - 1152 rounds
-//! to sign(x) ceil(|x| / 16) - 1152 (ulp 1 there), and x minus that is the result plus
-//! 1152, exact (tools/polar/bp8_half_rules.py checks it for every pair of messages).
-__device__ __forceinline__ __half2 bp8_boxplus_biased(__half2 a, __half2 b)
-{
-    const __half2 x = bp8_min_xorsign_abs(a, b);
-    const __half2 g = __hfma2(x, as_half2(bp8_half_1_16), bp8_sign_15_32(x));
-    return __hsub2(x, __hadd2(g, as_half2(bp8_half_minus_1152)));
-}
-//! polar_bp_int8::add(boxplus(a, b), c) per half, plus 1152: the biased box-plus plus
-//! c (exact: integers below 2048), saturated at 1152 +/- 127 by a max and a min.
+//! polar_bp_int8::boxplus_add per half, plus 1408: saturated at 1408 +/- 127.
 __device__ __forceinline__ uint32_t bp8_boxplus_add_biased(__half2 a,
                                                            __half2 b,
-                                                           __half2 c)
+                                                           __half2 c_biased)
 {
-    const __half2 s = __hadd2(bp8_boxplus_biased(a, b), c);
-    return as_bits(__hmin2(__hmax2(s, as_half2(bp8_half_1025)), as_half2(bp8_half_1279)));
+    const __half2 s = bp8_scaled_sum_biased(a, b, c_biased);
+    return as_bits(__hmin2(__hmax2(s, as_half2(bp8_half_1281)), as_half2(bp8_half_1535)));
 }
 
 //! Decision bits of a lane as one word, the "sign layout": the lane's node k (contiguous
@@ -279,7 +272,7 @@ template <int LogN, bool Left>
 __device__ __forceinline__ void bp8_stage(uint8_t* base,
                                           const uint8_t* r_layer,
                                           uint8_t* r_next,
-                                          uint32_t k64,
+                                          uint32_t k65,
                                           bool last,
                                           bool extract,
                                           uint32_t& x_bits)
@@ -292,17 +285,26 @@ __device__ __forceinline__ void bp8_stage(uint8_t* base,
         l_cell[c] = *reinterpret_cast<const uint2*>(base + N + stride * c);
         r_cell[c] = *reinterpret_cast<const uint2*>(r_layer + stride * c);
     }
-    uint32_t top[pairs], bottom[pairs]; // halves v + 1152
+    uint32_t top[pairs], bottom[pairs]; // halves v + 1408
 #pragma unroll
     for (int u = 0; u < pairs; u++) {
         const uint32_t lw = u % 2 ? l_cell[u / 2].y : l_cell[u / 2].x;
         const uint32_t rw = u % 2 ? r_cell[u / 2].y : r_cell[u / 2].x;
-        const __half2 la = bp8_unpack<false>(lw, k64), lb = bp8_unpack<true>(lw, k64);
-        const __half2 ra = bp8_unpack<false>(rw, k64), rb = bp8_unpack<true>(rw, k64);
+        const __half2 la_b = bp8_unpack_biased<false>(lw, k65),
+                      lb_b = bp8_unpack_biased<true>(lw, k65);
+        const __half2 ra_b = bp8_unpack_biased<false>(rw, k65),
+                      rb_b = bp8_unpack_biased<true>(rw, k65);
+        const __half2 la = bp8_unbias(la_b), ra = bp8_unbias(ra_b);
+        // b + c as (b_biased - 2816) + c_biased: exact (|b_biased - 2816| in 1281..1535),
+        // one HSUB2 for the two unbiased values' sum; the element's added message (lb
+        // left, rb right) stays biased for the FMA.
+        const __half2 sum = Left ? __hadd2(__hsub2(rb_b, as_half2(bp8_half_2816)), lb_b)
+                                 : __hadd2(__hsub2(lb_b, as_half2(bp8_half_2816)), rb_b);
         // boxplus(a, add(b, c)) without add's saturation: |a| <= 127, so min(|a|,
         // |b + c|) = min(|a|, sat(b + c)) and the signs agree (exact: |b + c| <= 254).
-        top[u] = as_bits(bp8_boxplus_biased(Left ? la : ra, __hadd2(lb, rb)));
-        bottom[u] = bp8_boxplus_add_biased(ra, la, Left ? lb : rb);
+        top[u] =
+            as_bits(bp8_scaled_sum_biased(Left ? la : ra, sum, as_half2(bp8_half_1408)));
+        bottom[u] = bp8_boxplus_add_biased(ra, la, Left ? lb_b : rb_b);
     }
     if constexpr (Left) {
 #pragma unroll
@@ -366,7 +368,7 @@ __device__ __forceinline__ void bp8_stage(uint8_t* base,
 //! 44.5, 41.9 and 42.2).
 template <int LogN, bool Left, typename Meet>
 __device__ __forceinline__ void
-bp8_sweep(uint8_t* own, uint32_t k64, Meet meet, bool extract, uint32_t& x_bits)
+bp8_sweep(uint8_t* own, uint32_t k65, Meet meet, bool extract, uint32_t& x_bits)
 {
     using S = bp8_shape<LogN>;
     constexpr int n = LogN, N = S::N, log_m = S::log_m;
@@ -379,7 +381,7 @@ bp8_sweep(uint8_t* own, uint32_t k64, Meet meet, bool extract, uint32_t& x_bits)
         auto stage = [&](int idx, int r_at, int r_next_at, bool last = false) {
             uint8_t* const base = own + idx * N;
             bp8_stage<LogN, Left>(
-                base, base + r_at, base + N + r_next_at, k64, last, extract, x_bits);
+                base, base + r_at, base + N + r_next_at, k65, last, extract, x_bits);
         };
         if constexpr (Left) {
 #pragma unroll(unroll)
@@ -411,7 +413,7 @@ bp8_sweep(uint8_t* own, uint32_t k64, Meet meet, bool extract, uint32_t& x_bits)
             bp8_stage<LogN, Left>(base,
                                   base + S::r_rel(idx),
                                   base + N + S::r_rel(idx + 1),
-                                  k64,
+                                  k65,
                                   last,
                                   extract,
                                   x_bits);
@@ -583,14 +585,14 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
         frame + (log_m + 1) * N + S::l_byte(0, S::rotr(t << d, S::r_meet));
     uint8_t* const prior_r = frame + r_off;
     const int prior_t = S::rot1(t); // t's part of its nodes' positions in layer 0
-    // The unpack's 0x64 in a register the compiler cannot fold: with both PRMT
+    // The unpack's 0x65 in a register the compiler cannot fold: with both PRMT
     // operands constant, ptxas put the selector in a register and copied it before
     // every unpack (2.7-6 % slower on an H200, docs/polar-gpu.md).
-    uint32_t k64 = 0x64u;
+    uint32_t k65 = 0x65u;
     {
         uint32_t smem_size;
         asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(smem_size));
-        k64 |= smem_size >> 31; // shared memory is far below 2 GB
+        k65 |= smem_size >> 31; // shared memory is far below 2 GB
     }
     // The lane's information bits (its nodes t M + k not frozen) in the sign layout:
     // where hard decisions of layer 0 can be 1 (bp8_u_bits).
@@ -696,10 +698,10 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
         // Layer n's hard decisions, from the right sweep's last stage.
         uint32_t x_bits = 0;
         for (;; it++) {
-            bp8_sweep<LogN, true>(own, k64, left_meet, false, x_bits);
+            bp8_sweep<LogN, true>(own, k65, left_meet, false, x_bits);
             if (it == p.iterations)
                 break;
-            bp8_sweep<LogN, false>(own, k64, right_meet, p.early_termination, x_bits);
+            bp8_sweep<LogN, false>(own, k65, right_meet, p.early_termination, x_bits);
             __syncwarp(team_mask);
             if (!p.early_termination)
                 continue;
