@@ -61,7 +61,8 @@ inline std::vector<uint8_t> polar_pc_flags(const nr_polar_code& code)
  * rne(15 x / 16), and where a processing element adds a message to it,
  * boxplus_add(a, b, c) = sat(rne(15 x / 16 + c)) (one rounding after the sum). That is
  * what one half-precision FMA computes (15 x / 16 + c + a bias whose ulp is 1: the
- * kernel's two instructions a box-plus), where floor(15 |x| / 16) took five.
+ * kernel's box-plus is a min.xorsign and that FMA, plus a max and a min to saturate a
+ * bottom output), where floor(15 |x| / 16) took five instructions before the add.
  */
 struct polar_bp_int8 {
     static constexpr int known_zero = 127;
@@ -70,14 +71,20 @@ struct polar_bp_int8 {
         return static_cast<int8_t>(v > 127 ? 127 : v < -127 ? -127 : v);
     }
     GPUFEC_HD static int8_t add(int8_t a, int8_t b) { return saturate(int(a) + int(b)); }
+    //! t / 16 rounded to the nearest integer, ties to even: floor((t + 7 + q_odd) / 16)
+    //! with q = floor(t / 16) (arithmetic shifts). Also for GNU vectors of 16-bit lanes
+    //! (the CPU decoder's wide stages; |t| <= 15 * 127 + 16 * 127 fits).
+    template <class V>
+    GPUFEC_HD static V rne_sixteenths(V t)
+    {
+        return (t + 7 + ((t >> 4) & 1)) >> 4;
+    }
     //! rne(15 sign(a b) min(|a|, |b|) / 16 + c), unsaturated (|result| <= 127 + 119).
     GPUFEC_HD static int scaled_sum(int8_t a, int8_t b, int c)
     {
         const int ma = a < 0 ? -a : a, mb = b < 0 ? -b : b;
         const int m = ma < mb ? ma : mb;
-        const int t = 15 * ((a < 0) != (b < 0) ? -m : m) + 16 * c; // 16 x the exact value
-        const int q = t >> 4, rem = t & 15;                        // floor and remainder
-        return q + (rem > 8 || (rem == 8 && (q & 1)) ? 1 : 0);
+        return rne_sixteenths(15 * ((a < 0) != (b < 0) ? -m : m) + 16 * c);
     }
     GPUFEC_HD static int8_t boxplus(int8_t a, int8_t b)
     {

@@ -3,6 +3,7 @@
  * Copyright 2026 gr-gpufec developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "cpu/polar_bp_int8_lanes.h"
 #include "cpu/polar_common.h"
 #include "cpu/polar_program.h"
 #include "test_helpers.h"
@@ -1473,6 +1474,30 @@ TEST(PolarDecoderCpu, BpInt8RuleRoundsOnceToNearestEven)
                           std::clamp(std::nearbyint(x + c), -127.0, 127.0))
                     << a << " " << b << " " << c;
         }
+    // The CPU decoder's eight-lane form (its stages of span 8 and more) gives the same
+    // for every triple, and for the top output's unsaturated sums b + c.
+    namespace lanes = gpufec::polar_bp_lanes;
+    for (int a = -127; a <= 127; a++)
+        for (int b = -127; b <= 127; b++)
+            for (int c0 = -127; c0 <= 127; c0 += 8) {
+                int8_t va[8], vb[8], vc[8], top[8], bottom[8];
+                for (int i = 0; i < 8; i++) {
+                    va[i] = a;
+                    vb[i] = b;
+                    vc[i] = std::min(c0 + i, 127);
+                }
+                const lanes::i16x8 la = lanes::load8(va), lb = lanes::load8(vb),
+                                   lc = lanes::load8(vc);
+                lanes::store8(top, lanes::scaled_sum8(la, lb + lc, lanes::splat8(0)));
+                lanes::store8(bottom, lanes::saturate8(lanes::scaled_sum8(la, lb, lc)));
+                for (int i = 0; i < 8; i++) {
+                    ASSERT_EQ(top[i],
+                              polar_bp_int8::boxplus(a, polar_bp_int8::add(b, vc[i])))
+                        << a << " " << b << " " << int(vc[i]);
+                    ASSERT_EQ(bottom[i], polar_bp_int8::boxplus_add(a, b, vc[i]))
+                        << a << " " << b << " " << int(vc[i]);
+                }
+            }
     // Ties: 7.5 -> 8, 22.5 -> 22, -7.5 -> -8; one rounding after the sum: 7.5 + 1.
     EXPECT_EQ(polar_bp_int8::boxplus(8, 9), 8);
     EXPECT_EQ(polar_bp_int8::boxplus(24, -30), -22);
