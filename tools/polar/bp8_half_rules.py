@@ -6,15 +6,22 @@ polar_bp_int8 (lib/cpu/polar_common.h) for every input, on an IEEE binary16 emul
 numpy float16 (each operation exact in float64, then rounded once to binary16, as the
 GPU's HFMA2 / HADD2 / HSUB2 round; min and max are exact).
 
-  unpack: the half 1280 + byte (PRMT 0x65 above the byte) is 1408 + v, v = byte - 128
-  top:    hfma(x, 15/16, 1408)              == boxplus(a, b) + 1408          for all a, b
-  bottom: clamp(hfma(x, 15/16, 1408 + c))   == boxplus_add(a, b, c) + 1408   for all a, b, c
-  sum:    (b_biased - 2816) + c_biased      == b + c, exactly, for all b, c
-  and the low byte of every result is the stored byte v + 128; with x = sign(a) sign(b)
-  min(|a|, |b|) (min.xorsign.abs); boxplus(a, b + c) == boxplus(a, add(b, c)) (the top
-  output skips add's saturation).
+The kernel stores L messages as the byte 128 + L and R messages negated, 128 - R.
+  unpack: the half 1280 + byte (PRMT 0x65 above the byte): 1408 + L, 1408 - R
+  sum:    (1408 + L) - (1408 - R)                       == L + R, exactly
+  with x = min.xorsign.abs(p, q) = sign(p) sign(q) min(|p|, |q|) on unbiased values,
+  one of them -R where it comes from R, the FMAs (their factor -15/16 where one negated
+  operand meets an output that is not negated):
+  top, left:            hfma(x(a, b), 15/16, 1408)      == 1408 + boxplus(a, b)
+  top, right:           hfma(x(-a, b), 15/16, 1408)     == 1408 - boxplus(a, b)
+  top, right, last:     hfma(x(-a, b), -15/16, 1408)    == 1408 + boxplus(a, b)
+  bottom, left:         clamp(hfma(x(-a, b), -15/16, 1408 + c)) == 1408 + boxplus_add(a, b, c)
+  bottom, right:        clamp(hfma(x(-a, b), 15/16, 1408 - c))  == 1408 - boxplus_add(a, b, c)
+  bottom, right, last:  clamp(hfma(x(-a, b), -15/16, 2816 - (1408 - c))) == 1408 + boxplus_add
+  for all a, b, c in -127..127, and the low byte of every result is the stored byte;
+  boxplus(a, b + c) == boxplus(a, add(b, c)) (the top output skips add's saturation).
 
-Run: /usr/bin/python3 tools/polar/bp8_half_rules.py (numpy; ~20 s)."""
+Run: /usr/bin/python3 tools/polar/bp8_half_rules.py (numpy; a few seconds)."""
 import numpy as np
 
 h = np.float16
@@ -36,26 +43,36 @@ def main():
     bias = h(1408)
     assert h(1280 + 128) == bias and bias.view(np.uint16) == 0x6580
     a, b = (m.ravel() for m in np.meshgrid(v, v, indexing="ij"))
-    ha, hb = a.astype(h), b.astype(h)
-    # min.xorsign.abs: sign(a) xor sign(b) on min(|a|, |b|)
-    m = np.minimum(np.abs(ha), np.abs(hb))
-    x = np.where(np.signbit(ha) ^ np.signbit(hb), -m, m).astype(h)
-    fifteen16 = np.float64(h(15 / 16))
-    top = rounded(x.astype(np.float64) * fifteen16 + np.float64(bias))
-    want = scaled_sum(a, b, 0)
-    assert np.array_equal(top.astype(np.int64), want + 1408), "top"
-    assert np.array_equal(top.view(np.uint16) & 0xFF, want + 128), "top byte"
+
+    def xorsign(p, q):  # min.xorsign.abs on halves
+        hp, hq = p.astype(h), q.astype(h)
+        m = np.minimum(np.abs(hp), np.abs(hq))
+        return np.where(np.signbit(hp) ^ np.signbit(hq), -m, m).astype(h)
+
+    def fma(x, factor, c):  # one HFMA2: exact, then one rounding
+        return rounded(x.astype(np.float64) * np.float64(h(factor)) + np.float64(c))
+
+    def check(got, want, what):  # got: biased halves; want: values -127..127
+        assert np.array_equal(got.astype(np.int64), want + 1408), what
+        assert np.array_equal(got.view(np.uint16) & 0xFF, want + 128), (what, "byte")
+
+    top = scaled_sum(a, b, 0)
+    check(fma(xorsign(a, b), 15 / 16, bias), top, "top, left")
+    check(fma(xorsign(-a, b), 15 / 16, bias), -top, "top, right")
+    check(fma(xorsign(-a, b), -15 / 16, bias), top, "top, right, last")
     lo, hi = h(1281), h(1535)
+    clamp = lambda s: np.minimum(np.maximum(s, lo), hi)
+    x_neg = xorsign(-a, b)
     for c in v:
-        s = rounded(x.astype(np.float64) * fifteen16 + np.float64(h(1408 + c)))
-        s = np.minimum(np.maximum(s, lo), hi)
         w = np.clip(scaled_sum(a, b, c), -127, 127)
-        assert np.array_equal(s.astype(np.int64), w + 1408), ("bottom", c)
-        assert np.array_equal(s.view(np.uint16) & 0xFF, w + 128), ("bottom byte", c)
-    # The unbiased sum of two biased messages in two roundings, both exact.
-    bb, cb = (rounded(m.astype(np.float64) + 1408) for m in (a, b))
-    d = rounded(bb.astype(np.float64) - np.float64(h(2816)))
-    sums = rounded(d.astype(np.float64) + cb.astype(np.float64))
+        check(clamp(fma(x_neg, -15 / 16, h(1408 + c))), w, ("bottom, left", c))
+        r_stored = h(1408 - c)  # R = c stored negated
+        check(clamp(fma(x_neg, 15 / 16, r_stored)), -w, ("bottom, right", c))
+        c_biased = rounded(np.float64(h(2816)) - np.float64(r_stored))
+        check(clamp(fma(x_neg, -15 / 16, c_biased)), w, ("bottom, right, last", c))
+    # L + R from the biased L and the biased negated R, one exact HSUB2.
+    lb, rb = rounded(a.astype(np.float64) + 1408), rounded(1408 - b.astype(np.float64))
+    sums = rounded(lb.astype(np.float64) - rb.astype(np.float64))
     assert np.array_equal(sums.astype(np.int64), a + b), "sum"
     # The top output's box-plus takes b + c unsaturated: with |a| <= 127, min(|a|,
     # |b + c|) and the sign of b + c are those of add(b, c) for every sum -254..254.
@@ -63,7 +80,7 @@ def main():
     aa, ss = (m.ravel() for m in np.meshgrid(v, sums, indexing="ij"))
     zero = np.zeros_like(aa)
     assert np.array_equal(scaled_sum(aa, ss, zero), scaled_sum(aa, np.clip(ss, -127, 127), zero)), "unsaturated"
-    print(f"bp8 half rules exact: {a.size} pairs, {a.size * v.size} triples")
+    print(f"bp8 half rules exact: {a.size} pairs, {a.size * v.size} triples, six forms")
 
 
 if __name__ == "__main__":

@@ -78,6 +78,8 @@ struct bp8_shape {
     static constexpr int cell_stride = 8 * P; //!< bytes from a lane's cell to its next
     //! Layer l is stored at index l (contiguous, l <= log_m) or l + 1 (strided,
     //! l >= log_m): n + 2 layers of N bytes for L from byte 0, then R's from r_off.
+    //! R's messages are stored negated (the byte 128 - R), so that a stage's L + R is
+    //! one subtraction of the unpacked values (bp8_stage).
     //! R's indices log_m and log_m + 1 share their bytes with L's (r_rel): the strided
     //! L[log_m] and the contiguous R[log_m] are read only by the meet copy after the
     //! stage that writes them, over the other layer of their index, which the stage
@@ -151,6 +153,12 @@ struct bp8_shape {
     {
         return word_byte(lane, x >> 1) + (x & 1);
     }
+    //! A lane's byte at `offset` from its cell 0 (cell c, byte o: 8 P c + o) as the
+    //! index 8 c + o of its M bytes in cell order.
+    static __host__ __device__ constexpr int cell_slot(int offset)
+    {
+        return offset / cell_stride * 8 + offset % cell_stride;
+    }
 };
 
 //! A message v as stored (v + 128), and back.
@@ -166,7 +174,7 @@ __device__ __forceinline__ int bp8_value(uint8_t b) { return int(b) - 128; }
 constexpr uint32_t bp8_half_1408 = 0x65806580u;
 constexpr uint32_t bp8_half_2816 = 0x69806980u; // 2 x 1408 (exact: ulp 2 there)
 constexpr uint32_t bp8_half_1281 = 0x65016501u, bp8_half_1535 = 0x65ff65ffu; // +/-127
-constexpr uint32_t bp8_half_15_16 = 0x3b803b80u;
+constexpr uint32_t bp8_half_15_16 = 0x3b803b80u, bp8_half_m15_16 = 0xbb80bb80u;
 constexpr uint32_t bp8_half_signs = 0x80008000u;
 
 //! The two stored messages of the low (Hi = false) or high 16 bits of a pair word
@@ -201,23 +209,35 @@ __device__ __forceinline__ __half2 bp8_min_xorsign_abs(__half2 a, __half2 b)
                     ((as_bits(a) ^ as_bits(b)) & bp8_half_signs));
 #endif
 }
-//! polar_bp_int8::scaled_sum per half, biased: 15/16 x + c_biased (x = sign(a) sign(b)
-//! min(|a|, |b|), c_biased = 1408 + c) in one FMA, exact before its one rounding to the
-//! nearest integer with ties to even (ulp 1 there), as the rule rounds.
-//! tools/polar/bp8_half_rules.py checks it for every message triple.
-__device__ __forceinline__ __half2 bp8_scaled_sum_biased(__half2 a,
-                                                         __half2 b,
-                                                         __half2 c_biased)
+// polar_bp_int8::scaled_sum per half, biased, is one FMA: +/-15/16 x + c_biased (x =
+// sign(a) sign(b) min(|a|, |b|), c_biased = 1408 + c), exact before its one rounding to
+// the nearest integer with ties to even (ulp 1 there), as the rule rounds.
+// tools/polar/bp8_half_rules.py checks it for every message triple.
+//! A biased sum (polar_bp_int8::boxplus_add per half, plus 1408) saturated at 1408 +/-
+//! 127.
+__device__ __forceinline__ uint32_t bp8_clamp_biased(__half2 s)
 {
-    return __hfma2(bp8_min_xorsign_abs(a, b), as_half2(bp8_half_15_16), c_biased);
-}
-//! polar_bp_int8::boxplus_add per half, plus 1408: saturated at 1408 +/- 127.
-__device__ __forceinline__ uint32_t bp8_boxplus_add_biased(__half2 a,
-                                                           __half2 b,
-                                                           __half2 c_biased)
-{
-    const __half2 s = bp8_scaled_sum_biased(a, b, c_biased);
     return as_bits(__hmin2(__hmax2(s, as_half2(bp8_half_1281)), as_half2(bp8_half_1535)));
+}
+
+//! Stores a lane's M bytes of a layer (bytes[i]: the byte at cell i / 8, byte i % 8;
+//! one byte a word) from `lane0`, its cell 0, as whole 64-bit cells: a warp's byte
+//! stores there took two wavefronts each (lanes 8 bytes apart), a cell's take two for
+//! eight bytes (the meet copies, bp8 kernel).
+template <int LogN>
+__device__ __forceinline__ void bp8_put_cells(uint8_t* lane0,
+                                              const uint32_t (&bytes)[bp8_shape<LogN>::M])
+{
+    using S = bp8_shape<LogN>;
+    auto word = [&](int i) {
+        return __byte_perm(__byte_perm(bytes[i], bytes[i + 1], 0x0040),
+                           __byte_perm(bytes[i + 2], bytes[i + 3], 0x0040),
+                           0x5410);
+    };
+#pragma unroll
+    for (int c = 0; c < S::cells; c++)
+        *reinterpret_cast<uint2*>(lane0 + S::cell_stride * c) =
+            make_uint2(word(8 * c), word(8 * c + 4));
 }
 
 //! Decision bits of a lane as one word, the "sign layout": the lane's node k (contiguous
@@ -294,17 +314,28 @@ __device__ __forceinline__ void bp8_stage(uint8_t* base,
                       lb_b = bp8_unpack_biased<true>(lw, k65);
         const __half2 ra_b = bp8_unpack_biased<false>(rw, k65),
                       rb_b = bp8_unpack_biased<true>(rw, k65);
+        // R is stored negated (bp8_shape): ra_b, rb_b are 1408 - R, and ra is -R[s][i].
         const __half2 la = bp8_unbias(la_b), ra = bp8_unbias(ra_b);
-        // b + c as (b_biased - 2816) + c_biased: exact (|b_biased - 2816| in 1281..1535),
-        // one HSUB2 for the two unbiased values' sum; the element's added message (lb
-        // left, rb right) stays biased for the FMA.
-        const __half2 sum = Left ? __hadd2(__hsub2(rb_b, as_half2(bp8_half_2816)), lb_b)
-                                 : __hadd2(__hsub2(lb_b, as_half2(bp8_half_2816)), rb_b);
+        // L + R in one exact HSUB2 of the biased values (|L + R| <= 254).
+        const __half2 sum = __hsub2(lb_b, rb_b);
         // boxplus(a, add(b, c)) without add's saturation: |a| <= 127, so min(|a|,
         // |b + c|) = min(|a|, sat(b + c)) and the signs agree (exact: |b + c| <= 254).
-        top[u] =
-            as_bits(bp8_scaled_sum_biased(Left ? la : ra, sum, as_half2(bp8_half_1408)));
-        bottom[u] = bp8_boxplus_add_biased(ra, la, Left ? lb_b : rb_b);
+        // A negated operand of the box-plus negates its result, so the FMA's factor is
+        // -15/16 where one of R's values meets a result that is not negated (left
+        // bottom outputs, and the right sweep's last stage, whose R[n] goes to the
+        // G-matrix test as it is) and 15/16 otherwise: the same exact sum before the
+        // one rounding, which is symmetric (ties to even), as the saturation is.
+        const __half2 plus = as_half2(bp8_half_15_16), minus = as_half2(bp8_half_m15_16);
+        top[u] = as_bits(__hfma2(bp8_min_xorsign_abs(Left ? la : ra, sum),
+                                 last ? minus : plus,
+                                 as_half2(bp8_half_1408)));
+        // Right: R'[s+1][j] = f(-R[s][i], L) + R'[s][j]; R[n][j] = f(R[s][i], L) +
+        // R[s][j] needs R[s][j] biased, 2816 - rb_b.
+        const __half2 c_biased = Left   ? lb_b
+                                 : last ? __hsub2(as_half2(bp8_half_2816), rb_b)
+                                        : rb_b;
+        bottom[u] = bp8_clamp_biased(
+            __hfma2(bp8_min_xorsign_abs(ra, la), Left || last ? minus : plus, c_biased));
     }
     if constexpr (Left) {
 #pragma unroll
@@ -651,8 +682,8 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
         const frame_extent fe = p.frames[f];
         const llr8_t* in = p.in + fe.in_offset;
         // Channel (layer n of L): the received sum saturated, known zeros at 127;
-        // R: the prior at layer 0 (127 on frozen bits), 0 elsewhere. All M of the
-        // lane's nodes t + P i at once, in passes, so that their global loads
+        // R: the prior at layer 0 (127 on frozen bits, stored negated), 0 elsewhere. All
+        // M of the lane's nodes t + P i at once, in passes, so that their global loads
         // overlap: their source ranges, the first received LLR of each, repetitions
         // (rare). Measured at N = 1024 (H200, 5cf2eb4, before the constant-geometry
         // layout): 2.88 Gb/s; one node at a time 2.61, eight or sixteen at a time in
@@ -681,7 +712,7 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
                 // Node t + P i is the contiguous lane P i / M's node t + P i % M.
                 prior_r[S::r_byte((P * i) >> log_m,
                                   prior_t | S::rot1((P * i) & (M - 1)))] =
-                    bp8_byte(__ldg(p.frozen + node) ? polar_bp_int8::known_zero : 0);
+                    bp8_byte(__ldg(p.frozen + node) ? -polar_bp_int8::known_zero : 0);
             }
         }
         {
@@ -699,22 +730,26 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
         int it = 1;
         // Layer log_m's copies across the phases (each lane its nodes): L strided ->
         // contiguous in a left sweep, R contiguous -> strided in a right one.
+        // The bytes are gathered one at a time and stored as whole cells (bp8_put_cells).
         auto left_meet = [&] {
             __syncwarp(team_mask);
+            uint32_t bytes[M];
 #pragma unroll
             for (int k = 0; k < M; k++)
-                own[log_m * N + S::l_byte(0, S::rot1(k))] =
+                bytes[S::cell_slot(S::l_byte(0, S::rot1(k)))] =
                     meet_l[S::l_byte(k % P, S::rotr(k >> log_p, S::r_meet))];
+            bp8_put_cells<LogN>(own + log_m * N, bytes);
         };
         auto right_meet = [&] {
             __syncwarp(team_mask);
+            uint32_t bytes[M];
 #pragma unroll
             for (int k = 0; k < M; k++)
-                own[(log_m + 1) * N + S::r_rel(log_m + 1) +
-                    S::r_byte(0, S::rotr(k, S::r_meet))] =
+                bytes[S::cell_slot(S::r_byte(0, S::rotr(k, S::r_meet)))] =
                     frame[log_m * N + S::r_rel(log_m) +
                           S::r_byte((P * k) >> log_m,
                                     prior_t | S::rot1((P * k) & (M - 1)))];
+            bp8_put_cells<LogN>(own + (log_m + 1) * N + S::r_rel(log_m + 1), bytes);
         };
         // Layer n's hard decisions, from the right sweep's last stage.
         uint32_t x_bits = 0;
@@ -766,7 +801,7 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
                 const int i = p.info[j];
                 const int lane_i = i >> log_m, x = S::rot1(i & (M - 1));
                 p.soft[8 * fe.out_offset + j] =
-                    static_cast<float>(bp8_value(frame[S::l_byte(lane_i, x)]) +
+                    static_cast<float>(bp8_value(frame[S::l_byte(lane_i, x)]) -
                                        bp8_value(frame[r_off + S::r_byte(lane_i, x)]));
             }
         if (t == 0)
