@@ -61,9 +61,9 @@ constexpr size_t bp8_sm_smem = 233472, bp8_sm_blocks = 32;
 //! M/2, read at rot1(2u) = u and rot1(2u + 1) = u + M/2 by the element pair 2u, 2u + 1;
 //! in R layers 2w and 2w + 1, read at 2u, 2u + 1 by the same pair), words u and u + M/4
 //! to a 32-bit pair word (what element pair u reads of a layer), and pair words 2c and
-//! 2c + 1 to the 64-bit cell c of a lane, at byte 8 (t + P c) (the lanes side by side:
-//! a warp's 64-bit access takes the fewest wavefronts). So a stage loads a layer a cell
-//! at a time (two element pairs' operands a load), and its stores fill whole cells.
+//! 2c + 1 to the 64-bit cell c of a lane, at byte 8 t + cell_stride c (the lanes side by
+//! side: a warp's 64-bit access takes the fewest wavefronts). So a stage loads a layer a
+//! cell at a time (two element pairs' operands a load), and its stores fill whole cells.
 template <int LogN>
 struct bp8_shape {
     static constexpr int N = 1 << LogN;
@@ -73,11 +73,20 @@ struct bp8_shape {
     static constexpr int M = 1 << log_m;
     static_assert(M >= 8, "bp8_stage: a cell holds two element pairs' words");
     static constexpr int frames_per_warp = 32 / P;
-    static constexpr int pairs = M / 4;       //!< element pairs a lane runs a stage
-    static constexpr int cells = M / 8;       //!< 64-bit cells of a lane in a layer
-    static constexpr int cell_stride = 8 * P; //!< bytes from a lane's cell to its next
+    static constexpr int pairs = M / 4; //!< element pairs a lane runs a stage
+    static constexpr int cells = M / 8; //!< 64-bit cells of a lane in a layer
+    //! Bytes from a lane's cell to its next: 8 P, or 8 P + 8 from N = 256 on. The meet
+    //! copies read all M bytes of one lane at once (one from each lane), and with a
+    //! stride of 8 P (a multiple of 128 from P = 16) its cells share their banks: M / 8
+    //! wavefronts a load where one does. (At N = 512 the padding costs an SM one of its
+    //! 11 frames, and gains 3 % all the same, H200.)
+    static constexpr int cell_stride = 8 * P + (cells > 1 && P >= 16 ? 8 : 0);
+    //! Bytes from a layer to the next: the lanes' cells span N + (cells - 1) (cell_stride
+    //! - 8 P) bytes.
+    static constexpr int pitch = N + (cells - 1) * (cell_stride - 8 * P);
     //! Layer l is stored at index l (contiguous, l <= log_m) or l + 1 (strided,
-    //! l >= log_m): n + 2 layers of N bytes for L from byte 0, then R's from r_off.
+    //! l >= log_m): n + 2 layers, `pitch` bytes apart, for L from byte 0, then R's from
+    //! r_off.
     //! R's messages are stored negated (the byte 128 - R), so that a stage's L + R is
     //! one subtraction of the unpacked values (bp8_stage).
     //! R's indices log_m and log_m + 1 share their bytes with L's (r_rel): the strided
@@ -87,12 +96,13 @@ struct bp8_shape {
     //! the next meet copy rewrites it. R[n] (layer index n + 1) is not stored: only the
     //! G-matrix test reads it, and it takes it from the registers of the right sweep's
     //! last stage (bp8_stage). So R stores n - 1 layers.
-    static constexpr int r_off = (LogN + 2) * N;
-    static constexpr int words = r_off + (LogN - 1) * N; //!< then N / 32 decision words
+    static constexpr int r_off = (LogN + 2) * pitch;
+    static constexpr int words =
+        r_off + (LogN - 1) * pitch; //!< then N / 32 decision words
     //! Bytes from layer index idx of L to layer index idx of R.
     static __host__ __device__ constexpr int r_rel(int idx)
     {
-        return idx < log_m ? r_off : idx <= log_m + 1 ? 0 : r_off - 2 * N;
+        return idx < log_m ? r_off : idx <= log_m + 1 ? 0 : r_off - 2 * pitch;
     }
     //! A frame's bytes, padded so that the frames of a warp (a team's accesses span 8 P
     //! bytes) start on consecutive bank ranges: 8 P mod 128 apart modulo 128.
@@ -139,7 +149,7 @@ struct bp8_shape {
     //! (cell (w mod M/4) / 2, half w mod 2), its high 16 bits for w >= M/4.
     static __host__ __device__ constexpr int word_byte(int lane, int w)
     {
-        return 8 * (lane + P * ((w & (M / 4 - 1)) >> 1)) + 4 * (w & 1) +
+        return 8 * lane + cell_stride * ((w & (M / 4 - 1)) >> 1) + 4 * (w & 1) +
                2 * (w >> (log_m - 2));
     }
     //! Byte of position x of lane `lane` in an L layer, in an R layer. Both are sums
@@ -153,8 +163,8 @@ struct bp8_shape {
     {
         return word_byte(lane, x >> 1) + (x & 1);
     }
-    //! A lane's byte at `offset` from its cell 0 (cell c, byte o: 8 P c + o) as the
-    //! index 8 c + o of its M bytes in cell order.
+    //! A lane's byte at `offset` from its cell 0 (cell c, byte o: cell_stride c + o) as
+    //! the index 8 c + o of its M bytes in cell order.
     static __host__ __device__ constexpr int cell_slot(int offset)
     {
         return offset / cell_stride * 8 + offset % cell_stride;
@@ -274,7 +284,7 @@ __device__ __forceinline__ uint2 bp8_reload(const uint8_t* p)
 }
 
 //! One stage's processing elements of a lane: `base` is the lane's byte 0 (its cell 0)
-//! in the stage's layer of L (layer s; L[s + 1] follows at + N), `r_layer` and
+//! in the stage's layer of L (layer s; L[s + 1] follows at + pitch), `r_layer` and
 //! `r_next` its byte 0 in R[s] and (right sweeps) R[s + 1] (bp8_shape::r_rel). Pair
 //! u = (2u, 2u + 1) reads pair word u of L[s + 1] and of R[s] (words u and u + M/4:
 //! the layers' pairing, bp8_shape), both loads a cell (two pairs) at a time, and
@@ -298,11 +308,12 @@ __device__ __forceinline__ void bp8_stage(uint8_t* base,
                                           uint32_t& x_bits)
 {
     using S = bp8_shape<LogN>;
-    constexpr int N = S::N, pairs = S::pairs, cells = S::cells, stride = S::cell_stride;
+    constexpr int pitch = S::pitch, pairs = S::pairs, cells = S::cells,
+                  stride = S::cell_stride;
     uint2 l_cell[cells], r_cell[cells];
 #pragma unroll
     for (int c = 0; c < cells; c++) {
-        l_cell[c] = *reinterpret_cast<const uint2*>(base + N + stride * c);
+        l_cell[c] = *reinterpret_cast<const uint2*>(base + pitch + stride * c);
         r_cell[c] = *reinterpret_cast<const uint2*>(r_layer + stride * c);
     }
     uint32_t top[pairs], bottom[pairs]; // halves v + 1408
@@ -366,7 +377,7 @@ __device__ __forceinline__ void bp8_stage(uint8_t* base,
         uint32_t bits = 0;
 #pragma unroll
         for (int c = 0; c < cells; c++) {
-            const uint2 cell = bp8_reload(base + N + stride * c);
+            const uint2 cell = bp8_reload(base + pitch + stride * c);
 #pragma unroll
             for (int h = 0; h < 2; h++) {
                 const int u = 2 * c + h;
@@ -402,7 +413,7 @@ __device__ __forceinline__ void
 bp8_sweep(uint8_t* own, uint32_t k65, Meet meet, bool extract, uint32_t& x_bits)
 {
     using S = bp8_shape<LogN>;
-    constexpr int n = LogN, N = S::N, log_m = S::log_m;
+    constexpr int n = LogN, pitch = S::pitch, log_m = S::log_m;
     if constexpr (LogN <= 8) {
         constexpr int unroll = LogN <= 7 ? LogN : 1;
         constexpr int strided = S::r_rel(log_m + 2), contiguous = S::r_rel(log_m - 1);
@@ -410,9 +421,9 @@ bp8_sweep(uint8_t* own, uint32_t k65, Meet meet, bool extract, uint32_t& x_bits)
                           S::r_rel(log_m) == 0 && S::r_rel(log_m + 1) == 0,
                       "bp8_sweep: R's offsets by phase");
         auto stage = [&](int idx, int r_at, int r_next_at, bool last = false) {
-            uint8_t* const base = own + idx * N;
+            uint8_t* const base = own + idx * pitch;
             bp8_stage<LogN, Left>(
-                base, base + r_at, base + N + r_next_at, k65, last, extract, x_bits);
+                base, base + r_at, base + pitch + r_next_at, k65, last, extract, x_bits);
         };
         if constexpr (Left) {
 #pragma unroll(unroll)
@@ -440,10 +451,10 @@ bp8_sweep(uint8_t* own, uint32_t k65, Meet meet, bool extract, uint32_t& x_bits)
         constexpr int meet_stage = Left ? log_m - 1 : log_m;
         // Stage s works on layer index s (contiguous) or s + 1 (strided).
         auto stage = [&](int idx, bool last) {
-            uint8_t* const base = own + idx * N;
+            uint8_t* const base = own + idx * pitch;
             bp8_stage<LogN, Left>(base,
                                   base + S::r_rel(idx),
-                                  base + N + S::r_rel(idx + 1),
+                                  base + pitch + S::r_rel(idx + 1),
                                   k65,
                                   last,
                                   extract,
@@ -620,7 +631,7 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
     polar_bp8_kernel(const polar_params p)
 {
     using S = bp8_shape<LogN>;
-    constexpr int n = LogN, N = S::N, P = S::P, M = S::M, log_m = S::log_m,
+    constexpr int n = LogN, pitch = S::pitch, P = S::P, M = S::M, log_m = S::log_m,
                   log_p = S::log_p, r_off = S::r_off;
     constexpr int d = log_m - log_p;
     extern __shared__ __align__(16) uint8_t bp8_smem[];
@@ -634,7 +645,7 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
     // rest is a constant per node). The prior's and R's copy take t's part of a
     // position (prior_t), ORed with the node's part before r_byte.
     const uint8_t* const meet_l =
-        frame + (log_m + 1) * N + S::l_byte(0, S::rotr(t << d, S::r_meet));
+        frame + (log_m + 1) * pitch + S::l_byte(0, S::rotr(t << d, S::r_meet));
     uint8_t* const prior_r = frame + r_off;
     const int prior_t = S::rot1(t); // t's part of its nodes' positions in layer 0
     // The unpack's 0x65 in a register the compiler cannot fold: with both PRMT
@@ -706,7 +717,7 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
 #pragma unroll
             for (int i = 0; i < M; i++) {
                 const int node = t + P * i;
-                own[(n + 1) * N + S::l_byte(0, S::rot1(i))] =
+                own[(n + 1) * pitch + S::l_byte(0, S::rot1(i))] =
                     bp8_byte(__ldg(p.fill + node) != 0.0f ? polar_bp_int8::known_zero
                                                           : min(max(sum[i], -127), 127));
                 // Node t + P i is the contiguous lane P i / M's node t + P i % M.
@@ -718,12 +729,12 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
         {
             // Messages 0: R's own layers after the prior, and the strided R[log_m]
             // (the first left sweep reads it; its contiguous copy is written first).
-            uint32_t* r = reinterpret_cast<uint32_t*>(frame + r_off + N);
-            for (int w = t; w < (n - 2) * N / 4; w += P)
+            uint32_t* r = reinterpret_cast<uint32_t*>(frame + r_off + pitch);
+            for (int w = t; w < (n - 2) * pitch / 4; w += P)
                 r[w] = 0x80808080u;
-            uint32_t* r_meet = reinterpret_cast<uint32_t*>(frame + (log_m + 1) * N +
+            uint32_t* r_meet = reinterpret_cast<uint32_t*>(frame + (log_m + 1) * pitch +
                                                            S::r_rel(log_m + 1));
-            for (int w = t; w < N / 4; w += P)
+            for (int w = t; w < pitch / 4; w += P)
                 r_meet[w] = 0x80808080u;
         }
         __syncwarp(team_mask);
@@ -738,7 +749,7 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
             for (int k = 0; k < M; k++)
                 bytes[S::cell_slot(S::l_byte(0, S::rot1(k)))] =
                     meet_l[S::l_byte(k % P, S::rotr(k >> log_p, S::r_meet))];
-            bp8_put_cells<LogN>(own + log_m * N, bytes);
+            bp8_put_cells<LogN>(own + log_m * pitch, bytes);
         };
         auto right_meet = [&] {
             __syncwarp(team_mask);
@@ -746,10 +757,10 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
 #pragma unroll
             for (int k = 0; k < M; k++)
                 bytes[S::cell_slot(S::r_byte(0, S::rotr(k, S::r_meet)))] =
-                    frame[log_m * N + S::r_rel(log_m) +
+                    frame[log_m * pitch + S::r_rel(log_m) +
                           S::r_byte((P * k) >> log_m,
                                     prior_t | S::rot1((P * k) & (M - 1)))];
-            bp8_put_cells<LogN>(own + (log_m + 1) * N + S::r_rel(log_m + 1), bytes);
+            bp8_put_cells<LogN>(own + (log_m + 1) * pitch + S::r_rel(log_m + 1), bytes);
         };
         // Layer n's hard decisions, from the right sweep's last stage.
         uint32_t x_bits = 0;
