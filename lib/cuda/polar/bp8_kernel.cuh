@@ -406,8 +406,8 @@ __device__ __forceinline__ void bp8_stage(uint8_t* base,
 //! A right sweep's last stage gives the hard decisions of layer n as `x_bits` when
 //! `extract` (bp8_stage); it runs after the loops, so that the loops' code does not
 //! grow (H200, a lone frame at N = 1024: 57.4 us with it inside the loop, 55.5 after
-//! it; 49.6 with the byte-wise test before, a difference not explained yet; N = 512
-//! 44.5, 41.9 and 42.2).
+//! it; N = 512 44.5 and 41.9. The byte-wise test before took 49.6 and 42.2: the CRC
+//! syndrome, run twice a stopped frame, was the rest, docs/polar-gpu.md session 18).
 template <int LogN, bool Left, typename Meet>
 __device__ __forceinline__ void
 bp8_sweep(uint8_t* own, uint32_t k65, Meet meet, bool extract, uint32_t& x_bits)
