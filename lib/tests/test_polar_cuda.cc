@@ -815,8 +815,8 @@ TEST(PolarCuda, BpInt8BatchLargerThanTheGpuHoldsMatchesCpu)
     const nr_polar_code code(512, 1024, "crc11", true);
     polar_decoder_options o = variant_options(2); // 50 iterations, early termination
     o.bp_arithmetic = polar_bp_arithmetic::int8;
-    // At N = 1024 a warp decodes one frame at a time, of 22 144 bytes of shared memory: an
-    // SM holds ten at most (228 KB on sm_90): 32 frames an SM is three times the grid.
+    // At N = 1024 a warp decodes one frame at a time, of 22 144 bytes of shared memory:
+    // an SM holds ten at most (228 KB on sm_90): 32 frames an SM is three times the grid.
     std::vector<std::vector<llr8_t>> frames;
     for (uint32_t seed = 1; frames.size() <= size_t(32) * sms; seed++) {
         const auto more = draw_frames(code, seed);
