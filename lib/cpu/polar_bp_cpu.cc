@@ -77,6 +77,27 @@ block_wide(const T* La, const T* Lb, const T* Ra, const T* Rb, T* Oa, T* Ob, int
     return j;
 }
 
+//! Stages of span H < 8 (int8 only): nodes [0, N) sixteen at a time, from 0 while 16
+//! remain; returns where the block loop goes on.
+template <int H, class M, bool Left, class T>
+inline int stage_narrow(const T* __restrict__ Lr,
+                        const T* __restrict__ Rl,
+                        T* __restrict__ out,
+                        int N)
+{
+    int b = 0;
+    if constexpr (std::is_same_v<M, int8_messages> && H > 0 && H < 8)
+        for (; b + 16 <= N; b += 16) {
+            i16x8 la, lb, ra, rb;
+            split16<H>(Lr + b, la, lb);
+            split16<H>(Rl + b, ra, rb);
+            merge16<H>(out + b,
+                       scaled_sum8(Left ? la : ra, lb + rb, splat8(0)),
+                       saturate8(scaled_sum8(ra, la, Left ? lb : rb)));
+        }
+    return b;
+}
+
 // Left-going messages of stage span h over the N nodes of a layer.
 template <int H, class M, class T = typename M::type>
 inline void stage_left(const T* __restrict__ Lr,
@@ -86,7 +107,7 @@ inline void stage_left(const T* __restrict__ Lr,
                        int h_runtime)
 {
     const int h = H > 0 ? H : h_runtime;
-    for (int b = 0; b < N; b += 2 * h) {
+    for (int b = stage_narrow<H, M, true>(Lr, Rl, Ll, N); b < N; b += 2 * h) {
         const T* La = Lr + b;
         const T* Lb = La + h;
         const T* Ra = Rl + b;
@@ -109,7 +130,7 @@ inline void stage_right(const T* __restrict__ Lr,
                         int h_runtime)
 {
     const int h = H > 0 ? H : h_runtime;
-    for (int b = 0; b < N; b += 2 * h) {
+    for (int b = stage_narrow<H, M, false>(Lr, Rl, Rr, N); b < N; b += 2 * h) {
         const T* La = Lr + b;
         const T* Lb = La + h;
         const T* Ra = Rl + b;

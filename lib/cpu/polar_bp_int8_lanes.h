@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // polar_bp_int8's arithmetic on eight messages at a time in 16-bit lanes, for the CPU
-// BP decoder's stages of span 8 and more (host code only: GNU vector extensions).
+// BP decoder's stages (host code only: GNU vector extensions).
 #ifndef GPUFEC_CPU_POLAR_BP_INT8_LANES_H
 #define GPUFEC_CPU_POLAR_BP_INT8_LANES_H
 
@@ -48,6 +48,49 @@ inline i16x8 saturate8(i16x8 v)
     const i16x8 hi = splat8(127), lo = splat8(-127);
     v = v > hi ? hi : v;
     return v < lo ? lo : v;
+}
+
+//! The stages of span H = 1, 2, 4 sixteen nodes at a time: their 16 / (2 H) butterfly
+//! blocks' top and bottom nodes split into eight lanes each (one shuffle), and the
+//! results merged back. Top nodes are those with bit H of the position clear.
+using i8x16 = int8_t __attribute__((vector_size(16)));
+template <int H>
+inline void split16(const int8_t* p, i16x8& top, i16x8& bottom)
+{
+    static_assert(H == 1 || H == 2 || H == 4, "split16: spans 1, 2, 4");
+    i8x16 v;
+    std::memcpy(&v, p, sizeof v);
+    i8x8 t, b;
+    if constexpr (H == 1) {
+        t = __builtin_shufflevector(v, v, 0, 2, 4, 6, 8, 10, 12, 14);
+        b = __builtin_shufflevector(v, v, 1, 3, 5, 7, 9, 11, 13, 15);
+    } else if constexpr (H == 2) {
+        t = __builtin_shufflevector(v, v, 0, 1, 4, 5, 8, 9, 12, 13);
+        b = __builtin_shufflevector(v, v, 2, 3, 6, 7, 10, 11, 14, 15);
+    } else {
+        t = __builtin_shufflevector(v, v, 0, 1, 2, 3, 8, 9, 10, 11);
+        b = __builtin_shufflevector(v, v, 4, 5, 6, 7, 12, 13, 14, 15);
+    }
+    top = __builtin_convertvector(t, i16x8);
+    bottom = __builtin_convertvector(b, i16x8);
+}
+template <int H>
+inline void merge16(int8_t* p, i16x8 top, i16x8 bottom)
+{
+    static_assert(H == 1 || H == 2 || H == 4, "merge16: spans 1, 2, 4");
+    const i8x8 t = __builtin_convertvector(top, i8x8),
+               b = __builtin_convertvector(bottom, i8x8);
+    i8x16 v;
+    if constexpr (H == 1)
+        v = __builtin_shufflevector(
+            t, b, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    else if constexpr (H == 2)
+        v = __builtin_shufflevector(
+            t, b, 0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
+    else
+        v = __builtin_shufflevector(
+            t, b, 0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15);
+    std::memcpy(p, &v, sizeof v);
 }
 } // namespace gpufec::polar_bp_lanes
 
