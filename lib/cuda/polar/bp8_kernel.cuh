@@ -234,9 +234,11 @@ __device__ __forceinline__ uint32_t bp8_clamp_biased(__half2 s)
 //! one byte a word) from `lane0`, its cell 0, as whole 64-bit cells: a warp's byte
 //! stores there took two wavefronts each (lanes 8 bytes apart), a cell's take two for
 //! eight bytes (the meet copies, bp8 kernel).
+//! The cells stored are also left in `cells` (the next stage's chained operand).
 template <int LogN>
 __device__ __forceinline__ void bp8_put_cells(uint8_t* lane0,
-                                              const uint32_t (&bytes)[bp8_shape<LogN>::M])
+                                              const uint32_t (&bytes)[bp8_shape<LogN>::M],
+                                              uint2 (&cells)[bp8_shape<LogN>::cells])
 {
     using S = bp8_shape<LogN>;
     auto word = [&](int i) {
@@ -245,9 +247,10 @@ __device__ __forceinline__ void bp8_put_cells(uint8_t* lane0,
                            0x5410);
     };
 #pragma unroll
-    for (int c = 0; c < S::cells; c++)
-        *reinterpret_cast<uint2*>(lane0 + S::cell_stride * c) =
-            make_uint2(word(8 * c), word(8 * c + 4));
+    for (int c = 0; c < S::cells; c++) {
+        cells[c] = make_uint2(word(8 * c), word(8 * c + 4));
+        *reinterpret_cast<uint2*>(lane0 + S::cell_stride * c) = cells[c];
+    }
 }
 
 //! Decision bits of a lane as one word, the "sign layout": the lane's node k (contiguous
@@ -298,6 +301,10 @@ __device__ __forceinline__ uint2 bp8_reload(const uint8_t* p)
 //! the G-matrix test, which takes its lane's hard decisions of layer n (R + L < 0, the
 //! stored bytes' sum below 256) from the results here when `extract`, as `x_bits` in the
 //! sign layout (bp8_bits; node t + P i of strided lane t).
+//! `chain` holds the lane's cells of the layer that the sweep's previous stage wrote
+//! (left: L[s + 1]; right: R[s]) and leaves those this stage writes (L[s]; R[s + 1]):
+//! within a phase a lane reads only what it wrote, so the stage takes that operand from
+//! registers instead of loading it back right after its store (bp8_sweep).
 template <int LogN, bool Left>
 __device__ __forceinline__ void bp8_stage(uint8_t* base,
                                           const uint8_t* r_layer,
@@ -305,7 +312,8 @@ __device__ __forceinline__ void bp8_stage(uint8_t* base,
                                           uint32_t k65,
                                           bool last,
                                           bool extract,
-                                          uint32_t& x_bits)
+                                          uint32_t& x_bits,
+                                          uint2 (&chain)[bp8_shape<LogN>::cells])
 {
     using S = bp8_shape<LogN>;
     constexpr int pitch = S::pitch, pairs = S::pairs, cells = S::cells,
@@ -313,8 +321,13 @@ __device__ __forceinline__ void bp8_stage(uint8_t* base,
     uint2 l_cell[cells], r_cell[cells];
 #pragma unroll
     for (int c = 0; c < cells; c++) {
-        l_cell[c] = *reinterpret_cast<const uint2*>(base + pitch + stride * c);
-        r_cell[c] = *reinterpret_cast<const uint2*>(r_layer + stride * c);
+        if constexpr (Left) {
+            l_cell[c] = chain[c];
+            r_cell[c] = *reinterpret_cast<const uint2*>(r_layer + stride * c);
+        } else {
+            l_cell[c] = *reinterpret_cast<const uint2*>(base + pitch + stride * c);
+            r_cell[c] = chain[c];
+        }
     }
     uint32_t top[pairs], bottom[pairs]; // halves v + 1408
 #pragma unroll
@@ -353,21 +366,25 @@ __device__ __forceinline__ void bp8_stage(uint8_t* base,
         for (int u = 0; u < cells; u++) { // pairs u and u + M/8 fill cell u
             const uint32_t a = bp8_bytes(top[u], bottom[u]);
             const uint32_t b = bp8_bytes(top[u + cells], bottom[u + cells]);
-            *reinterpret_cast<uint2*>(base + stride * u) =
-                make_uint2(__byte_perm(a, b, 0x5410), __byte_perm(a, b, 0x7632));
+            chain[u] = make_uint2(__byte_perm(a, b, 0x5410), __byte_perm(a, b, 0x7632));
+            *reinterpret_cast<uint2*>(base + stride * u) = chain[u];
         }
     } else if (!last) {
         if constexpr (cells == 1) { // M = 8: pair words 0 (tops) and 1 (bottoms)
-            *reinterpret_cast<uint2*>(r_next) =
+            chain[0] =
                 make_uint2(bp8_bytes(top[0], top[1]), bp8_bytes(bottom[0], bottom[1]));
+            *reinterpret_cast<uint2*>(r_next) = chain[0];
         } else {
 #pragma unroll
             for (int u = 0; u < pairs; u += 4) { // pair words u/2, u/2 + 1: cell u/4
-                *reinterpret_cast<uint2*>(r_next + stride * (u / 4)) = make_uint2(
-                    bp8_bytes(top[u], top[u + 1]), bp8_bytes(top[u + 2], top[u + 3]));
-                *reinterpret_cast<uint2*>(r_next + stride * (u / 4 + cells / 2)) =
+                chain[u / 4] = make_uint2(bp8_bytes(top[u], top[u + 1]),
+                                          bp8_bytes(top[u + 2], top[u + 3]));
+                chain[u / 4 + cells / 2] =
                     make_uint2(bp8_bytes(bottom[u], bottom[u + 1]),
                                bp8_bytes(bottom[u + 2], bottom[u + 3]));
+                *reinterpret_cast<uint2*>(r_next + stride * (u / 4)) = chain[u / 4];
+                *reinterpret_cast<uint2*>(r_next + stride * (u / 4 + cells / 2)) =
+                    chain[u / 4 + cells / 2];
             }
         }
     } else if (extract) {
@@ -395,7 +412,7 @@ __device__ __forceinline__ void bp8_stage(uint8_t* base,
 }
 
 //! A sweep of the n stages (left: n-1 .. 0; right: 0 .. n-1) over the lane's layers
-//! from `own` (its byte 0 of layer index 0). `meet()` copies layer log_m across the
+//! from `own` (its byte 0 of layer index 0). `meet(chain)` copies layer log_m across the
 //! phases before the first stage that reads the copy (left: s = log_m - 1 reads L,
 //! right: s = log_m reads R). Up to N = 256 each phase's stages run in a loop of their
 //! own, whose R offsets (bp8_shape::r_rel) are constants, the two stages beside the
@@ -408,12 +425,26 @@ __device__ __forceinline__ void bp8_stage(uint8_t* base,
 //! grow (H200, a lone frame at N = 1024: 57.4 us with it inside the loop, 55.5 after
 //! it; N = 512 44.5 and 41.9. The byte-wise test before took 49.6 and 42.2: the CRC
 //! syndrome, run twice a stopped frame, was the rest, docs/polar-gpu.md session 18).
+//! The stages pass the layer one writes and the next reads in registers (`chain`,
+//! bp8_stage), the meet its copy; a sweep loads only its first such layer (left: the
+//! channel L[n]; right: the prior R[0]). `chain` ends as the last stage's cells (left:
+//! L[0]).
 template <int LogN, bool Left, typename Meet>
-__device__ __forceinline__ void
-bp8_sweep(uint8_t* own, uint32_t k65, Meet meet, bool extract, uint32_t& x_bits)
+__device__ __forceinline__ void bp8_sweep(uint8_t* own,
+                                          uint32_t k65,
+                                          Meet meet,
+                                          bool extract,
+                                          uint32_t& x_bits,
+                                          uint2 (&chain)[bp8_shape<LogN>::cells])
 {
     using S = bp8_shape<LogN>;
     constexpr int n = LogN, pitch = S::pitch, log_m = S::log_m;
+    {
+        const uint8_t* first = Left ? own + (n + 1) * pitch : own + S::r_rel(0);
+#pragma unroll
+        for (int c = 0; c < S::cells; c++)
+            chain[c] = *reinterpret_cast<const uint2*>(first + S::cell_stride * c);
+    }
     if constexpr (LogN <= 8) {
         constexpr int unroll = LogN <= 7 ? LogN : 1;
         constexpr int strided = S::r_rel(log_m + 2), contiguous = S::r_rel(log_m - 1);
@@ -422,15 +453,21 @@ bp8_sweep(uint8_t* own, uint32_t k65, Meet meet, bool extract, uint32_t& x_bits)
                       "bp8_sweep: R's offsets by phase");
         auto stage = [&](int idx, int r_at, int r_next_at, bool last = false) {
             uint8_t* const base = own + idx * pitch;
-            bp8_stage<LogN, Left>(
-                base, base + r_at, base + pitch + r_next_at, k65, last, extract, x_bits);
+            bp8_stage<LogN, Left>(base,
+                                  base + r_at,
+                                  base + pitch + r_next_at,
+                                  k65,
+                                  last,
+                                  extract,
+                                  x_bits,
+                                  chain);
         };
         if constexpr (Left) {
 #pragma unroll(unroll)
             for (int s = n - 1; s > log_m; s--)
                 stage(s + 1, strided, strided);
             stage(log_m + 1, 0, strided);
-            meet();
+            meet(chain);
             stage(log_m - 1, contiguous, 0);
 #pragma unroll(unroll)
             for (int s = log_m - 2; s >= 0; s--)
@@ -440,7 +477,7 @@ bp8_sweep(uint8_t* own, uint32_t k65, Meet meet, bool extract, uint32_t& x_bits)
             for (int s = 0; s < log_m - 1; s++)
                 stage(s, contiguous, contiguous);
             stage(log_m - 1, contiguous, 0);
-            meet();
+            meet(chain);
             stage(log_m + 1, 0, strided);
 #pragma unroll(unroll)
             for (int s = log_m + 1; s < n - 1; s++)
@@ -458,13 +495,14 @@ bp8_sweep(uint8_t* own, uint32_t k65, Meet meet, bool extract, uint32_t& x_bits)
                                   k65,
                                   last,
                                   extract,
-                                  x_bits);
+                                  x_bits,
+                                  chain);
         };
 #pragma unroll 1
         for (int step = 0; step < (Left ? n : n - 1); step++) {
             const int s = Left ? n - 1 - step : step;
             if (s == meet_stage)
-                meet();
+                meet(chain);
             stage(s + (s >= log_m), false);
         }
         if constexpr (!Left)
@@ -479,17 +517,29 @@ bp8_sweep(uint8_t* own, uint32_t k65, Meet meet, bool extract, uint32_t& x_bits)
 //! node 4 (c + cells h1) + 2 h + h0 to byte h0 + 2 h1 of word h of cell c: with
 //! one shift a word it lands at bit 8 (h0 + 2 h1) + 2 c + h = pos() of it.
 template <int LogN>
-__device__ __forceinline__ uint32_t bp8_u_bits(const uint8_t* own)
+__device__ __forceinline__ uint32_t
+bp8_u_bits(const uint2 (&cells)[bp8_shape<LogN>::cells])
 {
     using S = bp8_shape<LogN>;
     uint32_t bits = 0;
 #pragma unroll
     for (int c = 0; c < S::cells; c++) {
-        const uint2 cell = *reinterpret_cast<const uint2*>(own + S::cell_stride * c);
+        const uint2 cell = cells[c];
         bits = add_shifted_right(~cell.x & 0x80808080u, 7 - 2 * c, bits);
         bits = add_shifted_right(~cell.y & 0x80808080u, 6 - 2 * c, bits);
     }
     return bits;
+}
+//! The same from the lane's cells of L[0] in shared memory.
+template <int LogN>
+__device__ __forceinline__ uint32_t bp8_u_bits(const uint8_t* own)
+{
+    using S = bp8_shape<LogN>;
+    uint2 cells[S::cells];
+#pragma unroll
+    for (int c = 0; c < S::cells; c++)
+        cells[c] = *reinterpret_cast<const uint2*>(own + S::cell_stride * c);
+    return bp8_u_bits<LogN>(cells);
 }
 
 //! A word in the sign layout (bp8_bits) in node order (bit k: the lane's node k), or
@@ -742,16 +792,16 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
         // Layer log_m's copies across the phases (each lane its nodes): L strided ->
         // contiguous in a left sweep, R contiguous -> strided in a right one.
         // The bytes are gathered one at a time and stored as whole cells (bp8_put_cells).
-        auto left_meet = [&] {
+        auto left_meet = [&](uint2(&chain)[S::cells]) {
             __syncwarp(team_mask);
             uint32_t bytes[M];
 #pragma unroll
             for (int k = 0; k < M; k++)
                 bytes[S::cell_slot(S::l_byte(0, S::rot1(k)))] =
                     meet_l[S::l_byte(k % P, S::rotr(k >> log_p, S::r_meet))];
-            bp8_put_cells<LogN>(own + log_m * pitch, bytes);
+            bp8_put_cells<LogN>(own + log_m * pitch, bytes, chain);
         };
-        auto right_meet = [&] {
+        auto right_meet = [&](uint2(&chain)[S::cells]) {
             __syncwarp(team_mask);
             uint32_t bytes[M];
 #pragma unroll
@@ -760,7 +810,8 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
                     frame[log_m * pitch + S::r_rel(log_m) +
                           S::r_byte((P * k) >> log_m,
                                     prior_t | S::rot1((P * k) & (M - 1)))];
-            bp8_put_cells<LogN>(own + (log_m + 1) * pitch + S::r_rel(log_m + 1), bytes);
+            bp8_put_cells<LogN>(
+                own + (log_m + 1) * pitch + S::r_rel(log_m + 1), bytes, chain);
         };
         // Layer n's hard decisions, from the right sweep's last stage.
         uint32_t x_bits = 0;
@@ -768,17 +819,20 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
         // frame's, not computed again.
         bool stopped = false;
         uint32_t syndrome = 0;
+        uint2 chain[S::cells]; // bp8_sweep
         for (;; it++) {
-            bp8_sweep<LogN, true>(own, k65, left_meet, false, x_bits);
+            bp8_sweep<LogN, true>(own, k65, left_meet, false, x_bits, chain);
             if (it == p.iterations)
                 break;
-            bp8_sweep<LogN, false>(own, k65, right_meet, p.early_termination, x_bits);
+            // u_hat from the left sweep's L[0], still in registers.
+            const uint32_t u = bp8_u_bits<LogN>(chain) & info_bits;
+            bp8_sweep<LogN, false>(
+                own, k65, right_meet, p.early_termination, x_bits, chain);
             __syncwarp(team_mask);
             if (!p.early_termination)
                 continue;
             // G-matrix test: u_hat G_N against x_hat, then the CRC of u_hat. Both in the
             // sign layout (bp8_bits), x_hat moved to the contiguous lanes.
-            const uint32_t u = bp8_u_bits<LogN>(own) & info_bits;
             if (__any_sync(team_mask,
                            bp8_transform<LogN>(u, t, team_mask) !=
                                bp8_to_contiguous<LogN>(x_bits, t, team_mask)))
