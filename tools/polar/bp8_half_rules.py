@@ -18,6 +18,8 @@ The kernel stores L messages as the byte 128 + L and R messages negated, 128 - R
   bottom, left:         clamp(hfma(x(-a, b), -15/16, 1408 + c)) == 1408 + boxplus_add(a, b, c)
   bottom, right:        clamp(hfma(x(-a, b), 15/16, 1408 - c))  == 1408 - boxplus_add(a, b, c)
   bottom, right, last:  clamp(hfma(x(-a, b), -15/16, 2816 - (1408 - c))) == 1408 + boxplus_add
+  with clamp(s) = 1535 - relu(254 - relu(s - 1281)), three FMAs (each exact), equal to
+  min(max(s, 1281), 1535);
   for all a, b, c in -127..127, and the low byte of every result is the stored byte;
   boxplus(a, b + c) == boxplus(a, add(b, c)) (the top output skips add's saturation).
 
@@ -60,8 +62,13 @@ def main():
     check(fma(xorsign(a, b), 15 / 16, bias), top, "top, left")
     check(fma(xorsign(-a, b), 15 / 16, bias), -top, "top, right")
     check(fma(xorsign(-a, b), -15 / 16, bias), top, "top, right, last")
-    lo, hi = h(1281), h(1535)
-    clamp = lambda s: np.minimum(np.maximum(s, lo), hi)
+    def clamp(s):  # bp8_clamp_biased: three FMAs (two with a relu) on sm_80 and later
+        low = np.maximum(fma(s, 1, h(-1281)), h(0))
+        high = np.maximum(fma(low, -1, h(254)), h(0))
+        fmas = fma(high, -1, h(1535))
+        mnmx = np.minimum(np.maximum(s, h(1281)), h(1535))  # two HMNMX2 before sm_80
+        assert np.array_equal(fmas, mnmx), "clamp forms"
+        return fmas
     x_neg = xorsign(-a, b)
     for c in v:
         w = np.clip(scaled_sum(a, b, c), -127, 127)

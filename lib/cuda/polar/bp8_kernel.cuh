@@ -184,6 +184,8 @@ __device__ __forceinline__ int bp8_value(uint8_t b) { return int(b) - 128; }
 constexpr uint32_t bp8_half_1408 = 0x65806580u;
 constexpr uint32_t bp8_half_2816 = 0x69806980u; // 2 x 1408 (exact: ulp 2 there)
 constexpr uint32_t bp8_half_1281 = 0x65016501u, bp8_half_1535 = 0x65ff65ffu; // +/-127
+constexpr uint32_t bp8_half_m1281 = 0xe501e501u, bp8_half_254 = 0x5bf05bf0u;
+constexpr uint32_t bp8_half_one = 0x3c003c00u, bp8_half_m_one = 0xbc00bc00u;
 constexpr uint32_t bp8_half_15_16 = 0x3b803b80u, bp8_half_m15_16 = 0xbb80bb80u;
 constexpr uint32_t bp8_half_signs = 0x80008000u;
 
@@ -224,9 +226,31 @@ __device__ __forceinline__ __half2 bp8_min_xorsign_abs(__half2 a, __half2 b)
 // the nearest integer with ties to even (ulp 1 there), as the rule rounds.
 // tools/polar/bp8_half_rules.py checks it for every message triple.
 //! A biased sum (polar_bp_int8::boxplus_add per half, plus 1408) saturated at 1408 +/-
-//! 127.
+//! 127: two HMNMX2 on the ALU pipe or, with `OnFmaPipe` on sm_80 and later, three FMAs,
+//! two of them with a relu: 1535 - max(254 - max(s - 1281, 0), 0), exact (integers
+//! below 2048). The ALU pipe is the kernel's busiest (ncu at N = 1024: 57 % of its
+//! instructions, the FMA pipe 23 %); the FMA form's extra instruction and longer chain
+//! pay where a scheduler has warps enough to hide it (H200 kernel-only, HMNMX2 / FMAs:
+//! N = 32 4.65 / 4.82 Gb/s, 128 5.85 / 6.01, 256 12.2 / 12.7, 512 8.87 / 8.76, 1024
+//! 12.5 / 12.5), so the small codes take it (bp8_stage).
+template <bool OnFmaPipe>
 __device__ __forceinline__ uint32_t bp8_clamp_biased(__half2 s)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (OnFmaPipe) {
+        uint32_t low, high, out;
+        asm("fma.rn.relu.f16x2 %0, %1, %2, %3;"
+            : "=r"(low)
+            : "r"(as_bits(s)), "r"(bp8_half_one), "r"(bp8_half_m1281));
+        asm("fma.rn.relu.f16x2 %0, %1, %2, %3;"
+            : "=r"(high)
+            : "r"(low), "r"(bp8_half_m_one), "r"(bp8_half_254));
+        asm("fma.rn.f16x2 %0, %1, %2, %3;"
+            : "=r"(out)
+            : "r"(high), "r"(bp8_half_m_one), "r"(bp8_half_1535));
+        return out;
+    }
+#endif
     return as_bits(__hmin2(__hmax2(s, as_half2(bp8_half_1281)), as_half2(bp8_half_1535)));
 }
 
@@ -358,7 +382,7 @@ __device__ __forceinline__ void bp8_stage(uint8_t* base,
         const __half2 c_biased = Left   ? lb_b
                                  : last ? __hsub2(as_half2(bp8_half_2816), rb_b)
                                         : rb_b;
-        bottom[u] = bp8_clamp_biased(
+        bottom[u] = bp8_clamp_biased<(LogN <= 8)>(
             __hfma2(bp8_min_xorsign_abs(ra, la), Left || last ? minus : plus, c_biased));
     }
     if constexpr (Left) {
