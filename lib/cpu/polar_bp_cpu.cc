@@ -60,6 +60,15 @@ struct int8_messages : polar_bp_int8 {
 
 using namespace polar_bp_lanes;
 
+//! Eight processing elements in 16-bit lanes: the top and bottom outputs of a left
+//! (L) or right (R) sweep from the butterflies' top and bottom L and R messages.
+template <bool Left>
+inline void pe8(i16x8 la, i16x8 lb, i16x8 ra, i16x8 rb, i16x8& top, i16x8& bottom)
+{
+    top = scaled_sum8(Left ? la : ra, lb + rb, splat8(0));
+    bottom = saturate8(scaled_sum8(ra, la, Left ? lb : rb));
+}
+
 //! Elements [0, h) of one butterfly block, from 0 in steps of 8 while 8 remain (int8
 //! only); returns where the scalar loop goes on.
 template <class M, bool Left, class T>
@@ -71,8 +80,10 @@ block_wide(const T* La, const T* Lb, const T* Ra, const T* Rb, T* Oa, T* Ob, int
         for (; j + 8 <= h; j += 8) {
             const i16x8 la = load8(La + j), lb = load8(Lb + j);
             const i16x8 ra = load8(Ra + j), rb = load8(Rb + j);
-            store8(Oa + j, scaled_sum8(Left ? la : ra, lb + rb, splat8(0)));
-            store8(Ob + j, saturate8(scaled_sum8(ra, la, Left ? lb : rb)));
+            i16x8 top, bottom;
+            pe8<Left>(la, lb, ra, rb, top, bottom);
+            store8(Oa + j, top);
+            store8(Ob + j, bottom);
         }
     return j;
 }
@@ -88,12 +99,11 @@ inline int stage_narrow(const T* __restrict__ Lr,
     int b = 0;
     if constexpr (std::is_same_v<M, int8_messages> && H > 0 && H < 8)
         for (; b + 16 <= N; b += 16) {
-            i16x8 la, lb, ra, rb;
+            i16x8 la, lb, ra, rb, top, bottom;
             split16<H>(Lr + b, la, lb);
             split16<H>(Rl + b, ra, rb);
-            merge16<H>(out + b,
-                       scaled_sum8(Left ? la : ra, lb + rb, splat8(0)),
-                       saturate8(scaled_sum8(ra, la, Left ? lb : rb)));
+            pe8<Left>(la, lb, ra, rb, top, bottom);
+            merge16<H>(out + b, top, bottom);
         }
     return b;
 }
