@@ -804,7 +804,9 @@ TEST(PolarCuda, BpInt8MatchesCpu)
 
 // A batch larger than the GPU holds at once: BP int8's warps then take frames from the
 // launch's counter (the engine's 64-frame batches above fit, and each warp decodes the
-// frames of its place in the grid), over frames of uneven iteration counts.
+// frames of its place in the grid), over frames of uneven iteration counts. At N = 128
+// a warp runs four frames side by side, each of its teams taking the next frame as
+// its own stops while the others go on.
 TEST(PolarCuda, BpInt8BatchLargerThanTheGpuHoldsMatchesCpu)
 {
     REQUIRE_GPU();
@@ -812,29 +814,37 @@ TEST(PolarCuda, BpInt8BatchLargerThanTheGpuHoldsMatchesCpu)
     int sms = 0;
     ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0),
               cudaSuccess);
-    const nr_polar_code code(512, 1024, "crc11", true);
-    polar_decoder_options o = variant_options(2); // 50 iterations, early termination
-    o.bp_arithmetic = polar_bp_arithmetic::int8;
     // At N = 1024 a warp decodes one frame at a time, of 22 144 bytes of shared memory:
-    // an SM holds ten at most (228 KB on sm_90): 32 frames an SM is three times the grid.
-    std::vector<std::vector<llr8_t>> frames;
-    for (uint32_t seed = 1; frames.size() <= size_t(32) * sms; seed++) {
-        const auto more = draw_frames(code, seed);
-        frames.insert(frames.end(), more.begin(), more.end());
+    // an SM holds ten at most (228 KB on sm_90), so 32 frames an SM is three times the
+    // grid. At N = 128 an SM holds 32 warps of four frames: 256 an SM is twice that.
+    struct case_ {
+        int k, e;
+        size_t frames_per_sm;
+    };
+    for (const case_ c : { case_{ 512, 1024, 32 }, case_{ 64, 128, 256 } }) {
+        const nr_polar_code code(c.k, c.e, "crc11", true);
+        SCOPED_TRACE("N " + std::to_string(code.N()));
+        polar_decoder_options o = variant_options(2); // 50 iterations, early termination
+        o.bp_arithmetic = polar_bp_arithmetic::int8;
+        std::vector<std::vector<llr8_t>> frames;
+        for (uint32_t seed = 1; frames.size() <= c.frames_per_sm * sms; seed++) {
+            const auto more = draw_frames(code, seed);
+            frames.insert(frames.end(), more.begin(), more.end());
+        }
+        auto cpu = make_decoder(code, o, "cpu");
+        const auto ref = test::decode_all(*cpu, frames, code.k(), true, false);
+        const auto got = test::engine_decode(
+            make_decoder(code, o, "cuda:0"), frames, code.k(), false, frames.size());
+        size_t mismatches = 0, most_iterations = 0;
+        for (size_t f = 0; f < frames.size(); f++) {
+            mismatches += got.bits[f] != ref.bits[f] ||
+                          got.status[f].ok != ref.status[f].ok ||
+                          got.status[f].iterations != ref.status[f].iterations;
+            most_iterations = std::max<size_t>(most_iterations, ref.status[f].iterations);
+        }
+        EXPECT_EQ(mismatches, 0u) << "of " << frames.size() << " frames";
+        EXPECT_EQ(most_iterations, 50u); // the -1 dB frames run to the limit
     }
-    auto cpu = make_decoder(code, o, "cpu");
-    const auto ref = test::decode_all(*cpu, frames, code.k(), true, false);
-    const auto got = test::engine_decode(
-        make_decoder(code, o, "cuda:0"), frames, code.k(), false, frames.size());
-    size_t mismatches = 0, most_iterations = 0;
-    for (size_t f = 0; f < frames.size(); f++) {
-        mismatches += got.bits[f] != ref.bits[f] ||
-                      got.status[f].ok != ref.status[f].ok ||
-                      got.status[f].iterations != ref.status[f].iterations;
-        most_iterations = std::max<size_t>(most_iterations, ref.status[f].iterations);
-    }
-    EXPECT_EQ(mismatches, 0u) << "of " << frames.size() << " frames";
-    EXPECT_EQ(most_iterations, 50u); // the -1 dB frames run to the limit
 #else
     GTEST_SKIP() << "built without CUDA";
 #endif

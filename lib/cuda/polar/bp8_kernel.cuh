@@ -740,14 +740,17 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
         info_bits = ~bp8_reorder<LogN, false>(__ldg(p.frozen_words + ((t * M) >> 5)) >>
                                               ((t * M) & 31)) &
                     bp8_reorder<LogN, false>((1u << M) - 1u);
-    // Frames come from the launch's counter (p.next_frame, 0 at the launch): a warp
-    // takes one frame a team at once, so a warp whose frames stop early starts others
-    // at once, whatever the other warps of its block do, and its teams run in step.
-    // (Each team taking its own frame measured the same, docs/polar-gpu.md.) Without
-    // a counter the grid holds the batch: a warp takes the frames of its place only.
+    // Frames come from the launch's counter (p.next_frame, 0 at the launch). Without a
+    // counter the grid holds the batch: a warp takes the frames of its place only.
     const uint32_t placed =
         (blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32) * S::frames_per_warp;
     bool first_take = true;
+    // Up to two frames a warp, a warp takes one frame a team at once, so a warp whose
+    // frames stop early starts others at once, whatever the other warps of its block do,
+    // and its teams run in step. (Each team taking its own frame, its own loop, measured
+    // the same, docs/polar-gpu.md.) From four frames a warp each team takes its own
+    // (team_frames below).
+    constexpr bool team_frames = S::frames_per_warp >= 4;
     auto next_frame = [&] {
         if (!p.next_frame) {
             const uint32_t f = first_take ? placed : p.num_frames; // then: done
@@ -755,16 +758,36 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
             return f + team;
         }
         uint32_t f = 0;
-        if (lane == 0)
-            f = atomicAdd(p.next_frame, uint32_t(S::frames_per_warp));
-        return __shfl_sync(0xffffffffu, f, 0) + team;
+        if (team_frames ? t == 0 : lane == 0)
+            f = atomicAdd(p.next_frame, uint32_t(team_frames ? 1 : S::frames_per_warp));
+        return team_frames ? __shfl_sync(team_mask, f, 0, P)
+                           : __shfl_sync(0xffffffffu, f, 0) + team;
     };
-    for (uint32_t f = next_frame();; f = next_frame()) {
-        if (f - team >= p.num_frames) // the group's first frame: the same for the warp
-            break;
-        if (f >= p.num_frames)
-            continue; // the last group's teams past the batch
-        const frame_extent fe = p.frames[f];
+    // Layer log_m's copies across the phases (each lane its nodes): L strided ->
+    // contiguous in a left sweep, R contiguous -> strided in a right one.
+    // The bytes are gathered one at a time and stored as whole cells (bp8_put_cells).
+    auto left_meet = [&](uint2(&chain)[S::cells]) {
+        __syncwarp(team_mask);
+        uint32_t bytes[M];
+#pragma unroll
+        for (int k = 0; k < M; k++)
+            bytes[S::cell_slot(S::l_byte(0, S::rot1(k)))] =
+                meet_l[S::l_byte(k % P, S::rotr(k >> log_p, S::r_meet))];
+        bp8_put_cells<LogN>(own + log_m * pitch, bytes, chain);
+    };
+    auto right_meet = [&](uint2(&chain)[S::cells]) {
+        __syncwarp(team_mask);
+        uint32_t bytes[M];
+#pragma unroll
+        for (int k = 0; k < M; k++)
+            bytes[S::cell_slot(S::r_byte(0, S::rotr(k, S::r_meet)))] =
+                frame[log_m * pitch + S::r_rel(log_m) +
+                      S::r_byte((P * k) >> log_m, prior_t | S::rot1((P * k) & (M - 1)))];
+        bp8_put_cells<LogN>(
+            own + (log_m + 1) * pitch + S::r_rel(log_m + 1), bytes, chain);
+    };
+    // A frame's start: the channel, the prior and R's messages in its shared memory.
+    auto start_frame = [&](const frame_extent& fe) {
         const llr8_t* in = p.in + fe.in_offset;
         // Channel (layer n of L): the received sum saturated, known zeros at 127;
         // R: the prior at layer 0 (127 on frozen bits, stored negated), 0 elsewhere. All
@@ -812,62 +835,30 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
                 r_meet[w] = 0x80808080u;
         }
         __syncwarp(team_mask);
-        int it = 1;
-        // Layer log_m's copies across the phases (each lane its nodes): L strided ->
-        // contiguous in a left sweep, R contiguous -> strided in a right one.
-        // The bytes are gathered one at a time and stored as whole cells (bp8_put_cells).
-        auto left_meet = [&](uint2(&chain)[S::cells]) {
-            __syncwarp(team_mask);
-            uint32_t bytes[M];
-#pragma unroll
-            for (int k = 0; k < M; k++)
-                bytes[S::cell_slot(S::l_byte(0, S::rot1(k)))] =
-                    meet_l[S::l_byte(k % P, S::rotr(k >> log_p, S::r_meet))];
-            bp8_put_cells<LogN>(own + log_m * pitch, bytes, chain);
-        };
-        auto right_meet = [&](uint2(&chain)[S::cells]) {
-            __syncwarp(team_mask);
-            uint32_t bytes[M];
-#pragma unroll
-            for (int k = 0; k < M; k++)
-                bytes[S::cell_slot(S::r_byte(0, S::rotr(k, S::r_meet)))] =
-                    frame[log_m * pitch + S::r_rel(log_m) +
-                          S::r_byte((P * k) >> log_m,
-                                    prior_t | S::rot1((P * k) & (M - 1)))];
-            bp8_put_cells<LogN>(
-                own + (log_m + 1) * pitch + S::r_rel(log_m + 1), bytes, chain);
-        };
-        // Layer n's hard decisions, from the right sweep's last stage.
-        uint32_t x_bits = 0;
-        // Set where the test below stopped the frame: its words and syndrome are the
-        // frame's, not computed again.
-        bool stopped = false;
-        uint32_t syndrome = 0;
-        uint2 chain[S::cells]; // bp8_sweep
-        for (;; it++) {
-            bp8_sweep<LogN, true>(own, k65, left_meet, false, x_bits, chain);
-            if (it == p.iterations)
-                break;
-            // u_hat from the left sweep's L[0], still in registers.
-            const uint32_t u = bp8_u_bits<LogN>(chain) & info_bits;
-            bp8_sweep<LogN, false>(
-                own, k65, right_meet, p.early_termination, x_bits, chain);
-            __syncwarp(team_mask);
-            if (!p.early_termination)
-                continue;
-            // G-matrix test: u_hat G_N against x_hat, then the CRC of u_hat. Both in the
-            // sign layout (bp8_bits), x_hat moved to the contiguous lanes.
-            if (__any_sync(team_mask,
-                           bp8_transform<LogN>(u, t, team_mask) !=
-                               bp8_to_contiguous<LogN>(x_bits, t, team_mask)))
-                continue;
-            bp8_store_words<LogN>(words, bp8_reorder<LogN, true>(u), t, team_mask);
-            syndrome = bp8_syndrome<LogN>(p, words, t, team_mask);
-            stopped = crc_accepts(p, syndrome);
-            if (stopped)
-                break;
-        }
+    };
+    // The stopping test after an iteration's right sweep (u: u_hat from its left sweep,
+    // x_bits: layer n's hard decisions from the right sweep's last stage): u_hat G_N
+    // against x_hat, then the CRC of u_hat. Both in the sign layout (bp8_bits), x_hat
+    // moved to the contiguous lanes. Where it stops the frame its words and syndrome
+    // are the frame's, not computed again.
+    auto stops = [&](uint32_t u, uint32_t x_bits, uint32_t& syndrome) {
+        if (__any_sync(team_mask,
+                       bp8_transform<LogN>(u, t, team_mask) !=
+                           bp8_to_contiguous<LogN>(x_bits, t, team_mask)))
+            return false;
+        bp8_store_words<LogN>(words, bp8_reorder<LogN, true>(u), t, team_mask);
+        syndrome = bp8_syndrome<LogN>(p, words, t, team_mask);
+        return crc_accepts(p, syndrome);
+    };
+    // A frame's end: its hard and soft output and status (its extent `kept` in
+    // registers, or read again).
+    auto finish_frame = [&](uint32_t f,
+                            const frame_extent* kept,
+                            int it,
+                            bool stopped,
+                            uint32_t syndrome) {
         __syncwarp(team_mask);
+        const frame_extent fe = kept ? *kept : p.frames[f];
         if (!stopped) {
             bp8_store_words<LogN>(
                 words,
@@ -896,6 +887,87 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
         if (t == 0)
             p.status[f] = frame_status{ it, ok };
         __syncwarp(team_mask); // the buffers are reused by the next frame
+    };
+    uint2 chain[S::cells]; // bp8_sweep
+    if constexpr (!team_frames) {
+        for (uint32_t f = next_frame();; f = next_frame()) {
+            if (f - team >=
+                p.num_frames) // the group's first frame: the same for the warp
+                break;
+            if (f >= p.num_frames)
+                continue; // the last group's teams past the batch
+            const frame_extent fe = p.frames[f];
+            start_frame(fe);
+            int it = 1;
+            uint32_t x_bits = 0;
+            bool stopped = false;
+            uint32_t syndrome = 0;
+            for (;; it++) {
+                bp8_sweep<LogN, true>(own, k65, left_meet, false, x_bits, chain);
+                if (it == p.iterations)
+                    break;
+                // u_hat from the left sweep's L[0], still in registers.
+                const uint32_t u = bp8_u_bits<LogN>(chain) & info_bits;
+                bp8_sweep<LogN, false>(
+                    own, k65, right_meet, p.early_termination, x_bits, chain);
+                __syncwarp(team_mask);
+                if (!p.early_termination)
+                    continue;
+                stopped = stops(u, x_bits, syndrome);
+                if (stopped)
+                    break;
+            }
+            finish_frame(f, &fe, it, stopped, syndrome);
+        }
+    } else {
+        // Each team decodes frames of its own and takes the next one as soon as its
+        // frame stops, while the warp's teams run their sweeps in step (the same
+        // instructions, whatever iteration each frame is at): a warp takes as long as
+        // its frames' mean iteration count, not as its slowest frame of the group (at N
+        // = 32, 3 dB, a frame error rate of ~0.4, some frame of eight runs the 50
+        // iterations in nearly every group). H200, kernel-only, groups / own frames:
+        // N = 32 4.85 / 7.09 Gb/s, 128 6.01 / 7.91-8.00; at two frames a warp the
+        // frames' starts and ends apart cost more than the groups lose (N = 256 12.7 /
+        // 12.2, 512 8.86 / 7.41). A team without a frame (the batch's end) sweeps its
+        // old one, unread.
+        uint32_t f = next_frame();
+        bool active = f < p.num_frames;
+        int it = 1;
+        uint32_t x_bits = 0, syndrome = 0;
+        bool stopped = false;
+        auto start = [&] {
+            start_frame(p.frames[f]);
+            it = 1;
+            x_bits = 0;
+            syndrome = 0;
+            stopped = false;
+        };
+        if (active)
+            start();
+        while (__any_sync(0xffffffffu, active)) {
+            __syncwarp();
+            bp8_sweep<LogN, true>(own, k65, left_meet, false, x_bits, chain);
+            // A frame ends after its last left sweep; its right sweep below then goes
+            // unread (R[0] and L[0], which the outputs read, are not written there).
+            bool done = it == p.iterations;
+            const uint32_t u = bp8_u_bits<LogN>(chain) & info_bits;
+            bp8_sweep<LogN, false>(
+                own, k65, right_meet, p.early_termination, x_bits, chain);
+            __syncwarp(team_mask);
+            if (active && !done && p.early_termination) {
+                stopped = stops(u, x_bits, syndrome);
+                done = stopped;
+            }
+            if (active && done) {
+                finish_frame(f, nullptr, it, stopped, syndrome);
+                f = next_frame();
+                active = f < p.num_frames;
+                if (active)
+                    start();
+            } else {
+                it++;
+            }
+        }
     }
 }
 
