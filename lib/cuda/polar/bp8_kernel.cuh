@@ -891,8 +891,8 @@ __global__ void __launch_bounds__(32 * bp8_shape<LogN>::warps_per_block,
     uint2 chain[S::cells]; // bp8_sweep
     if constexpr (!team_frames) {
         for (uint32_t f = next_frame();; f = next_frame()) {
-            if (f - team >=
-                p.num_frames) // the group's first frame: the same for the warp
+            // f - team: the group's first frame, the same for the whole warp.
+            if (f - team >= p.num_frames)
                 break;
             if (f >= p.num_frames)
                 continue; // the last group's teams past the batch
